@@ -1,0 +1,59 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+// MaxDocumentBytes bounds a document read from a file or from a runner:
+// results are untrusted input.
+const MaxDocumentBytes = 64 << 20
+
+// Read decodes a document and checks its schema version.
+func Read(r io.Reader) (*Document, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxDocumentBytes {
+		return nil, fmt.Errorf("result is larger than %d bytes", MaxDocumentBytes)
+	}
+	var d Document
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("decoding result: %w", err)
+	}
+	if d.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("result schema version %q is not %q", d.SchemaVersion, SchemaVersion)
+	}
+	return &d, nil
+}
+
+// ReadFile reads a document from a file.
+func ReadFile(path string) (*Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// WriteFile writes a document atomically (temporary file, then rename), so
+// a crash never leaves a truncated result behind.
+func WriteFile(path string, d *Document) error {
+	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

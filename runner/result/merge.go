@@ -1,0 +1,190 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/spanbench/spanbench/runner/histogram"
+)
+
+// Merge combines shard documents of one run exactly: intervals are matched
+// by index and their counts and histograms added, then Finalize derives the
+// warm-up and the totals from the merged intervals. Percentiles are never
+// averaged. The inputs are not modified.
+func Merge(docs ...*Document) (*Document, error) {
+	if len(docs) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	if err := checkMergeable(docs); err != nil {
+		return nil, err
+	}
+	out := &Document{
+		SchemaVersion:   SchemaVersion,
+		Run:             docs[0].Run,
+		Spec:            docs[0].Spec,
+		Target:          docs[0].Target,
+		Environment:     docs[0].Environment,
+		Start:           docs[0].Start,
+		End:             docs[0].End,
+		IntervalSeconds: docs[0].IntervalSeconds,
+	}
+	acc := newIntervalAccumulator()
+	seenShard := map[int]bool{}
+	for _, d := range docs {
+		if d.End.After(out.End) {
+			out.End = d.End
+		}
+		for _, s := range d.Shards {
+			if seenShard[s.Index] {
+				return nil, fmt.Errorf("shard %d appears in more than one document", s.Index)
+			}
+			seenShard[s.Index] = true
+			out.Shards = append(out.Shards, s)
+		}
+		out.Notes = appendNew(out.Notes, d.Notes...)
+		if err := acc.add(d.Intervals); err != nil {
+			return nil, fmt.Errorf("run %s: %w", d.Run, err)
+		}
+	}
+	sort.Slice(out.Shards, func(i, j int) bool { return out.Shards[i].Index < out.Shards[j].Index })
+	intervals, err := acc.intervals()
+	if err != nil {
+		return nil, err
+	}
+	out.Intervals = intervals
+	return out, Finalize(out)
+}
+
+func checkMergeable(docs []*Document) error {
+	first := docs[0]
+	for _, d := range docs {
+		if d.SchemaVersion != SchemaVersion {
+			return fmt.Errorf("schema version %q is not %q", d.SchemaVersion, SchemaVersion)
+		}
+		if d.Run != first.Run {
+			return fmt.Errorf("results of different runs (%q and %q) cannot be merged", first.Run, d.Run)
+		}
+		if !d.Start.Equal(first.Start) || d.IntervalSeconds != first.IntervalSeconds {
+			return fmt.Errorf("run %s: shards started at different times or with different intervals; their intervals do not line up", d.Run)
+		}
+		if !reflect.DeepEqual(d.Spec, first.Spec) {
+			return fmt.Errorf("run %s: shards ran different workload specs", d.Run)
+		}
+	}
+	return nil
+}
+
+// intervalAccumulator adds intervals by index, keeping histograms decoded
+// until the end so each is decoded and encoded once.
+type intervalAccumulator struct {
+	byIndex map[int]*mergedInterval
+}
+
+type mergedInterval struct {
+	Interval
+	ops map[string]*mergedOp
+}
+
+type mergedOp struct {
+	IntervalOperation
+	latency, service *hdr.Histogram
+}
+
+func newIntervalAccumulator() *intervalAccumulator {
+	return &intervalAccumulator{byIndex: map[int]*mergedInterval{}}
+}
+
+func (a *intervalAccumulator) add(intervals []Interval) error {
+	for _, in := range intervals {
+		m := a.byIndex[in.Index]
+		if m == nil {
+			m = &mergedInterval{Interval: Interval{Index: in.Index}, ops: map[string]*mergedOp{}}
+			a.byIndex[in.Index] = m
+		}
+		m.TargetRate += in.TargetRate
+		m.Missed += in.Missed
+		for _, op := range in.Operations {
+			if err := m.addOp(op); err != nil {
+				return fmt.Errorf("interval %d, operation %s: %w", in.Index, op.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (m *mergedInterval) addOp(op IntervalOperation) error {
+	dst := m.ops[op.Name]
+	if dst == nil {
+		dst = &mergedOp{IntervalOperation: IntervalOperation{Name: op.Name}, latency: histogram.New(), service: histogram.New()}
+		m.ops[op.Name] = dst
+	}
+	dst.OK += op.OK
+	dst.Retries += op.Retries
+	dst.Rows += op.Rows
+	dst.Mutations += op.Mutations
+	dst.Errors = addCounts(dst.Errors, op.Errors)
+	for _, p := range []struct {
+		enc string
+		dst *hdr.Histogram
+	}{{op.LatencyHistogram, dst.latency}, {op.ServiceHistogram, dst.service}} {
+		h, err := histogram.Decode(p.enc)
+		if err != nil {
+			return err
+		}
+		if err := histogram.Merge(p.dst, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *intervalAccumulator) intervals() ([]Interval, error) {
+	out := make([]Interval, 0, len(a.byIndex))
+	for _, m := range a.byIndex {
+		in := m.Interval
+		for _, op := range m.ops {
+			var err error
+			if op.LatencyHistogram, err = histogram.Encode(op.latency); err != nil {
+				return nil, err
+			}
+			if op.ServiceHistogram, err = histogram.Encode(op.service); err != nil {
+				return nil, err
+			}
+			in.Operations = append(in.Operations, op.IntervalOperation)
+		}
+		sort.Slice(in.Operations, func(i, j int) bool { return in.Operations[i].Name < in.Operations[j].Name })
+		out = append(out, in)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}
+
+func addCounts(dst, src map[string]uint64) map[string]uint64 {
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = map[string]uint64{}
+	}
+	for k, v := range src {
+		dst[k] += v
+	}
+	return dst
+}
+
+func appendNew(dst []string, items ...string) []string {
+	for _, s := range items {
+		found := false
+		for _, d := range dst {
+			found = found || d == s
+		}
+		if !found {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,82 @@
+package result
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteTable prints a document for a person: what ran where, then one row
+// per operation and an overall row, then the caveats.
+func WriteTable(w io.Writer, d *Document) error {
+	fmt.Fprintf(w, "run %s: %s/%s/%s on %s", d.Run, d.Target.Project, d.Target.Instance, d.Target.Database, d.Target.Endpoint)
+	if d.Target.InstanceConfig != "" {
+		fmt.Fprintf(w, " (%s", d.Target.InstanceConfig)
+		if d.Target.ProcessingUnits > 0 {
+			fmt.Fprintf(w, ", %d PU", d.Target.ProcessingUnits)
+		}
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintf(w, ", %d runner(s), %s measured", len(d.Shards), d.End.Sub(d.WarmUp.End).Round(time.Millisecond))
+	if d.WarmUp.Intervals > 0 {
+		fmt.Fprintf(w, " after a %s warm-up", d.WarmUp.End.Sub(d.Start).Round(time.Millisecond))
+		if !d.WarmUp.Stable {
+			fmt.Fprint(w, " (NOT stable: the warm-up hit its maximum)")
+		}
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "operation\ttype\tcount\trate/s\tp50\tp90\tp99\tp99.9\tmax\terrors\t")
+	for _, op := range d.Totals {
+		writeRow(tw, op)
+	}
+	writeRow(tw, d.Overall)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var missed uint64
+	for _, s := range d.Shards {
+		missed += s.Missed
+	}
+	if missed > 0 {
+		fmt.Fprintf(w, "missed sends (in-flight cap reached): %d\n", missed)
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+func writeRow(w io.Writer, op Operation) {
+	l := op.Latency
+	fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op.Name, op.Type, op.OK, op.Throughput,
+		micros(l.P50), micros(l.P90), micros(l.P99), micros(l.P999), micros(l.Max), errorSummary(op.Errors))
+}
+
+// micros prints a latency with a unit that keeps 3 significant digits.
+func micros(us int64) string {
+	switch {
+	case us == 0:
+		return "-"
+	case us < 1000:
+		return fmt.Sprintf("%dµs", us)
+	case us < 1_000_000:
+		return fmt.Sprintf("%.3gms", float64(us)/1000)
+	}
+	return fmt.Sprintf("%.3gs", float64(us)/1e6)
+}
+
+func errorSummary(errs map[string]uint64) string {
+	if len(errs) == 0 {
+		return "0"
+	}
+	parts := make([]string, 0, len(errs))
+	for code, n := range errs {
+		parts = append(parts, fmt.Sprintf("%s=%d", code, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}

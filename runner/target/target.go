@@ -1,0 +1,221 @@
+// Package target prepares the Spanner instance and database a benchmark
+// runs against, the same way for real Cloud Spanner and for the emulator:
+// everything goes through the admin APIs and is create-if-absent, so a run
+// can be repeated against the same target without manual setup or cleanup.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	database "cloud.google.com/go/spanner/admin/database/apiv1"
+	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
+	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+)
+
+// ClientOptions returns the options that admin and data clients need to
+// reach Spanner. emulatorHost is an emulator's host:port (the value of
+// SPANNER_EMULATOR_HOST, e.g. emulator.Emulator.Host()); for it the options
+// are the ones the Spanner Go client itself uses under
+// SPANNER_EMULATOR_HOST: plaintext gRPC without credentials. "" means real
+// Cloud Spanner at its default endpoint with Application Default
+// Credentials, which the clients find by themselves, so nothing is needed.
+//
+// Passing the host explicitly, rather than only through the environment,
+// lets one process (or parallel tests) talk to several emulators. A data
+// client (spanner.NewClientWithConfig) against the emulator should still
+// have SPANNER_EMULATOR_HOST set as well: only then does the Go client turn
+// off its Cloud Monitoring export and its probing of the GCP metadata server.
+func ClientOptions(emulatorHost string) []option.ClientOption {
+	if emulatorHost == "" {
+		return nil
+	}
+	return []option.ClientOption{
+		option.WithEndpoint("passthrough:///" + emulatorHost),
+		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
+		option.WithoutAuthentication(),
+	}
+}
+
+// AdminClients opens the instance and database admin clients for
+// emulatorHost ("" = real Cloud Spanner; see ClientOptions); extra options
+// follow ClientOptions' and so override them (e.g. a regional endpoint).
+// The caller closes both clients.
+func AdminClients(ctx context.Context, emulatorHost string, extra ...option.ClientOption) (*instance.InstanceAdminClient, *database.DatabaseAdminClient, error) {
+	opts := append(ClientOptions(emulatorHost), extra...)
+	ia, err := instance.NewInstanceAdminClient(ctx, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("instance admin client: %w", err)
+	}
+	da, err := database.NewDatabaseAdminClient(ctx, opts...)
+	if err != nil {
+		ia.Close()
+		return nil, nil, fmt.Errorf("database admin client: %w", err)
+	}
+	return ia, da, nil
+}
+
+// Instance describes the Spanner instance to ensure.
+type Instance struct {
+	// Project and Instance are IDs, not resource names.
+	Project, Instance string
+	// Config is an instance configuration's ID (e.g.
+	// "regional-asia-northeast1") or its full name
+	// ("projects/P/instanceConfigs/ID"). The emulator accepts any ID.
+	Config string
+	// Nodes or ProcessingUnits sizes the instance; set at most one (Spanner
+	// refuses both). Processing units are multiples of 100 below 1000 and of
+	// 1000 from there on; one node is 1000 processing units.
+	Nodes, ProcessingUnits int32
+}
+
+// EnsureInstance creates the instance unless it exists, and waits for the
+// creation to finish; ctx bounds the wait (on real Spanner it can take
+// minutes). An instance that exists, or that appears concurrently
+// (AlreadyExists), is success and is left as it is, even if its config or
+// size differ from in: changing a live instance is not this helper's job.
+func EnsureInstance(ctx context.Context, admin *instance.InstanceAdminClient, in Instance) error {
+	if in.Project == "" || in.Instance == "" || in.Config == "" {
+		return fmt.Errorf("ensure instance: project (%q), instance (%q) and config (%q) are required",
+			in.Project, in.Instance, in.Config)
+	}
+	if in.Nodes != 0 && in.ProcessingUnits != 0 {
+		return fmt.Errorf("ensure instance %s: set nodes (%d) or processing units (%d), not both",
+			in.Instance, in.Nodes, in.ProcessingUnits)
+	}
+	parent := "projects/" + in.Project
+	name := parent + "/instances/" + in.Instance
+	// Look first, so that reusing an existing instance needs no permission
+	// to create one.
+	_, err := admin.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: name})
+	if err == nil {
+		return nil
+	}
+	if status.Code(err) != codes.NotFound {
+		return fmt.Errorf("get instance %s: %w", name, err)
+	}
+	config := in.Config
+	if !strings.HasPrefix(config, "projects/") {
+		config = parent + "/instanceConfigs/" + config
+	}
+	op, err := admin.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+		Parent:     parent,
+		InstanceId: in.Instance,
+		Instance: &instancepb.Instance{
+			Name:            name,
+			Config:          config,
+			DisplayName:     displayName(in.Instance),
+			NodeCount:       in.Nodes,
+			ProcessingUnits: in.ProcessingUnits,
+		},
+	})
+	if status.Code(err) == codes.AlreadyExists {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create instance %s: %w", name, err)
+	}
+	if _, err := op.Wait(ctx); err != nil {
+		return fmt.Errorf("create instance %s: wait: %w", name, err)
+	}
+	return nil
+}
+
+// displayName derives the display name Spanner requires (4 to 30
+// characters) from an instance ID (2 to 64 characters).
+func displayName(id string) string {
+	if len(id) < 4 {
+		id = "spanbench-" + id
+	}
+	if len(id) > 30 {
+		id = id[:30]
+	}
+	return id
+}
+
+// EnsureDatabase creates the GoogleSQL database with ddl unless it exists.
+// If it exists, it applies only the statements that create an object (table,
+// index, view, change stream, sequence, ...) the database lacks, found by
+// name in GetDatabaseDdl; existing objects are not altered, even if their
+// definition differs. On an existing database every statement must
+// therefore be a CREATE of a named object: for others (ALTER ..., DROP ...)
+// it cannot tell whether they were applied, and returns an error without
+// applying anything. ctx bounds the wait for the schema change.
+func EnsureDatabase(ctx context.Context, admin *database.DatabaseAdminClient, project, instance, db string, ddl []string) error {
+	parent := "projects/" + project + "/instances/" + instance
+	name := parent + "/databases/" + db
+	_, err := admin.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: name})
+	switch {
+	case status.Code(err) == codes.NotFound:
+		op, err := admin.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
+			Parent:          parent,
+			CreateStatement: "CREATE DATABASE `" + db + "`",
+			ExtraStatements: ddl,
+		})
+		if err == nil {
+			if _, err = op.Wait(ctx); err != nil {
+				return fmt.Errorf("create database %s: wait: %w", name, err)
+			}
+			return nil
+		}
+		if status.Code(err) != codes.AlreadyExists {
+			return fmt.Errorf("create database %s: %w", name, err)
+		}
+		// Created concurrently: bring its schema up to date below.
+	case err != nil:
+		return fmt.Errorf("get database %s: %w", name, err)
+	}
+
+	missing, err := missingStatements(ctx, admin, name, ddl)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	op, err := admin.UpdateDatabaseDdl(ctx, &databasepb.UpdateDatabaseDdlRequest{Database: name, Statements: missing})
+	if err != nil {
+		return fmt.Errorf("update ddl of %s: %w", name, err)
+	}
+	if err := op.Wait(ctx); err != nil {
+		return fmt.Errorf("update ddl of %s: wait: %w", name, err)
+	}
+	return nil
+}
+
+// missingStatements returns, in order, the statements of ddl whose object
+// the database lacks.
+func missingStatements(ctx context.Context, admin *database.DatabaseAdminClient, name string, ddl []string) ([]string, error) {
+	resp, err := admin.GetDatabaseDdl(ctx, &databasepb.GetDatabaseDdlRequest{Database: name})
+	if err != nil {
+		return nil, fmt.Errorf("get ddl of %s: %w", name, err)
+	}
+	have := map[object]bool{}
+	for _, s := range resp.GetStatements() {
+		if o, ok := createdObject(s); ok {
+			have[o] = true
+		}
+	}
+	var missing []string
+	var unknown []error
+	for _, s := range ddl {
+		o, ok := createdObject(s)
+		switch {
+		case !ok:
+			unknown = append(unknown, fmt.Errorf("%q", s))
+		case !have[o]:
+			missing = append(missing, s)
+			have[o] = true // a repeated statement is applied once
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("database %s exists and these statements create no named object, so whether they were applied is unknown: %w",
+			name, errors.Join(unknown...))
+	}
+	return missing, nil
+}
