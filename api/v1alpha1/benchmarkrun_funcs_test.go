@@ -1,0 +1,224 @@
+package v1alpha1
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func cond(condType string, status metav1.ConditionStatus, at time.Time) metav1.Condition {
+	return metav1.Condition{Type: condType, Status: status, Reason: "R", LastTransitionTime: metav1.NewTime(at)}
+}
+
+func goodRun() *BenchmarkRun {
+	return &BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "tokyo", Namespace: "bench", Generation: 1, CreationTimestamp: metav1.NewTime(t0)},
+		Spec: BenchmarkRunSpec{
+			Target:   TargetSpec{Project: "my-project", Instance: InstanceSpec{Name: "bench"}, Database: "ycsb"},
+			Workload: goodWorkload(),
+		},
+	}
+}
+
+func TestDerivePhaseFollowsTheGates(t *testing.T) {
+	const T, F, U = metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown
+	for _, tc := range []struct {
+		name  string
+		conds []metav1.Condition
+		want  BenchmarkRunPhase
+	}{
+		{"no conditions", nil, PhasePending},
+		{"provisioning", []metav1.Condition{cond(ConditionTargetReady, F, t0)}, PhasePreparing},
+		{"target unknown", []metav1.Condition{cond(ConditionTargetReady, U, t0)}, PhasePreparing},
+		{"target ready", []metav1.Condition{cond(ConditionTargetReady, T, t0), cond(ConditionDatasetLoaded, F, t0)}, PhaseLoading},
+		{"dataset loaded", []metav1.Condition{cond(ConditionTargetReady, T, t0), cond(ConditionDatasetLoaded, T, t0)}, PhaseWaitingForRunners},
+		{"runners ready", []metav1.Condition{cond(ConditionDatasetLoaded, T, t0), cond(ConditionRunnersReady, T, t0), cond(ConditionLoadCompleted, F, t0)}, PhaseRunning},
+		{"load completed", []metav1.Condition{cond(ConditionRunnersReady, T, t0), cond(ConditionLoadCompleted, T, t0)}, PhaseAggregating},
+		{"succeeded", []metav1.Condition{cond(ConditionLoadCompleted, T, t0), cond(ConditionSucceeded, T, t0)}, PhaseSucceeded},
+		{"failed while loading", []metav1.Condition{cond(ConditionTargetReady, T, t0), cond(ConditionDatasetLoaded, F, t0), cond(ConditionSucceeded, F, t0)}, PhaseFailed},
+		{"outcome unknown is not an outcome", []metav1.Condition{cond(ConditionRunnersReady, T, t0), cond(ConditionSucceeded, U, t0)}, PhaseRunning},
+	} {
+		if got := DerivePhase(tc.conds); got != tc.want {
+			t.Errorf("%s: DerivePhase = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSetConditionKeepsTransitionTimeAndDerivesPhase(t *testing.T) {
+	r := goodRun()
+	if !r.SetCondition(ConditionTargetReady, metav1.ConditionFalse, ReasonProvisioning, "creating instance", t0) {
+		t.Fatal("setting a new condition reported no change")
+	}
+	r.Generation = 2
+	if !r.SetCondition(ConditionTargetReady, metav1.ConditionFalse, ReasonProvisioning, "creating database", t0.Add(time.Minute)) {
+		t.Error("changing the message reported no change")
+	}
+	c := r.Status.Conditions[0]
+	if !c.LastTransitionTime.Time.Equal(t0) || c.Message != "creating database" || c.ObservedGeneration != 2 {
+		t.Errorf("same status: want lastTransitionTime kept at %s, new message and generation 2; got %+v", t0, c)
+	}
+	if r.SetCondition(ConditionTargetReady, metav1.ConditionFalse, ReasonProvisioning, "creating database", t0.Add(2*time.Minute)) {
+		t.Error("setting an identical condition reported a change")
+	}
+	r.SetCondition(ConditionTargetReady, metav1.ConditionTrue, ReasonTargetAvailable, "", t0.Add(3*time.Minute))
+	c = r.Status.Conditions[0]
+	if !c.LastTransitionTime.Time.Equal(t0.Add(3 * time.Minute)) {
+		t.Errorf("status change: lastTransitionTime = %s, want %s", c.LastTransitionTime, t0.Add(3*time.Minute))
+	}
+	if r.Status.Phase != PhaseLoading || r.Status.ObservedGeneration != 2 {
+		t.Errorf("phase %s, observedGeneration %d; want Loading, 2", r.Status.Phase, r.Status.ObservedGeneration)
+	}
+}
+
+func TestMarkOutcomeEndsTheRunOnce(t *testing.T) {
+	r := goodRun()
+	if r.IsFinished() {
+		t.Fatal("a new run is finished")
+	}
+	r.MarkFailed(ReasonRunnerImagePullFailed, "runner 2: ErrImagePull localhost/spanbench:dev", t0)
+	r.MarkFailed(ReasonDeadlineExceeded, "later", t0.Add(time.Hour))
+	if !r.IsFinished() || r.Status.Phase != PhaseFailed || !r.Status.CompletionTime.Time.Equal(t0) {
+		t.Errorf("after MarkFailed: finished %v, phase %s, completion %v; want true, Failed, %s", r.IsFinished(), r.Status.Phase, r.Status.CompletionTime, t0)
+	}
+
+	ok := goodRun()
+	ok.MarkSucceeded(true, "3 of 4 shards", t0)
+	c := ok.Status.Conditions[0]
+	if c.Reason != ReasonPartialResults || !ok.Status.Partial || ok.Status.Phase != PhaseSucceeded {
+		t.Errorf("partial success: reason %s, partial %v, phase %s", c.Reason, ok.Status.Partial, ok.Status.Phase)
+	}
+	ok = goodRun()
+	ok.MarkSucceeded(false, "", t0)
+	if c := ok.Status.Conditions[0]; c.Reason != ReasonCompleted || ok.Status.Partial {
+		t.Errorf("complete success: reason %s, partial %v", c.Reason, ok.Status.Partial)
+	}
+}
+
+func TestChildNamesAndDefaults(t *testing.T) {
+	r := goodRun()
+	got := []string{RunnerJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r), ShardResultName(r, 12)}
+	want := []string{"tokyo-runners", "tokyo-runner", "tokyo-result", "tokyo-shard-12"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("child names (-want +got):\n%s", diff)
+	}
+	r.Name = strings.Repeat("a", MaxRunNameLength)
+	if n := len(ShardResultName(r, 999)); n > 63 {
+		t.Errorf("the longest child name of a run named at the limit is %d characters, over 63", n)
+	}
+	if got := RunLabels(r)[LabelRun]; got != r.Name {
+		t.Errorf("RunLabels[%s] = %q, want the run's name", LabelRun, got)
+	}
+	if got := goodRun().Replicas(); got != 1 {
+		t.Errorf("Replicas() default = %d, want 1", got)
+	}
+	r.Spec.Runners.Replicas = ptr.To[int32](4)
+	if got := r.Replicas(); got != 4 {
+		t.Errorf("Replicas() = %d, want 4", got)
+	}
+}
+
+func TestDeadlinesResolveDefaults(t *testing.T) {
+	got := (&DeadlinesSpec{Load: dur("2h")}).Resolve()
+	want := Deadlines{Prepare: 15 * time.Minute, Load: 2 * time.Hour, RunnersReady: 10 * time.Minute, Overrun: 5 * time.Minute, Aggregate: 5 * time.Minute}
+	if got != want {
+		t.Errorf("Resolve() = %+v, want %+v", got, want)
+	}
+}
+
+func TestStageDeadlineCountsFromTheStageStart(t *testing.T) {
+	const T, F = metav1.ConditionTrue, metav1.ConditionFalse
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	start := metav1.NewTime(at(30))
+	for _, tc := range []struct {
+		name      string
+		conds     []metav1.Condition
+		startTime *metav1.Time
+		field     string
+		want      time.Time
+		ok        bool
+	}{
+		{"pending", nil, nil, "prepare", at(15), true},
+		{"preparing", []metav1.Condition{cond(ConditionTargetReady, F, at(1))}, nil, "prepare", at(15), true},
+		{"loading", []metav1.Condition{cond(ConditionTargetReady, T, at(5))}, nil, "load", at(65), true},
+		{"waiting for runners", []metav1.Condition{cond(ConditionTargetReady, T, at(5)), cond(ConditionDatasetLoaded, T, at(20))}, nil, "runnersReady", at(30), true},
+		// The workload runs 1m; overrun 5m, from the common start time.
+		{"running", []metav1.Condition{cond(ConditionRunnersReady, T, at(29))}, &start, "overrun", at(36), true},
+		{"running, start not yet recorded", []metav1.Condition{cond(ConditionRunnersReady, T, at(29))}, nil, "overrun", at(35), true},
+		{"aggregating", []metav1.Condition{cond(ConditionRunnersReady, T, at(29)), cond(ConditionLoadCompleted, T, at(40))}, &start, "aggregate", at(45), true},
+		{"finished", []metav1.Condition{cond(ConditionSucceeded, T, at(41))}, &start, "", time.Time{}, false},
+	} {
+		r := goodRun()
+		r.Status.Conditions = tc.conds
+		r.Status.StartTime = tc.startTime
+		f, got, ok := r.StageDeadline()
+		if f != tc.field || !got.Equal(tc.want) || ok != tc.ok {
+			t.Errorf("%s: StageDeadline() = %q, %s, %v; want %q, %s, %v", tc.name, f, got, ok, tc.field, tc.want, tc.ok)
+		}
+	}
+	r := goodRun()
+	r.CreationTimestamp = metav1.Time{}
+	if _, _, ok := r.StageDeadline(); ok {
+		t.Error("a run without a creation time has a prepare deadline")
+	}
+}
+
+func TestThroughputAndLatencyFormats(t *testing.T) {
+	for in, want := range map[float64]string{812.44: "812.4", 812.45001: "812.5", 0: "0.0", -1: "0.0", 12000: "12000.0"} {
+		if got := FormatThroughput(in); got != want {
+			t.Errorf("FormatThroughput(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if v, err := ParseThroughput("812.4"); err != nil || v != 812.4 {
+		t.Errorf(`ParseThroughput("812.4") = %v, %v`, v, err)
+	}
+	for _, bad := range []string{"", "fast", "-1", "+Inf"} {
+		if _, err := ParseThroughput(bad); err == nil {
+			t.Errorf("ParseThroughput(%q) accepted a malformed throughput", bad)
+		}
+	}
+	for us, want := range map[int64]string{4211: "4.211ms", 1_250_000: "1.25s", 850: "850µs"} {
+		if got := LatencyFromMicros(us).Duration.String(); got != want {
+			t.Errorf("LatencyFromMicros(%d) = %s, want %s", us, got, want)
+		}
+	}
+}
+
+func TestBenchmarkRunValidateNamesTheField(t *testing.T) {
+	if errs := goodRun().Validate(); len(errs) > 0 {
+		t.Fatalf("a good run does not validate: %v", errs)
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*BenchmarkRun)
+		field  string
+	}{
+		{"name with dots", func(r *BenchmarkRun) { r.Name = "run.1" }, "metadata.name"},
+		{"name too long", func(r *BenchmarkRun) { r.Name = strings.Repeat("a", MaxRunNameLength+1) }, "metadata.name"},
+		{"name starting with a digit", func(r *BenchmarkRun) { r.Name = "1run" }, "metadata.name"},
+		{"bad rate", func(r *BenchmarkRun) { r.Spec.Workload.Load.Rate = ptr.To[int32](0) }, "spec.workload.load.rate"},
+		{"bad project", func(r *BenchmarkRun) { r.Spec.Target.Project = "P" }, "spec.target.project"},
+		{"zero replicas", func(r *BenchmarkRun) { r.Spec.Runners.Replicas = ptr.To[int32](0) }, "spec.runners.replicas"},
+		{"too many tolerations", func(r *BenchmarkRun) { r.Spec.Runners.Tolerations = make([]corev1.Toleration, 33) }, "spec.runners.tolerations"},
+		{"long region", func(r *BenchmarkRun) { r.Spec.Runners.Region = strings.Repeat("r", 64) }, "spec.runners.region"},
+		{"zero deadline", func(r *BenchmarkRun) { r.Spec.Deadlines.Prepare = dur("0s") }, "spec.deadlines.prepare"},
+		{"deadline over a week", func(r *BenchmarkRun) { r.Spec.Deadlines.Aggregate = dur("169h") }, "spec.deadlines.aggregate"},
+	} {
+		r := goodRun()
+		tc.mutate(r)
+		errs := r.Validate()
+		found := false
+		for _, e := range errs {
+			found = found || e.Field == tc.field
+		}
+		if !found {
+			t.Errorf("%s: want an error at %s, got %v", tc.name, tc.field, errs)
+		}
+	}
+}

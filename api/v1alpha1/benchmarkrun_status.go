@@ -1,0 +1,353 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Condition types of a BenchmarkRun. The first four are gates the run passes
+// in order; each turns True once and stays True (RunnersReady records that
+// the start barrier was released, not that the pods are still running).
+// While a gate is not yet passed it is False (or absent) with a progress
+// reason, such as Provisioning or RunnersNotReady, and a message saying what
+// it waits for. Succeeded is the outcome: absent until the run ends, then
+// True (reason Completed or PartialResults) or False with the reason of the
+// failure. `kubectl wait --for=condition=Succeeded` waits for a good run;
+// `--for=condition=Succeeded=false` for a failed one.
+const (
+	// ConditionTargetReady is True when the instance exists (created, for an
+	// Ephemeral instance), and the database and the workload's schema are in
+	// place and reachable.
+	ConditionTargetReady = "TargetReady"
+	// ConditionDatasetLoaded is True when the database holds the dataset the
+	// spec describes, preloaded by this run or found matching.
+	ConditionDatasetLoaded = "DatasetLoaded"
+	// ConditionRunnersReady is True once every runner pod was ready and the
+	// start barrier released them at one common start time
+	// (status.startTime).
+	ConditionRunnersReady = "RunnersReady"
+	// ConditionLoadCompleted is True when every runner has stopped sending
+	// and written its shard result.
+	ConditionLoadCompleted = "LoadCompleted"
+	// ConditionSucceeded is the run's outcome: True when the merged results
+	// are in the status and the report, False when the run failed.
+	ConditionSucceeded = "Succeeded"
+)
+
+// Condition reasons. Progress reasons go with a False gate that is still
+// being worked on; positive reasons with a True condition; failure reasons
+// with Succeeded=False (and, where it applies, with the gate that failed).
+const (
+	// ReasonProvisioning: TargetReady is False while the instance, database
+	// or schema is being created or checked.
+	ReasonProvisioning = "Provisioning"
+	// ReasonLoading: DatasetLoaded is False while rows are being preloaded.
+	ReasonLoading = "Loading"
+	// ReasonRunnersNotReady: RunnersReady is False while runner pods are
+	// scheduled, pull their image and start; the message counts them.
+	ReasonRunnersNotReady = "RunnersNotReady"
+	// ReasonRunning: LoadCompleted is False while the runners send load.
+	ReasonRunning = "Running"
+
+	// ReasonTargetAvailable: TargetReady is True.
+	ReasonTargetAvailable = "TargetAvailable"
+	// ReasonDatasetReady: DatasetLoaded is True.
+	ReasonDatasetReady = "DatasetReady"
+	// ReasonAllRunnersReady: RunnersReady is True.
+	ReasonAllRunnersReady = "AllRunnersReady"
+	// ReasonShardsReported: LoadCompleted is True; results are being merged.
+	ReasonShardsReported = "ShardsReported"
+	// ReasonCompleted: Succeeded is True with results from every runner.
+	ReasonCompleted = "Completed"
+	// ReasonPartialResults: Succeeded is True, but some runners' shard
+	// results are missing; status.partial is true and the figures cover only
+	// the runners that reported. Do not compare them with complete runs.
+	ReasonPartialResults = "PartialResults"
+
+	// ReasonTargetUnreachable: the instance or database could not be reached
+	// or does not exist (Existing mode).
+	ReasonTargetUnreachable = "TargetUnreachable"
+	// ReasonPermissionDenied: Spanner refused the credentials the manager or
+	// the runners use.
+	ReasonPermissionDenied = "PermissionDenied"
+	// ReasonLimitExceeded: the spec asks for more than the operator allows
+	// (its caps on nodes, processing units or run duration).
+	ReasonLimitExceeded = "LimitExceeded"
+	// ReasonDatasetMismatch: the database holds another dataset (schema or
+	// row count) and spec.workload.dataset.reload is false.
+	ReasonDatasetMismatch = "DatasetMismatch"
+	// ReasonDatasetLoadFailed: preloading the dataset failed.
+	ReasonDatasetLoadFailed = "DatasetLoadFailed"
+	// ReasonRunnerImagePullFailed: a runner pod cannot pull its image.
+	ReasonRunnerImagePullFailed = "RunnerImagePullFailed"
+	// ReasonRunnersUnschedulable: a runner pod cannot be scheduled (no node
+	// matches its region, zone, selector or resources).
+	ReasonRunnersUnschedulable = "RunnersUnschedulable"
+	// ReasonRunnerFailed: a runner pod failed before writing its shard
+	// result and no partial result could be made.
+	ReasonRunnerFailed = "RunnerFailed"
+	// ReasonDeadlineExceeded: a stage overran its spec.deadlines entry; the
+	// message names the stage.
+	ReasonDeadlineExceeded = "DeadlineExceeded"
+	// ReasonResultInvalid: shard results could not be read or merged (wrong
+	// schema version, another spec, corrupt histograms).
+	ReasonResultInvalid = "ResultInvalid"
+)
+
+// BenchmarkRunPhase is a one-word summary of a run for printer columns. It
+// is derived from the conditions (see DerivePhase) and never drives logic.
+// +kubebuilder:validation:Enum=Pending;Preparing;Loading;WaitingForRunners;Running;Aggregating;Succeeded;Failed
+type BenchmarkRunPhase string
+
+const (
+	// PhasePending: the controller has not acted on the run yet (no
+	// conditions).
+	PhasePending BenchmarkRunPhase = "Pending"
+	// PhasePreparing: TargetReady is not True yet.
+	PhasePreparing BenchmarkRunPhase = "Preparing"
+	// PhaseLoading: TargetReady is True, DatasetLoaded not yet.
+	PhaseLoading BenchmarkRunPhase = "Loading"
+	// PhaseWaitingForRunners: DatasetLoaded is True, RunnersReady not yet.
+	PhaseWaitingForRunners BenchmarkRunPhase = "WaitingForRunners"
+	// PhaseRunning: RunnersReady is True, LoadCompleted not yet.
+	PhaseRunning BenchmarkRunPhase = "Running"
+	// PhaseAggregating: LoadCompleted is True, Succeeded not set yet.
+	PhaseAggregating BenchmarkRunPhase = "Aggregating"
+	// PhaseSucceeded: Succeeded is True.
+	PhaseSucceeded BenchmarkRunPhase = "Succeeded"
+	// PhaseFailed: Succeeded is False.
+	PhaseFailed BenchmarkRunPhase = "Failed"
+)
+
+// Endpoint says whether a run measured Cloud Spanner or the emulator.
+// +kubebuilder:validation:Enum=Spanner;Emulator
+type Endpoint string
+
+const (
+	// EndpointSpanner is Cloud Spanner.
+	EndpointSpanner Endpoint = "Spanner"
+	// EndpointEmulator is the Cloud Spanner emulator: latencies and
+	// throughput are not comparable with Cloud Spanner's.
+	EndpointEmulator Endpoint = "Emulator"
+)
+
+// BenchmarkRunStatus is what the controller observed and measured. The
+// figures (operations, overall) are exact: merged from every runner's HDR
+// histograms, never averaged, and exclude the warm-up.
+type BenchmarkRunStatus struct {
+	// observedGeneration is the metadata.generation the status describes.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// phase is a one-word summary for `kubectl get`, derived from the
+	// conditions: Pending, Preparing, Loading, WaitingForRunners, Running,
+	// Aggregating, Succeeded or Failed. Automation should read conditions.
+	// +optional
+	Phase BenchmarkRunPhase `json:"phase,omitempty"`
+
+	// conditions are the run's stage gates (TargetReady, DatasetLoaded,
+	// RunnersReady, LoadCompleted) and its outcome (Succeeded).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// startTime is the common start time the start barrier gave every
+	// runner: the intended time of the first request.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// completionTime is when the run ended, successfully or not.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// startSkew is the spread of the runners' actual start times (latest
+	// minus earliest), such as 3.2ms. A large skew means the runners did not
+	// load the target together at first.
+	// +optional
+	StartSkew *metav1.Duration `json:"startSkew,omitempty"`
+
+	// warmUpEnd is when the warm-up ended: results count requests intended
+	// from then on. Equal to startTime when there is no warm-up.
+	// +optional
+	WarmUpEnd *metav1.Time `json:"warmUpEnd,omitempty"`
+
+	// warmUpStable is false when an Auto warm-up reached its max without
+	// throughput and p99 settling: the figures may still include warm-up
+	// effects.
+	// +optional
+	WarmUpStable *bool `json:"warmUpStable,omitempty"`
+
+	// operations are the results per operation of the mix, after the
+	// warm-up.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Operations []OperationResult `json:"operations,omitempty"`
+
+	// overall merges every operation's results.
+	// +optional
+	Overall *ResultFigures `json:"overall,omitempty"`
+
+	// environment is what the results depend on besides the spec.
+	// +optional
+	Environment *RunEnvironment `json:"environment,omitempty"`
+
+	// report locates the full merged result document (time series,
+	// histograms, service times, resolved spec).
+	// +optional
+	Report *ReportReference `json:"report,omitempty"`
+
+	// partial is true when some runners' shard results are missing and the
+	// figures cover only the runners that reported.
+	// +optional
+	Partial bool `json:"partial,omitempty"`
+}
+
+// OperationResult is the result of one operation of the mix.
+type OperationResult struct {
+	// name is the operation's name in spec.workload.operations.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=40
+	Name string `json:"name"`
+
+	// type is the operation's type.
+	// +optional
+	Type OperationType `json:"type,omitempty"`
+
+	ResultFigures `json:",inline"`
+}
+
+// ResultFigures are the measured figures of one operation or of all.
+type ResultFigures struct {
+	// count is the number of successful operations after the warm-up.
+	// Failures are counted in errors.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Count int64 `json:"count,omitempty"`
+
+	// throughput is successful operations per second after the warm-up, as
+	// a decimal string with one fractional digit, such as "812.4" (the API
+	// carries no floating-point numbers).
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
+	Throughput string `json:"throughput,omitempty"`
+
+	// latency summarises the latency of successful operations, measured
+	// from each request's intended send time (no coordinated omission).
+	// +optional
+	Latency *LatencySummary `json:"latency,omitempty"`
+
+	// errors is the number of failed operations after the warm-up.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Errors int64 `json:"errors,omitempty"`
+
+	// errorsByCode counts failed operations by gRPC status code name, such
+	// as DeadlineExceeded or ResourceExhausted.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=20
+	ErrorsByCode map[string]int64 `json:"errorsByCode,omitempty"`
+
+	// retries counts read-write transaction attempts beyond the first
+	// (aborted by Spanner and retried by the client).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Retries int64 `json:"retries,omitempty"`
+
+	// missed counts sends that were due but not made because
+	// load.maxInFlight requests were already in flight. A non-zero value
+	// means the target rate was not offered in full.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Missed int64 `json:"missed,omitempty"`
+}
+
+// LatencySummary holds exact percentiles of merged histograms, as durations
+// with microsecond resolution, such as 4.211ms.
+type LatencySummary struct {
+	// p50 is the median.
+	// +optional
+	P50 *metav1.Duration `json:"p50,omitempty"`
+	// p90 is the 90th percentile.
+	// +optional
+	P90 *metav1.Duration `json:"p90,omitempty"`
+	// p99 is the 99th percentile.
+	// +optional
+	P99 *metav1.Duration `json:"p99,omitempty"`
+	// p999 is the 99.9th percentile.
+	// +optional
+	P999 *metav1.Duration `json:"p999,omitempty"`
+	// max is the largest latency recorded.
+	// +optional
+	Max *metav1.Duration `json:"max,omitempty"`
+}
+
+// RunEnvironment records what a result depends on besides the spec.
+type RunEnvironment struct {
+	// endpoint is Spanner or Emulator.
+	// +optional
+	Endpoint Endpoint `json:"endpoint,omitempty"`
+
+	// spanbenchVersion is the runner build, such as v0.3.1.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	SpanbenchVersion string `json:"spanbenchVersion,omitempty"`
+
+	// clientVersion is the Cloud Spanner Go client's module version.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	ClientVersion string `json:"clientVersion,omitempty"`
+
+	// goVersion is the runners' Go runtime version.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	GoVersion string `json:"goVersion,omitempty"`
+
+	// instanceConfig is the instance configuration as Spanner reported it,
+	// such as regional-asia-northeast1.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	InstanceConfig string `json:"instanceConfig,omitempty"`
+
+	// nodes is the instance's node count as Spanner reported it, when it is
+	// sized in nodes.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Nodes *int32 `json:"nodes,omitempty"`
+
+	// processingUnits is the instance's compute capacity as Spanner
+	// reported it (1 node = 1000).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ProcessingUnits *int32 `json:"processingUnits,omitempty"`
+
+	// runners is the number of runners whose results were merged.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Runners int32 `json:"runners,omitempty"`
+
+	// runnerRegion is the topology.kubernetes.io/region of the runners'
+	// nodes; "mixed" when they differ.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	RunnerRegion string `json:"runnerRegion,omitempty"`
+}
+
+// ReportReference locates the full merged result document.
+type ReportReference struct {
+	// configMapName is the ConfigMap, in the run's namespace, that holds the
+	// document.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ConfigMapName string `json:"configMapName"`
+
+	// key is the ConfigMap key (data or binaryData) holding the document.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
+}

@@ -1,0 +1,171 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkRunSpec describes one benchmark execution: the target, the
+// workload, the runners and the stage deadlines. It cannot change once the
+// run is created: a result must describe exactly the spec that produced it.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec: immutable once the run is created; create a new BenchmarkRun to run with other settings"
+type BenchmarkRunSpec struct {
+	// target is the Spanner database to benchmark.
+	// +required
+	Target TargetSpec `json:"target"`
+
+	// workload is what the runners send: schema, dataset, operation mix,
+	// load profile, duration and warm-up.
+	// +required
+	Workload WorkloadSpec `json:"workload"`
+
+	// runners are the pods that send the load. Each takes 1/replicas of the
+	// rate.
+	// +optional
+	Runners RunnersSpec `json:"runners,omitempty"`
+
+	// deadlines bound how long each stage of the run may take. A stage that
+	// overruns its deadline fails the run with reason DeadlineExceeded (or a
+	// more specific one, such as RunnerImagePullFailed).
+	// +optional
+	Deadlines DeadlinesSpec `json:"deadlines,omitempty"`
+}
+
+// RunnersSpec places and sizes the runner pods.
+type RunnersSpec struct {
+	// replicas is the number of runner pods. Default 1.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// image overrides the manager's default runner image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// resources are each runner container's requests and limits.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// serviceAccountName is the runners' Kubernetes service account, bound
+	// to a Google service account with Workload Identity. Default: the one
+	// spanbench creates for the run.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// region places runners on nodes of this topology.kubernetes.io/region,
+	// e.g. next to (or away from) the Spanner leader region.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Region string `json:"region,omitempty"`
+
+	// zone places runners on nodes of this topology.kubernetes.io/zone.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Zone string `json:"zone,omitempty"`
+
+	// nodeSelector further restricts the runners' nodes.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// tolerations let runners onto tainted nodes.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// DeadlinesSpec bounds each stage of a run. Every field is a duration such
+// as 90s, 15m or 1h30m, positive and at most 168h (a week).
+type DeadlinesSpec struct {
+	// prepare is how long the target may take to become ready: the instance
+	// created (Ephemeral), the database and schema in place. Counted from the
+	// run's creation. Default 15m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.prepare: must be a positive duration of at most 168h, such as 15m"
+	Prepare *metav1.Duration `json:"prepare,omitempty"`
+
+	// load is how long preloading the dataset may take, counted from when the
+	// target became ready. Default 1h.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.load: must be a positive duration of at most 168h, such as 1h"
+	Load *metav1.Duration `json:"load,omitempty"`
+
+	// runnersReady is how long the runner pods may take to be scheduled,
+	// pull their image and become ready, counted from when the dataset was
+	// loaded. Default 10m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.runnersReady: must be a positive duration of at most 168h, such as 10m"
+	RunnersReady *metav1.Duration `json:"runnersReady,omitempty"`
+
+	// overrun is how long the load may run past the workload's duration
+	// (runners draining in-flight requests and writing their shard results)
+	// before the run fails. Default 5m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.overrun: must be a positive duration of at most 168h, such as 5m"
+	Overrun *metav1.Duration `json:"overrun,omitempty"`
+
+	// aggregate is how long merging the shard results may take, counted from
+	// when the last runner finished. Default 5m.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.aggregate: must be a positive duration of at most 168h, such as 5m"
+	Aggregate *metav1.Duration `json:"aggregate,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=br;bench,categories=spanbench
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`,description="Stage of the run, derived from the conditions"
+// +kubebuilder:printcolumn:name="Config",type=string,JSONPath=`.spec.target.instance.config`,description="Spanner instance configuration"
+// +kubebuilder:printcolumn:name="Rate",type=integer,JSONPath=`.spec.workload.load.rate`,description="Target rate in operations per second (constant-rate runs)"
+// +kubebuilder:printcolumn:name="Achieved",type=string,JSONPath=`.status.overall.throughput`,description="Measured throughput in operations per second, after the warm-up"
+// +kubebuilder:printcolumn:name="P99",type=string,JSONPath=`.status.overall.latency.p99`,description="99th percentile latency of all operations, after the warm-up"
+// +kubebuilder:printcolumn:name="Errors",type=integer,JSONPath=`.status.overall.errors`,description="Failed operations after the warm-up"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Succeeded",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].status`,priority=1
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].reason`,priority=1
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name: a BenchmarkRun name must be at most 50 characters of lower-case letters, digits and '-', start with a letter and end with a letter or digit, so that its runner Job and Service can be named after it"
+
+// BenchmarkRun is one execution of a workload against Spanner, with its
+// merged, exact results in the status.
+type BenchmarkRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the run. It is immutable once created.
+	// +required
+	Spec BenchmarkRunSpec `json:"spec"`
+
+	// status is what the controller observed and measured.
+	// +optional
+	Status BenchmarkRunStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// BenchmarkRunList is a list of BenchmarkRuns.
+type BenchmarkRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the BenchmarkRuns.
+	// +required
+	Items []BenchmarkRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&BenchmarkRun{}, &BenchmarkRunList{})
+}

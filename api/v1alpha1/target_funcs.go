@@ -1,0 +1,95 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"regexp"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The patterns of target_types.go's markers, for Validate.
+var (
+	projectPattern  = regexp.MustCompile(`^[a-z][a-z0-9-]*[a-z0-9]$`)
+	instancePattern = regexp.MustCompile(`^[a-z][a-z0-9-]*[a-z0-9]$`)
+	databasePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]*[a-z0-9]$`)
+)
+
+// NodeProcessingUnits is the compute capacity of one Spanner node.
+const NodeProcessingUnits = 1000
+
+// ValidProcessingUnits reports whether Spanner accepts pu as an instance's
+// compute capacity: 100 to 900 in steps of 100, then multiples of 1000.
+func ValidProcessingUnits(pu int32) bool {
+	if pu < 100 {
+		return false
+	}
+	if pu < NodeProcessingUnits {
+		return pu%100 == 0
+	}
+	return pu%NodeProcessingUnits == 0
+}
+
+// Capacity is the instance's size in processing units, from nodes or
+// processingUnits; 0 when neither is set (an Existing instance used as it
+// is).
+func (in *InstanceSpec) Capacity() int32 {
+	switch {
+	case in.ProcessingUnits != nil:
+		return *in.ProcessingUnits
+	case in.Nodes != nil:
+		return *in.Nodes * NodeProcessingUnits
+	}
+	return 0
+}
+
+// Validate checks a target the way the API server's schema and CEL rules
+// do. It accepts a spec before or after defaulting.
+func (t *TargetSpec) Validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, name(path.Child("project"), t.Project, 6, 30, projectPattern)...)
+	errs = append(errs, t.Instance.validate(path.Child("instance"))...)
+	errs = append(errs, name(path.Child("database"), t.Database, 2, 30, databasePattern)...)
+	errs = append(errs, oneOf(path.Child("dialect"), t.Dialect, DialectGoogleSQL)...)
+	errs = append(errs, maxLen(path.Child("emulatorHost"), t.EmulatorHost, 253)...)
+	if c := t.Credentials; c != nil {
+		p := path.Child("credentials")
+		if c.SecretName == "" {
+			errs = append(errs, field.Required(p.Child("secretName"), "the Secret holding the key file"))
+		}
+		errs = append(errs, maxLen(p.Child("secretName"), c.SecretName, 253)...)
+		errs = append(errs, maxLen(p.Child("key"), c.Key, 253)...)
+	}
+	return errs
+}
+
+func (in *InstanceSpec) validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, name(path.Child("name"), in.Name, 2, 64, instancePattern)...)
+	errs = append(errs, oneOf(path.Child("mode"), in.Mode, InstanceExisting, InstanceEphemeral)...)
+	errs = append(errs, maxLen(path.Child("config"), in.Config, 64)...)
+	errs = append(errs, inRange(path.Child("nodes"), in.Nodes, 1, 1000)...)
+	errs = append(errs, inRange(path.Child("processingUnits"), in.ProcessingUnits, 100, 1_000_000)...)
+	if in.Nodes != nil && in.ProcessingUnits != nil {
+		errs = append(errs, field.Forbidden(path.Child("processingUnits"), "set nodes or processingUnits, not both"))
+	}
+	if pu := in.ProcessingUnits; pu != nil && !ValidProcessingUnits(*pu) {
+		errs = append(errs, field.Invalid(path.Child("processingUnits"), *pu, "must be a multiple of 100 below 1000 and of 1000 from 1000"))
+	}
+	if in.Mode == InstanceEphemeral && (in.Config == "" || (in.Nodes == nil && in.ProcessingUnits == nil)) {
+		errs = append(errs, field.Required(path, "an Ephemeral instance needs config and nodes or processingUnits"))
+	}
+	return errs
+}
+
+// name checks a required, bounded, patterned name.
+func name(path *field.Path, s string, lo, hi int, re *regexp.Regexp) field.ErrorList {
+	switch {
+	case s == "":
+		return field.ErrorList{field.Required(path, "")}
+	case len(s) < lo || len(s) > hi:
+		return field.ErrorList{field.Invalid(path, s, fmt.Sprintf("must be %d to %d characters", lo, hi))}
+	case !re.MatchString(s):
+		return field.ErrorList{field.Invalid(path, s, "must match "+re.String())}
+	}
+	return nil
+}

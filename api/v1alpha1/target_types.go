@@ -1,0 +1,114 @@
+package v1alpha1
+
+// InstanceMode says whether spanbench creates the instance or uses one that
+// exists.
+// +kubebuilder:validation:Enum=Existing;Ephemeral
+type InstanceMode string
+
+const (
+	// InstanceExisting uses the instance as it is and never modifies it.
+	InstanceExisting InstanceMode = "Existing"
+	// InstanceEphemeral creates the instance for the run and deletes it when
+	// the run ends or is deleted.
+	InstanceEphemeral InstanceMode = "Ephemeral"
+)
+
+// Dialect is the database's SQL dialect.
+// +kubebuilder:validation:Enum=GoogleSQL
+type Dialect string
+
+const (
+	// DialectGoogleSQL is GoogleSQL, the dialect of the built-in workloads.
+	DialectGoogleSQL Dialect = "GoogleSQL"
+)
+
+// TargetSpec is the Spanner database a run benchmarks.
+type TargetSpec struct {
+	// project is the Google Cloud project holding the instance. Against the
+	// emulator any name serves.
+	// +required
+	// +kubebuilder:validation:MinLength=6
+	// +kubebuilder:validation:MaxLength=30
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*[a-z0-9]$`
+	Project string `json:"project"`
+
+	// instance is the Spanner instance.
+	// +required
+	Instance InstanceSpec `json:"instance"`
+
+	// database is the database id within the instance.
+	// +required
+	// +kubebuilder:validation:MinLength=2
+	// +kubebuilder:validation:MaxLength=30
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_-]*[a-z0-9]$`
+	Database string `json:"database"`
+
+	// dialect is the database's SQL dialect. Default GoogleSQL, the only one
+	// the built-in workloads speak.
+	// +optional
+	Dialect Dialect `json:"dialect,omitempty"`
+
+	// emulatorHost is the host:port of a Cloud Spanner emulator. When set,
+	// every call goes there, without credentials, and the engine adapts to
+	// the emulator's limits (serialised read-write transactions).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	EmulatorHost string `json:"emulatorHost,omitempty"`
+
+	// credentials says where runners and the manager get Google
+	// credentials. Absent means Application Default Credentials (Workload
+	// Identity on GKE).
+	// +optional
+	Credentials *CredentialsSpec `json:"credentials,omitempty"`
+}
+
+// InstanceSpec is a Spanner instance and, for ephemeral instances, how to
+// create it.
+// +kubebuilder:validation:XValidation:rule="!(has(self.nodes) && has(self.processingUnits))",message="instance: set nodes or processingUnits, not both",fieldPath=".processingUnits"
+// +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'Ephemeral' || (has(self.config) && (has(self.nodes) || has(self.processingUnits)))",message="instance: an Ephemeral instance needs config and nodes or processingUnits"
+// +kubebuilder:validation:XValidation:rule="!has(self.processingUnits) || (self.processingUnits < 1000 ? self.processingUnits % 100 == 0 : self.processingUnits % 1000 == 0)",message="instance.processingUnits: must be a multiple of 100 below 1000 and of 1000 from 1000",fieldPath=".processingUnits"
+type InstanceSpec struct {
+	// name is the instance id.
+	// +required
+	// +kubebuilder:validation:MinLength=2
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*[a-z0-9]$`
+	Name string `json:"name"`
+
+	// mode is Existing (default: use the instance as it is) or Ephemeral
+	// (create it for the run, delete it after).
+	// +optional
+	Mode InstanceMode `json:"mode,omitempty"`
+
+	// config is the instance configuration, such as
+	// regional-asia-northeast1 or asia1. Required for Ephemeral.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Config string `json:"config,omitempty"`
+
+	// nodes is the instance's node count (1 node = 1000 processing units).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Nodes *int32 `json:"nodes,omitempty"`
+
+	// processingUnits is the instance's compute capacity.
+	// +optional
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=1000000
+	ProcessingUnits *int32 `json:"processingUnits,omitempty"`
+}
+
+// CredentialsSpec references a Secret holding a service-account key.
+type CredentialsSpec struct {
+	// secretName is a Secret in the run's namespace.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	SecretName string `json:"secretName"`
+
+	// key is the Secret's key holding the JSON key file. Default key.json.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+}

@@ -1,0 +1,443 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Defaults of the workload model. The CRD carries none of them as schema
+// defaults on purpose: Default fills them in one place for both the CLI and
+// the controller, and the resolved spec is recorded with every result.
+const (
+	DefaultDatasetRows     int64 = 1000
+	DefaultFieldBytes      int32 = 100
+	DefaultBatchRows       int32 = 500
+	DefaultLoaders         int32 = 4
+	DefaultRows            int32 = 10
+	DefaultMaxInFlight     int32 = 512
+	DefaultWarmUpWindow    int32 = 3
+	DefaultWarmUpTolerance int32 = 10
+	DefaultInterval              = 10 * time.Second
+	MaxCommitDelay               = 500 * time.Millisecond
+)
+
+// Bounds the schema sets with markers, repeated for Validate.
+const (
+	maxOperationNameLength = 40
+	maxOperations          = 16
+	maxSteps               = 100
+	maxReplicaSelections   = 10
+	maxRate                = 10_000_000
+)
+
+// readOps are the operations that only read: they may be stale and directed.
+var readOps = map[OperationType]bool{OpRead: true, OpScan: true, OpReadKeys: true, OpQueryBySort: true, OpFullScan: true}
+
+// workloadOps lists the operations each built-in workload implements.
+var workloadOps = map[WorkloadType][]OperationType{
+	WorkloadYCSB:  {OpRead, OpScan, OpReadKeys, OpInsert, OpUpdate, OpDelete, OpReadModifyWrite},
+	WorkloadTweet: {OpRead, OpInsert, OpUpdate, OpDelete, OpQueryBySort, OpFullScan},
+}
+
+// IsRead reports whether the operation only reads.
+func (t OperationType) IsRead() bool { return readOps[t] }
+
+// IsWrite reports whether the operation commits a read-write transaction or
+// mutations.
+func (t OperationType) IsWrite() bool { return !readOps[t] }
+
+// HasWritePath reports whether the operation can choose Mutation or DML.
+func (t OperationType) HasWritePath() bool {
+	return t == OpInsert || t == OpUpdate || t == OpDelete
+}
+
+// HasAPIChoice reports whether the operation can go through the Read or the
+// SQL API.
+func (t OperationType) HasAPIChoice() bool {
+	return t == OpRead || t == OpScan || t == OpReadKeys
+}
+
+// DefaultName is the operation's name when the spec gives none: the type in
+// kebab case (ReadModifyWrite -> read-modify-write).
+func (t OperationType) DefaultName() string {
+	var b strings.Builder
+	for i, r := range string(t) {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// Default fills every optional field the user left out, in place.
+func (w *WorkloadSpec) Default() {
+	d := &w.Dataset
+	d.Rows = defaulted(d.Rows, DefaultDatasetRows)
+	d.FieldBytes = defaulted(d.FieldBytes, DefaultFieldBytes)
+	d.BatchRows = defaulted(d.BatchRows, DefaultBatchRows)
+	d.Loaders = defaulted(d.Loaders, DefaultLoaders)
+	for i := range w.Operations {
+		w.Operations[i].defaultOp()
+	}
+	if w.Load.Concurrency == nil && w.Load.Arrivals == "" {
+		w.Load.Arrivals = ArrivalsUniform
+	}
+	w.Load.MaxInFlight = defaulted(w.Load.MaxInFlight, DefaultMaxInFlight)
+	if w.WarmUp == nil {
+		w.WarmUp = &WarmUpSpec{}
+	}
+	w.WarmUp.defaultWarmUp(w.TotalDuration())
+	if w.Interval == nil {
+		w.Interval = &metav1.Duration{Duration: DefaultInterval}
+	}
+}
+
+func (o *OperationSpec) defaultOp() {
+	if o.Name == "" {
+		o.Name = o.Type.DefaultName()
+	}
+	if o.Type.HasAPIChoice() && o.API == "" {
+		o.API = APIRead
+	}
+	if o.Type.HasWritePath() && o.WritePath == "" {
+		o.WritePath = WriteMutation
+	}
+	if o.Type == OpScan || o.Type == OpReadKeys || o.Type == OpQueryBySort {
+		o.Rows = defaulted(o.Rows, DefaultRows)
+	}
+	if o.Keys == "" {
+		o.Keys = KeysUniform
+	}
+}
+
+func (wu *WarmUpSpec) defaultWarmUp(run time.Duration) {
+	if wu.Mode == "" {
+		wu.Mode = WarmUpNone
+	}
+	if wu.Mode != WarmUpAuto {
+		return
+	}
+	wu.Window = defaulted(wu.Window, DefaultWarmUpWindow)
+	wu.TolerancePercent = defaulted(wu.TolerancePercent, DefaultWarmUpTolerance)
+	if wu.Max == nil {
+		wu.Max = &metav1.Duration{Duration: run / 2}
+	}
+}
+
+func defaulted[T comparable](p *T, def T) *T {
+	if p != nil {
+		return p
+	}
+	return &def
+}
+
+// TotalDuration is how long the load runs: duration, or the sum of the
+// steps.
+func (w *WorkloadSpec) TotalDuration() time.Duration {
+	if w.Duration != nil {
+		return w.Duration.Duration
+	}
+	var total time.Duration
+	for _, s := range w.Load.Steps {
+		total += s.Duration.Duration
+	}
+	return total
+}
+
+// Validate checks a workload the way the API server's schema and CEL rules
+// do (config/crd/bases), so that the CLI refuses bad input before anything
+// starts, naming the field. It accepts a spec before or after Default. The
+// one thing it cannot check is the text of a duration: a malformed one never
+// decodes into a metav1.Duration.
+func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if _, ok := workloadOps[w.Type]; !ok {
+		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet}))
+	}
+	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
+	errs = append(errs, w.validateOperations(path.Child("operations"))...)
+	errs = append(errs, w.Load.validate(path.Child("load"))...)
+	errs = append(errs, w.validateDurations(path)...)
+	return errs
+}
+
+func (d *DatasetSpec) validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, inRange(path.Child("rows"), d.Rows, 0, 10_000_000_000)...)
+	errs = append(errs, inRange(path.Child("fieldBytes"), d.FieldBytes, 1, 1<<20)...)
+	errs = append(errs, inRange(path.Child("batchRows"), d.BatchRows, 1, 10_000)...)
+	errs = append(errs, inRange(path.Child("loaders"), d.Loaders, 1, 256)...)
+	return errs
+}
+
+// EffectiveName is the operation's name, or its default when it has none.
+func (o *OperationSpec) EffectiveName() string {
+	if o.Name != "" {
+		return o.Name
+	}
+	return o.Type.DefaultName()
+}
+
+func (w *WorkloadSpec) validateOperations(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(w.Operations) == 0 {
+		return append(errs, field.Required(path, "at least one operation"))
+	}
+	if len(w.Operations) > maxOperations {
+		errs = append(errs, field.TooMany(path, len(w.Operations), maxOperations))
+	}
+	names := map[string]bool{}
+	for i := range w.Operations {
+		o := &w.Operations[i]
+		p := path.Index(i)
+		name := o.EffectiveName()
+		if names[name] {
+			errs = append(errs, field.Duplicate(p.Child("name"), name))
+		}
+		names[name] = true
+		errs = append(errs, o.validate(p, w.Type)...)
+	}
+	return errs
+}
+
+func (o *OperationSpec) validate(path *field.Path, wt WorkloadType) field.ErrorList {
+	var errs field.ErrorList
+	if o.Name != "" && !validName(o.Name) {
+		errs = append(errs, field.Invalid(path.Child("name"), o.Name, "must be lower case letters, digits and '-', start with a letter, at most 40 characters"))
+	}
+	if supported, ok := workloadOps[wt]; ok && !slices.Contains(supported, o.Type) {
+		errs = append(errs, field.NotSupported(path.Child("type"), o.Type, supported))
+	}
+	errs = append(errs, inRange(path.Child("weight"), &o.Weight, 1, 1_000_000)...)
+	errs = append(errs, inRange(path.Child("rows"), o.Rows, 1, 10_000)...)
+	errs = append(errs, o.validateOptions(path)...)
+	return errs
+}
+
+// validateOptions checks that each option applies to the operation type.
+func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	t := o.Type
+	if o.API != "" && (!t.HasAPIChoice() || (o.API != APIRead && o.API != APISQL)) {
+		errs = append(errs, field.Invalid(path.Child("api"), o.API, "only Read, Scan and ReadKeys choose an API: Read or SQL"))
+	}
+	if o.WritePath != "" && (!t.HasWritePath() || (o.WritePath != WriteMutation && o.WritePath != WriteDML)) {
+		errs = append(errs, field.Invalid(path.Child("writePath"), o.WritePath, "only Insert, Update and Delete choose a write path: Mutation or DML"))
+	}
+	if o.Rows != nil && !t.ReturnsRows() {
+		errs = append(errs, field.Forbidden(path.Child("rows"), "only Scan, ReadKeys and QueryBySort return several rows"))
+	}
+	if o.Staleness != nil {
+		errs = append(errs, o.Staleness.validate(path.Child("staleness"), t)...)
+	}
+	if o.DirectedRead != nil {
+		errs = append(errs, o.DirectedRead.validate(path.Child("directedRead"), t)...)
+	}
+	if o.Commit != nil {
+		errs = append(errs, o.Commit.validate(path.Child("commit"), t)...)
+	}
+	errs = append(errs, oneOf(path.Child("keys"), o.Keys, KeysUniform, KeysZipfian, KeysLatest)...)
+	errs = append(errs, oneOf(path.Child("priority"), o.Priority, PriorityLow, PriorityMedium, PriorityHigh)...)
+	return errs
+}
+
+// ReturnsRows reports whether the operation reads a number of rows set by
+// the operation's rows.
+func (t OperationType) ReturnsRows() bool {
+	return t == OpScan || t == OpReadKeys || t == OpQueryBySort
+}
+
+func (s *StalenessSpec) validate(path *field.Path, t OperationType) field.ErrorList {
+	if !t.IsRead() {
+		return field.ErrorList{field.Forbidden(path, "only reads can be stale; "+string(t)+" runs in a read-write transaction")}
+	}
+	if (s.Exact == nil) == (s.Max == nil) {
+		return field.ErrorList{field.Invalid(path, "", "set exactly one of exact and max")}
+	}
+	if s.Exact != nil {
+		return positive(path.Child("exact"), s.Exact)
+	}
+	return positive(path.Child("max"), s.Max)
+}
+
+func (d *DirectedReadSpec) validate(path *field.Path, t OperationType) field.ErrorList {
+	if !t.IsRead() {
+		return field.ErrorList{field.Forbidden(path, "only read-only operations can be directed")}
+	}
+	// Presence, not length, as in the CRD: an empty list is reported below.
+	if (d.Include != nil) == (d.Exclude != nil) {
+		return field.ErrorList{field.Invalid(path, "", "set exactly one of include and exclude")}
+	}
+	var errs field.ErrorList
+	for _, l := range []struct {
+		name string
+		list []ReplicaSelection
+	}{{"include", d.Include}, {"exclude", d.Exclude}} {
+		if l.list != nil && len(l.list) == 0 {
+			errs = append(errs, field.Required(path.Child(l.name), "at least one replica selection, or no "+l.name+" field"))
+		}
+		if len(l.list) > maxReplicaSelections {
+			errs = append(errs, field.TooMany(path.Child(l.name), len(l.list), maxReplicaSelections))
+		}
+		for i, r := range l.list {
+			p := path.Child(l.name).Index(i)
+			if r.Location == "" && r.Type == "" {
+				errs = append(errs, field.Required(p, "a location, a type or both"))
+			}
+			errs = append(errs, maxLen(p.Child("location"), r.Location, 63)...)
+			errs = append(errs, oneOf(p.Child("type"), r.Type, ReplicaReadWrite, ReplicaReadOnly)...)
+		}
+	}
+	return errs
+}
+
+func (c *CommitSpec) validate(path *field.Path, t OperationType) field.ErrorList {
+	if !t.IsWrite() {
+		return field.ErrorList{field.Forbidden(path, "commit options apply only to writes")}
+	}
+	if c.MaxCommitDelay != nil && (c.MaxCommitDelay.Duration < 0 || c.MaxCommitDelay.Duration > MaxCommitDelay) {
+		return field.ErrorList{field.Invalid(path.Child("maxCommitDelay"), c.MaxCommitDelay.Duration.String(), "must be between 0 and 500ms")}
+	}
+	return nil
+}
+
+func (l *LoadSpec) validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	set := 0
+	for _, isSet := range []bool{l.Rate != nil, l.Steps != nil, l.Ramp != nil, l.Concurrency != nil} {
+		if isSet {
+			set++
+		}
+	}
+	if set != 1 {
+		errs = append(errs, field.Invalid(path, "", "set exactly one of rate, steps, ramp and concurrency"))
+	}
+	errs = append(errs, inRange(path.Child("rate"), l.Rate, 1, maxRate)...)
+	errs = append(errs, inRange(path.Child("concurrency"), l.Concurrency, 1, 10_000)...)
+	errs = append(errs, inRange(path.Child("maxInFlight"), l.MaxInFlight, 1, 100_000)...)
+	if l.Steps != nil && len(l.Steps) == 0 {
+		errs = append(errs, field.Required(path.Child("steps"), "at least one step, or no steps field"))
+	}
+	if len(l.Steps) > maxSteps {
+		errs = append(errs, field.TooMany(path.Child("steps"), len(l.Steps), maxSteps))
+	}
+	for i, s := range l.Steps {
+		p := path.Child("steps").Index(i)
+		errs = append(errs, inRange(p.Child("rate"), &s.Rate, 1, maxRate)...)
+		errs = append(errs, positive(p.Child("duration"), &s.Duration)...)
+	}
+	if r := l.Ramp; r != nil {
+		p := path.Child("ramp")
+		errs = append(errs, inRange(p.Child("from"), &r.From, 1, maxRate)...)
+		errs = append(errs, inRange(p.Child("to"), &r.To, 1, maxRate)...)
+		errs = append(errs, positive(p.Child("duration"), &r.Duration)...)
+	}
+	errs = append(errs, oneOf(path.Child("arrivals"), l.Arrivals, ArrivalsUniform, ArrivalsPoisson)...)
+	if l.Concurrency != nil && l.Arrivals != "" {
+		errs = append(errs, field.Forbidden(path.Child("arrivals"), "applies only to open-loop loads (rate, steps, ramp), not to concurrency"))
+	}
+	return errs
+}
+
+func (w *WorkloadSpec) validateDurations(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case w.Duration != nil && w.Load.Steps != nil:
+		errs = append(errs, field.Invalid(path.Child("duration"), w.Duration.Duration.String(), "set duration, or load.steps (whose durations add up to the run's), not both"))
+	case w.Duration == nil && w.Load.Steps == nil:
+		errs = append(errs, field.Required(path.Child("duration"), "how long the load runs"))
+	case w.Duration != nil:
+		errs = append(errs, positive(path.Child("duration"), w.Duration)...)
+	}
+	if w.Interval != nil && w.Interval.Duration < time.Second {
+		errs = append(errs, field.Invalid(path.Child("interval"), w.Interval.Duration.String(), "must be at least 1s"))
+	}
+	if wu := w.WarmUp; wu != nil {
+		errs = append(errs, wu.validate(path.Child("warmUp"), w.TotalDuration())...)
+	}
+	return errs
+}
+
+func (wu *WarmUpSpec) validate(path *field.Path, run time.Duration) field.ErrorList {
+	var errs field.ErrorList
+	if wu.Mode != WarmUpFixed && wu.Duration != nil {
+		errs = append(errs, field.Forbidden(path.Child("duration"), "applies only to mode Fixed"))
+	}
+	if wu.Mode != WarmUpAuto && (wu.Window != nil || wu.TolerancePercent != nil || wu.Max != nil) {
+		errs = append(errs, field.Forbidden(path, "window, tolerancePercent and max apply only to mode Auto"))
+	}
+	switch wu.Mode {
+	case WarmUpNone, "":
+	case WarmUpFixed:
+		if wu.Duration == nil {
+			return append(errs, field.Required(path.Child("duration"), "required when mode is Fixed"))
+		}
+		errs = append(errs, shorterThanRun(path.Child("duration"), wu.Duration, run)...)
+	case WarmUpAuto:
+		errs = append(errs, inRange(path.Child("window"), wu.Window, 2, 100)...)
+		errs = append(errs, inRange(path.Child("tolerancePercent"), wu.TolerancePercent, 1, 100)...)
+		if wu.Max != nil {
+			errs = append(errs, shorterThanRun(path.Child("max"), wu.Max, run)...)
+		}
+	default:
+		errs = append(errs, field.NotSupported(path.Child("mode"), wu.Mode, []WarmUpMode{WarmUpNone, WarmUpFixed, WarmUpAuto}))
+	}
+	return errs
+}
+
+// shorterThanRun checks a positive part of the run. A run of unknown length
+// (no duration) is reported on its own, not here.
+func shorterThanRun(path *field.Path, d *metav1.Duration, run time.Duration) field.ErrorList {
+	if d.Duration <= 0 || (run > 0 && d.Duration >= run) {
+		return field.ErrorList{field.Invalid(path, d.Duration.String(), fmt.Sprintf("must be positive and shorter than the run (%s)", run))}
+	}
+	return nil
+}
+
+func inRange[T int32 | int64](path *field.Path, v *T, lo, hi T) field.ErrorList {
+	if v == nil || (*v >= lo && *v <= hi) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, *v, fmt.Sprintf("must be between %d and %d", lo, hi))}
+}
+
+func positive(path *field.Path, d *metav1.Duration) field.ErrorList {
+	if d.Duration > 0 {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, d.Duration.String(), "must be positive")}
+}
+
+// oneOf checks an optional enum: empty, or one of the values.
+func oneOf[T ~string](path *field.Path, v T, values ...T) field.ErrorList {
+	if v == "" || slices.Contains(values, v) {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(path, v, values)}
+}
+
+func maxLen(path *field.Path, s string, n int) field.ErrorList {
+	if len(s) <= n {
+		return nil
+	}
+	return field.ErrorList{field.TooLong(path, s, n)}
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > maxOperationNameLength || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,251 @@
+package v1alpha1
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+)
+
+func dur(s string) *metav1.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		panic(err)
+	}
+	return &metav1.Duration{Duration: d}
+}
+
+// goodWorkload is the smallest valid workload: one read at 800/s for 1m.
+func goodWorkload() WorkloadSpec {
+	return WorkloadSpec{
+		Type:       WorkloadYCSB,
+		Operations: []OperationSpec{{Type: OpRead, Weight: 3}, {Type: OpUpdate, Weight: 1}},
+		Load:       LoadSpec{Rate: ptr.To[int32](800)},
+		Duration:   dur("1m"),
+	}
+}
+
+func TestDefaultFillsEveryOptionalField(t *testing.T) {
+	w := goodWorkload()
+	w.Operations = append(w.Operations,
+		OperationSpec{Type: OpScan, Weight: 1},
+		OperationSpec{Name: "rmw", Type: OpReadModifyWrite, Weight: 1, Keys: KeysZipfian})
+	w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto}
+	w.Default()
+
+	want := WorkloadSpec{
+		Type: WorkloadYCSB,
+		Dataset: DatasetSpec{
+			Rows: ptr.To(DefaultDatasetRows), FieldBytes: ptr.To(DefaultFieldBytes),
+			BatchRows: ptr.To(DefaultBatchRows), Loaders: ptr.To(DefaultLoaders),
+		},
+		Operations: []OperationSpec{
+			{Name: "read", Type: OpRead, Weight: 3, API: APIRead, Keys: KeysUniform},
+			{Name: "update", Type: OpUpdate, Weight: 1, WritePath: WriteMutation, Keys: KeysUniform},
+			{Name: "scan", Type: OpScan, Weight: 1, API: APIRead, Rows: ptr.To(DefaultRows), Keys: KeysUniform},
+			{Name: "rmw", Type: OpReadModifyWrite, Weight: 1, Keys: KeysZipfian},
+		},
+		Load:     LoadSpec{Rate: ptr.To[int32](800), Arrivals: ArrivalsUniform, MaxInFlight: ptr.To(DefaultMaxInFlight)},
+		Duration: dur("1m"),
+		WarmUp: &WarmUpSpec{
+			Mode: WarmUpAuto, Window: ptr.To(DefaultWarmUpWindow),
+			TolerancePercent: ptr.To(DefaultWarmUpTolerance), Max: dur("30s"),
+		},
+		Interval: &metav1.Duration{Duration: DefaultInterval},
+	}
+	if diff := cmp.Diff(want, w); diff != "" {
+		t.Errorf("Default (-want +got):\n%s", diff)
+	}
+	if errs := w.Validate(field.NewPath("workload")); len(errs) > 0 {
+		t.Errorf("a defaulted good workload does not validate: %v", errs)
+	}
+}
+
+func TestDefaultKeepsWhatIsSetAndLeavesClosedLoopsAlone(t *testing.T) {
+	w := goodWorkload()
+	w.Load = LoadSpec{Concurrency: ptr.To[int32](8), MaxInFlight: ptr.To[int32](8)}
+	w.Dataset.Rows = ptr.To[int64](0)
+	w.Interval = dur("5s")
+	w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("10s")}
+	w.Default()
+
+	if w.Load.Arrivals != "" {
+		t.Errorf("a closed loop got arrivals %q; arrivals apply to open loops only", w.Load.Arrivals)
+	}
+	if *w.Load.MaxInFlight != 8 || *w.Dataset.Rows != 0 || w.Interval.Duration != 5*time.Second {
+		t.Errorf("Default overwrote set fields: maxInFlight %d, rows %d, interval %s", *w.Load.MaxInFlight, *w.Dataset.Rows, w.Interval.Duration)
+	}
+	if w.WarmUp.Window != nil || w.WarmUp.Max != nil {
+		t.Errorf("a Fixed warm-up got Auto fields: %+v", w.WarmUp)
+	}
+	if errs := w.Validate(field.NewPath("workload")); len(errs) > 0 {
+		t.Errorf("a defaulted good closed-loop workload does not validate: %v", errs)
+	}
+}
+
+func TestOperationDefaultNameIsKebabCase(t *testing.T) {
+	for typ, want := range map[OperationType]string{
+		OpRead: "read", OpReadKeys: "read-keys", OpReadModifyWrite: "read-modify-write",
+		OpQueryBySort: "query-by-sort", OpFullScan: "full-scan",
+	} {
+		if got := typ.DefaultName(); got != want {
+			t.Errorf("%s.DefaultName() = %q, want %q", typ, got, want)
+		}
+	}
+}
+
+func TestValidateAcceptsGoodWorkloadsBeforeAndAfterDefault(t *testing.T) {
+	for name, mutate := range map[string]func(*WorkloadSpec){
+		"minimal": func(*WorkloadSpec) {},
+		"steps with auto warm-up": func(w *WorkloadSpec) {
+			w.Duration = nil
+			w.Load = LoadSpec{Steps: []RateStep{{Rate: 100, Duration: *dur("1m")}, {Rate: 200, Duration: *dur("1m")}}}
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto, Max: dur("90s")}
+		},
+		"ramp": func(w *WorkloadSpec) {
+			w.Load = LoadSpec{Ramp: &RampSpec{From: 2000, To: 30000, Duration: *dur("10m")}, Arrivals: ArrivalsPoisson}
+		},
+		"stale directed reads and commit options": func(w *WorkloadSpec) {
+			w.Operations = []OperationSpec{
+				{Type: OpRead, Weight: 1, Staleness: &StalenessSpec{Max: dur("15s")},
+					DirectedRead: &DirectedReadSpec{Include: []ReplicaSelection{{Location: "asia-northeast1"}}}},
+				{Type: OpInsert, Weight: 1, Commit: &CommitSpec{MaxCommitDelay: dur("0s")}},
+				{Name: "insert-dml", Type: OpInsert, Weight: 1, WritePath: WriteDML, Commit: &CommitSpec{MaxCommitDelay: dur("500ms")}},
+			}
+		},
+		"tweet": func(w *WorkloadSpec) {
+			w.Type = WorkloadTweet
+			w.Operations = []OperationSpec{{Type: OpInsert, Weight: 9}, {Type: OpQueryBySort, Weight: 1, Rows: ptr.To[int32](10)}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := goodWorkload()
+			mutate(&w)
+			if errs := w.Validate(field.NewPath("spec", "workload")); len(errs) > 0 {
+				t.Errorf("before Default: %v", errs)
+			}
+			w.Default()
+			if errs := w.Validate(field.NewPath("spec", "workload")); len(errs) > 0 {
+				t.Errorf("after Default: %v", errs)
+			}
+		})
+	}
+}
+
+// TestValidateRefusesBadWorkloadsNamingTheField mirrors the CRD's rules;
+// test/apivalidation checks the same cases against the API server.
+func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*WorkloadSpec)
+		field  string
+		detail string
+	}{
+		{"unknown workload", func(w *WorkloadSpec) { w.Type = "TPCC" }, "w.type", `supported values: "YCSB", "Tweet"`},
+		{"negative rows", func(w *WorkloadSpec) { w.Dataset.Rows = ptr.To[int64](-1) }, "w.dataset.rows", "between 0 and 10000000000"},
+		{"no operations", func(w *WorkloadSpec) { w.Operations = nil }, "w.operations", "at least one operation"},
+		{"17 operations", func(w *WorkloadSpec) {
+			for i := 0; i < 15; i++ {
+				w.Operations = append(w.Operations, OperationSpec{Name: "op-" + strings.Repeat("x", i+1), Type: OpRead, Weight: 1})
+			}
+		}, "w.operations", "must have at most 16 items"},
+		{"duplicate default names", func(w *WorkloadSpec) { w.Operations[1] = OperationSpec{Type: OpRead, Weight: 1} }, "w.operations[1].name", `Duplicate value: "read"`},
+		{"name clashes with a default", func(w *WorkloadSpec) { w.Operations[1].Name = "read" }, "w.operations[1].name", `Duplicate value: "read"`},
+		{"bad name", func(w *WorkloadSpec) { w.Operations[0].Name = "Get_By_ID" }, "w.operations[0].name", "lower case letters"},
+		{"zero weight", func(w *WorkloadSpec) { w.Operations[0].Weight = 0 }, "w.operations[0].weight", "between 1 and 1000000"},
+		{"operation of another workload", func(w *WorkloadSpec) { w.Operations[0].Type = OpFullScan }, "w.operations[0].type", `Unsupported value: "FullScan"`},
+		{"rows on a single-row read", func(w *WorkloadSpec) { w.Operations[0].Rows = ptr.To[int32](10) }, "w.operations[0].rows", "only Scan, ReadKeys and QueryBySort"},
+		{"api on a write", func(w *WorkloadSpec) { w.Operations[1].API = APISQL }, "w.operations[1].api", "only Read, Scan and ReadKeys"},
+		{"write path on a read", func(w *WorkloadSpec) { w.Operations[0].WritePath = WriteDML }, "w.operations[0].writePath", "only Insert, Update and Delete"},
+		{"staleness on a write", func(w *WorkloadSpec) { w.Operations[1].Staleness = &StalenessSpec{Max: dur("15s")} }, "w.operations[1].staleness", "only reads can be stale"},
+		{"staleness exact and max", func(w *WorkloadSpec) {
+			w.Operations[0].Staleness = &StalenessSpec{Exact: dur("1s"), Max: dur("1s")}
+		}, "w.operations[0].staleness", "exactly one of exact and max"},
+		{"zero staleness", func(w *WorkloadSpec) { w.Operations[0].Staleness = &StalenessSpec{Exact: dur("0s")} }, "w.operations[0].staleness.exact", "must be positive"},
+		{"directed write", func(w *WorkloadSpec) {
+			w.Operations[1].DirectedRead = &DirectedReadSpec{Include: []ReplicaSelection{{Location: "x"}}}
+		}, "w.operations[1].directedRead", "only read-only operations"},
+		{"directed include and exclude", func(w *WorkloadSpec) {
+			w.Operations[0].DirectedRead = &DirectedReadSpec{Include: []ReplicaSelection{{Location: "x"}}, Exclude: []ReplicaSelection{{Location: "y"}}}
+		}, "w.operations[0].directedRead", "exactly one of include and exclude"},
+		{"directed empty include", func(w *WorkloadSpec) {
+			w.Operations[0].DirectedRead = &DirectedReadSpec{Include: []ReplicaSelection{}}
+		}, "w.operations[0].directedRead.include", "at least one replica selection"},
+		{"directed empty selection", func(w *WorkloadSpec) {
+			w.Operations[0].DirectedRead = &DirectedReadSpec{Exclude: []ReplicaSelection{{}}}
+		}, "w.operations[0].directedRead.exclude[0]", "a location, a type or both"},
+		{"commit on a read", func(w *WorkloadSpec) { w.Operations[0].Commit = &CommitSpec{} }, "w.operations[0].commit", "only to writes"},
+		{"commit delay over 500ms", func(w *WorkloadSpec) {
+			w.Operations[1].Commit = &CommitSpec{MaxCommitDelay: dur("600ms")}
+		}, "w.operations[1].commit.maxCommitDelay", "between 0 and 500ms"},
+		{"unknown keys", func(w *WorkloadSpec) { w.Operations[0].Keys = "Hot" }, "w.operations[0].keys", `Unsupported value: "Hot"`},
+		{"two load kinds", func(w *WorkloadSpec) { w.Load.Concurrency = ptr.To[int32](4) }, "w.load", "exactly one of rate, steps, ramp and concurrency"},
+		{"no load kind", func(w *WorkloadSpec) { w.Load.Rate = nil }, "w.load", "exactly one of rate, steps, ramp and concurrency"},
+		{"negative rate", func(w *WorkloadSpec) { w.Load.Rate = ptr.To[int32](-5) }, "w.load.rate", "between 1 and 10000000"},
+		{"empty steps", func(w *WorkloadSpec) { w.Load = LoadSpec{Steps: []RateStep{}}; w.Duration = nil }, "w.load.steps", "at least one step"},
+		{"zero step duration", func(w *WorkloadSpec) {
+			w.Load = LoadSpec{Steps: []RateStep{{Rate: 1, Duration: *dur("0s")}}}
+			w.Duration = nil
+		}, "w.load.steps[0].duration", "must be positive"},
+		{"zero ramp", func(w *WorkloadSpec) { w.Load = LoadSpec{Ramp: &RampSpec{From: 0, To: 10, Duration: *dur("1m")}} }, "w.load.ramp.from", "between 1 and 10000000"},
+		{"arrivals with concurrency", func(w *WorkloadSpec) {
+			w.Load = LoadSpec{Concurrency: ptr.To[int32](4), Arrivals: ArrivalsPoisson}
+		}, "w.load.arrivals", "only to open-loop loads"},
+		{"unknown arrivals", func(w *WorkloadSpec) { w.Load.Arrivals = "Bursty" }, "w.load.arrivals", `Unsupported value: "Bursty"`},
+		{"missing duration", func(w *WorkloadSpec) { w.Duration = nil }, "w.duration", "Required value"},
+		{"duration and steps", func(w *WorkloadSpec) { w.Load = LoadSpec{Steps: []RateStep{{Rate: 1, Duration: *dur("1m")}}} }, "w.duration", "not both"},
+		{"negative duration", func(w *WorkloadSpec) { w.Duration = dur("-1m") }, "w.duration", "must be positive"},
+		{"interval under 1s", func(w *WorkloadSpec) { w.Interval = dur("500ms") }, "w.interval", "at least 1s"},
+		{"fixed warm-up without duration", func(w *WorkloadSpec) { w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed} }, "w.warmUp.duration", "required when mode is Fixed"},
+		{"warm-up as long as the run", func(w *WorkloadSpec) {
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("1m")}
+		}, "w.warmUp.duration", "shorter than the run (1m0s)"},
+		{"warm-up longer than the steps", func(w *WorkloadSpec) {
+			w.Duration = nil
+			w.Load = LoadSpec{Steps: []RateStep{{Rate: 1, Duration: *dur("30s")}, {Rate: 2, Duration: *dur("30s")}}}
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("2m")}
+		}, "w.warmUp.duration", "shorter than the run (1m0s)"},
+		{"warm-up duration in Auto mode", func(w *WorkloadSpec) {
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto, Duration: dur("10s")}
+		}, "w.warmUp.duration", "applies only to mode Fixed"},
+		{"warm-up window without Auto", func(w *WorkloadSpec) {
+			w.WarmUp = &WarmUpSpec{Window: ptr.To[int32](5)}
+		}, "w.warmUp", "apply only to mode Auto"},
+		{"auto warm-up max as long as the run", func(w *WorkloadSpec) {
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto, Max: dur("1m")}
+		}, "w.warmUp.max", "shorter than the run"},
+		{"auto warm-up window of 1", func(w *WorkloadSpec) {
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto, Window: ptr.To[int32](1)}
+		}, "w.warmUp.window", "between 2 and 100"},
+		{"unknown warm-up mode", func(w *WorkloadSpec) { w.WarmUp = &WarmUpSpec{Mode: "Smart"} }, "w.warmUp.mode", `Unsupported value: "Smart"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := goodWorkload()
+			tc.mutate(&w)
+			w.Default()
+			errs := w.Validate(field.NewPath("w"))
+			for _, e := range errs {
+				if e.Field == tc.field && strings.Contains(e.Error(), tc.detail) {
+					return
+				}
+			}
+			t.Errorf("want an error at %s containing %q; got %v", tc.field, tc.detail, errs)
+		})
+	}
+}
+
+func TestTotalDurationIsDurationOrTheSumOfSteps(t *testing.T) {
+	w := goodWorkload()
+	if got := w.TotalDuration(); got != time.Minute {
+		t.Errorf("with duration 1m: TotalDuration() = %s", got)
+	}
+	w.Duration = nil
+	w.Load = LoadSpec{Steps: []RateStep{{Rate: 1, Duration: *dur("1m")}, {Rate: 2, Duration: *dur("90s")}}}
+	if got := w.TotalDuration(); got != 150*time.Second {
+		t.Errorf("with steps of 1m and 90s: TotalDuration() = %s, want 2m30s", got)
+	}
+}

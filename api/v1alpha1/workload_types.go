@@ -1,0 +1,475 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// WorkloadType names a built-in workload: a schema, a row generator and the
+// operations that run against it.
+// +kubebuilder:validation:Enum=YCSB;Tweet
+type WorkloadType string
+
+const (
+	// WorkloadYCSB is YCSB's usertable(id, field0..field9) with ~100-byte
+	// fields, as in the READ-vs-SQL experiment.
+	WorkloadYCSB WorkloadType = "YCSB"
+	// WorkloadTweet is the Tweet table with a commit timestamp, an ARRAY
+	// column and the TweetSortAsc index, as in the write-throughput experiment.
+	WorkloadTweet WorkloadType = "Tweet"
+)
+
+// OperationType names one operation of a workload.
+// +kubebuilder:validation:Enum=Read;Scan;ReadKeys;Insert;Update;Delete;ReadModifyWrite;QueryBySort;FullScan
+type OperationType string
+
+const (
+	// OpRead reads one row by primary key.
+	OpRead OperationType = "Read"
+	// OpScan reads `rows` consecutive rows (a key range).
+	OpScan OperationType = "Scan"
+	// OpReadKeys reads `rows` non-consecutive keys in one call (a key list).
+	OpReadKeys OperationType = "ReadKeys"
+	// OpInsert inserts one new row with a key no other runner generates.
+	OpInsert OperationType = "Insert"
+	// OpUpdate changes one existing row.
+	OpUpdate OperationType = "Update"
+	// OpDelete deletes the oldest row this runner inserted and has not yet
+	// deleted, so deletes never collide and are counted exactly.
+	OpDelete OperationType = "Delete"
+	// OpReadModifyWrite reads a row and writes it back in one read-write
+	// transaction.
+	OpReadModifyWrite OperationType = "ReadModifyWrite"
+	// OpQueryBySort queries Tweet rows by the indexed Sort column.
+	OpQueryBySort OperationType = "QueryBySort"
+	// OpFullScan runs a heavy query that scans the whole Tweet table, to
+	// measure its interference with writes.
+	OpFullScan OperationType = "FullScan"
+)
+
+// ReadAPI selects the Spanner API a read goes through.
+// +kubebuilder:validation:Enum=Read;SQL
+type ReadAPI string
+
+const (
+	// APIRead uses the Read API (StreamingRead with key sets and ranges).
+	APIRead ReadAPI = "Read"
+	// APISQL uses the SQL API (ExecuteStreamingSql with parameters).
+	APISQL ReadAPI = "SQL"
+)
+
+// WritePath selects how a write reaches Spanner.
+// +kubebuilder:validation:Enum=Mutation;DML
+type WritePath string
+
+const (
+	// WriteMutation sends mutations with a single Apply call.
+	WriteMutation WritePath = "Mutation"
+	// WriteDML runs a DML statement in a read-write transaction.
+	WriteDML WritePath = "DML"
+)
+
+// KeyDistribution chooses which existing keys an operation touches.
+// +kubebuilder:validation:Enum=Uniform;Zipfian;Latest
+type KeyDistribution string
+
+const (
+	// KeysUniform picks every existing key with the same probability.
+	KeysUniform KeyDistribution = "Uniform"
+	// KeysZipfian picks keys with YCSB's scrambled zipfian distribution
+	// (constant 0.99): a few keys are hot, spread over the key space.
+	KeysZipfian KeyDistribution = "Zipfian"
+	// KeysLatest prefers the keys this runner inserted most recently.
+	KeysLatest KeyDistribution = "Latest"
+)
+
+// RPCPriority is the Spanner request priority.
+// +kubebuilder:validation:Enum=Low;Medium;High
+type RPCPriority string
+
+const (
+	// PriorityLow is PRIORITY_LOW.
+	PriorityLow RPCPriority = "Low"
+	// PriorityMedium is PRIORITY_MEDIUM.
+	PriorityMedium RPCPriority = "Medium"
+	// PriorityHigh is PRIORITY_HIGH, Spanner's default.
+	PriorityHigh RPCPriority = "High"
+)
+
+// ReplicaType restricts a directed read to read-write or read-only replicas.
+// +kubebuilder:validation:Enum=ReadWrite;ReadOnly
+type ReplicaType string
+
+const (
+	// ReplicaReadWrite selects read-write replicas.
+	ReplicaReadWrite ReplicaType = "ReadWrite"
+	// ReplicaReadOnly selects read-only replicas.
+	ReplicaReadOnly ReplicaType = "ReadOnly"
+)
+
+// Arrivals shapes the intended send times of an open-loop load.
+// +kubebuilder:validation:Enum=Uniform;Poisson
+type Arrivals string
+
+const (
+	// ArrivalsUniform spaces sends evenly at the target rate.
+	ArrivalsUniform Arrivals = "Uniform"
+	// ArrivalsPoisson draws exponential gaps at the target rate, like
+	// independent users.
+	ArrivalsPoisson Arrivals = "Poisson"
+)
+
+// WarmUpMode says how the warm-up at the start of a run ends.
+// +kubebuilder:validation:Enum=None;Fixed;Auto
+type WarmUpMode string
+
+const (
+	// WarmUpNone counts every request in the results.
+	WarmUpNone WarmUpMode = "None"
+	// WarmUpFixed excludes the first `duration` of the run.
+	WarmUpFixed WarmUpMode = "Fixed"
+	// WarmUpAuto ends the warm-up when throughput and p99 over a sliding
+	// window of intervals stay within a tolerance, or at `max`.
+	WarmUpAuto WarmUpMode = "Auto"
+)
+
+// WorkloadSpec is what the load engine runs: a built-in schema and dataset,
+// a weighted operation mix, a load profile, a duration and a warm-up.
+// +kubebuilder:validation:XValidation:rule="self.type == 'YCSB' ? self.operations.all(o, o.type in ['Read','Scan','ReadKeys','Insert','Update','Delete','ReadModifyWrite']) : self.operations.all(o, o.type in ['Read','Insert','Update','Delete','QueryBySort','FullScan'])",message="operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan",fieldPath=".operations"
+// +kubebuilder:validation:XValidation:rule="!(has(self.load.steps) && has(self.duration))",message="duration: set duration, or load.steps (whose durations add up to the run's), not both",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="has(self.load.steps) || has(self.duration)",message="duration: required unless load.steps gives the run's duration",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.duration) || !self.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.warmUp.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || duration(self.warmUp.duration) < duration(self.duration)",message="warmUp.duration: must be shorter than the run's duration",fieldPath=".warmUp.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.load.steps) || !self.warmUp.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.load.steps.all(s, s.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$')) || duration(self.warmUp.duration) < self.load.steps.map(s, duration(s.duration)).sum()",message="warmUp.duration: must be shorter than the run's duration (the sum of load.steps)",fieldPath=".warmUp.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.max) || !has(self.duration) || !self.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.warmUp.max.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || duration(self.warmUp.max) < duration(self.duration)",message="warmUp.max: must be shorter than the run's duration",fieldPath=".warmUp.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.max) || !has(self.load.steps) || !self.warmUp.max.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.load.steps.all(s, s.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$')) || duration(self.warmUp.max) < self.load.steps.map(s, duration(s.duration)).sum()",message="warmUp.max: must be shorter than the run's duration (the sum of load.steps)",fieldPath=".warmUp.max"
+type WorkloadSpec struct {
+	// type is the built-in workload: YCSB or Tweet.
+	// +required
+	Type WorkloadType `json:"type"`
+
+	// dataset is how many rows are preloaded before the run, and how.
+	// +optional
+	Dataset DatasetSpec `json:"dataset,omitempty"`
+
+	// operations is the operation mix. Each operation is chosen with
+	// probability weight / sum of weights.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(o, self.exists_one(p, (has(p.name) ? p.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan'}[p.type]) == (has(o.name) ? o.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan'}[o.type])))",message="operations: names must be unique; name operations of the same type explicitly (an unnamed operation is named after its type, e.g. read-keys)"
+	Operations []OperationSpec `json:"operations"`
+
+	// load is the rate profile (open loop) or the concurrency (closed loop).
+	// +required
+	Load LoadSpec `json:"load"`
+
+	// duration is how long the load runs, warm-up included, such as 10m.
+	// Required unless load.steps gives the duration.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="duration: must be a positive duration such as 10m or 1h30m"
+	Duration *metav1.Duration `json:"duration,omitempty"`
+
+	// warmUp says which first part of the run is excluded from the results.
+	// The time series keeps it, marked.
+	// +optional
+	WarmUp *WarmUpSpec `json:"warmUp,omitempty"`
+
+	// interval is the length of one point of the time series, at least 1s.
+	// Default 10s.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) >= duration('1s')",message="interval: must be a duration of at least 1s, such as 10s"
+	Interval *metav1.Duration `json:"interval,omitempty"`
+}
+
+// DatasetSpec describes the rows preloaded before a run.
+type DatasetSpec struct {
+	// rows is the number of rows preloaded. Default 1000.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000000000
+	Rows *int64 `json:"rows,omitempty"`
+
+	// fieldBytes is the size of each generated text field (YCSB's field0..9,
+	// Tweet's Content). Default 100.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1048576
+	FieldBytes *int32 `json:"fieldBytes,omitempty"`
+
+	// batchRows is the number of rows in one load mutation batch. Default 500.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	BatchRows *int32 `json:"batchRows,omitempty"`
+
+	// loaders is the number of parallel batch writers. Default 4.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	Loaders *int32 `json:"loaders,omitempty"`
+
+	// reload allows replacing a dataset that does not match this spec
+	// (another schema or row count). Without it such a run is refused, so a
+	// large dataset is never wiped by accident.
+	// +optional
+	Reload bool `json:"reload,omitempty"`
+}
+
+// OperationSpec is one operation of the mix with its options.
+// +kubebuilder:validation:XValidation:rule="!has(self.staleness) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan']",message="staleness: only reads can be stale; writes and ReadModifyWrite run in read-write transactions",fieldPath=".staleness"
+// +kubebuilder:validation:XValidation:rule="!has(self.directedRead) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan']",message="directedRead: only read-only operations can be directed",fieldPath=".directedRead"
+// +kubebuilder:validation:XValidation:rule="!has(self.commit) || self.type in ['Insert','Update','Delete','ReadModifyWrite']",message="commit: commit options apply only to writes",fieldPath=".commit"
+// +kubebuilder:validation:XValidation:rule="!has(self.writePath) || self.type in ['Insert','Update','Delete']",message="writePath: only Insert, Update and Delete have a write path",fieldPath=".writePath"
+// +kubebuilder:validation:XValidation:rule="!has(self.api) || self.type in ['Read','Scan','ReadKeys']",message="api: only Read, Scan and ReadKeys can choose between the Read and SQL APIs",fieldPath=".api"
+// +kubebuilder:validation:XValidation:rule="!has(self.rows) || self.type in ['Scan','ReadKeys','QueryBySort']",message="rows: only Scan, ReadKeys and QueryBySort return several rows",fieldPath=".rows"
+type OperationSpec struct {
+	// name identifies the operation in results, metrics and request tags
+	// (spanbench/<run>/<name>). Default: the type in lower case.
+	// +optional
+	// +kubebuilder:validation:MaxLength=40
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*$`
+	Name string `json:"name,omitempty"`
+
+	// type is the operation.
+	// +required
+	Type OperationType `json:"type"`
+
+	// weight is the operation's share of the mix. Must be at least 1.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000
+	Weight int32 `json:"weight"`
+
+	// api is the API reads go through: Read (default) or SQL.
+	// +optional
+	API ReadAPI `json:"api,omitempty"`
+
+	// writePath is how Insert, Update and Delete write: Mutation (default,
+	// one Apply) or DML (a read-write transaction).
+	// +optional
+	WritePath WritePath `json:"writePath,omitempty"`
+
+	// rows is how many rows Scan, ReadKeys and QueryBySort return. Default 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	Rows *int32 `json:"rows,omitempty"`
+
+	// keys is how existing keys are chosen: Uniform (default), Zipfian or
+	// Latest.
+	// +optional
+	Keys KeyDistribution `json:"keys,omitempty"`
+
+	// staleness makes a read a single-use stale read. Absent means strong.
+	// +optional
+	Staleness *StalenessSpec `json:"staleness,omitempty"`
+
+	// directedRead routes read-only operations to chosen replicas.
+	// +optional
+	DirectedRead *DirectedReadSpec `json:"directedRead,omitempty"`
+
+	// priority is the RPC priority. Default: Spanner's (High).
+	// +optional
+	Priority RPCPriority `json:"priority,omitempty"`
+
+	// commit holds commit options for writes.
+	// +optional
+	Commit *CommitSpec `json:"commit,omitempty"`
+}
+
+// StalenessSpec selects a bounded or exact staleness for a read.
+// +kubebuilder:validation:XValidation:rule="has(self.exact) != has(self.max)",message="staleness: set exactly one of exact and max"
+type StalenessSpec struct {
+	// exact reads at exactly this long ago, such as 15s.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="staleness.exact: must be a positive duration such as 15s"
+	Exact *metav1.Duration `json:"exact,omitempty"`
+
+	// max reads at most this long ago, as fresh as Spanner can serve
+	// locally, such as 15s.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="staleness.max: must be a positive duration such as 15s"
+	Max *metav1.Duration `json:"max,omitempty"`
+}
+
+// DirectedReadSpec routes reads to replicas by location and type.
+// +kubebuilder:validation:XValidation:rule="has(self.include) != has(self.exclude)",message="directedRead: set exactly one of include and exclude"
+type DirectedReadSpec struct {
+	// include lists the replicas to prefer, in order.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	Include []ReplicaSelection `json:"include,omitempty"`
+
+	// autoFailoverDisabled keeps included-replica reads from failing over to
+	// other replicas.
+	// +optional
+	AutoFailoverDisabled bool `json:"autoFailoverDisabled,omitempty"`
+
+	// exclude lists replicas never to read from.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	Exclude []ReplicaSelection `json:"exclude,omitempty"`
+}
+
+// ReplicaSelection selects replicas by location, type, or both.
+// +kubebuilder:validation:XValidation:rule="has(self.location) || has(self.type)",message="directedRead: each replica selection needs a location, a type or both"
+type ReplicaSelection struct {
+	// location is a Spanner region, such as asia-northeast1.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Location string `json:"location,omitempty"`
+
+	// type is ReadWrite or ReadOnly.
+	// +optional
+	Type ReplicaType `json:"type,omitempty"`
+}
+
+// CommitSpec holds commit options of a write.
+type CommitSpec struct {
+	// maxCommitDelay lets Spanner delay the commit by up to this long to
+	// batch writes, from 0s to 500ms.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) <= duration('500ms')",message="commit.maxCommitDelay: must be a duration from 0s to 500ms, such as 100ms"
+	MaxCommitDelay *metav1.Duration `json:"maxCommitDelay,omitempty"`
+
+	// returnCommitStats asks Spanner for the mutation count of each commit.
+	// +optional
+	ReturnCommitStats bool `json:"returnCommitStats,omitempty"`
+}
+
+// LoadSpec is the load profile: exactly one of rate, steps, ramp
+// (open loop) or concurrency (closed loop).
+// +kubebuilder:validation:XValidation:rule="[has(self.rate), has(self.steps), has(self.ramp), has(self.concurrency)].filter(x, x).size() == 1",message="load: set exactly one of rate, steps, ramp and concurrency"
+// +kubebuilder:validation:XValidation:rule="!has(self.concurrency) || !has(self.arrivals)",message="load.arrivals: applies only to open-loop loads (rate, steps, ramp), not to concurrency",fieldPath=".arrivals"
+type LoadSpec struct {
+	// rate is a constant open-loop target rate in operations per second,
+	// across all runners.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	Rate *int32 `json:"rate,omitempty"`
+
+	// steps is a list of constant rates held one after the other.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	Steps []RateStep `json:"steps,omitempty"`
+
+	// ramp rises linearly from `from` to `to` over its duration, then holds
+	// `to` until the end of the run.
+	// +optional
+	Ramp *RampSpec `json:"ramp,omitempty"`
+
+	// concurrency selects a closed loop: this many workers per runner send
+	// back to back, with no target rate, to find maximum throughput.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	Concurrency *int32 `json:"concurrency,omitempty"`
+
+	// arrivals spaces open-loop sends: Uniform (default) or Poisson.
+	// +optional
+	Arrivals Arrivals `json:"arrivals,omitempty"`
+
+	// maxInFlight caps the requests in flight per runner. A send due while
+	// the cap is reached is counted as missed, never queued silently.
+	// Default 512.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	MaxInFlight *int32 `json:"maxInFlight,omitempty"`
+}
+
+// RateStep holds one rate for a while.
+type RateStep struct {
+	// rate is the target rate in operations per second, across all runners.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	Rate int32 `json:"rate"`
+
+	// duration is how long the rate is held, such as 5m.
+	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="steps.duration: must be a positive duration such as 5m"
+	Duration metav1.Duration `json:"duration"`
+}
+
+// RampSpec is a linear rise of the rate.
+type RampSpec struct {
+	// from is the rate at the start, in operations per second.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	From int32 `json:"from"`
+
+	// to is the rate at the end of the ramp.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	To int32 `json:"to"`
+
+	// duration is how long the rise takes, such as 10m.
+	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="ramp.duration: must be a positive duration such as 10m"
+	Duration metav1.Duration `json:"duration"`
+}
+
+// WarmUpSpec says which first part of a run is excluded from the results.
+// +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.mode != 'Fixed' || has(self.duration)",message="warmUp.duration: required when mode is Fixed",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || (has(self.mode) && self.mode == 'Fixed')",message="warmUp.duration: applies only to mode Fixed",fieldPath=".duration"
+// +kubebuilder:validation:XValidation:rule="!(has(self.window) || has(self.tolerancePercent) || has(self.max)) || (has(self.mode) && self.mode == 'Auto')",message="warmUp: window, tolerancePercent and max apply only to mode Auto"
+type WarmUpSpec struct {
+	// mode is None (default), Fixed or Auto.
+	// +optional
+	Mode WarmUpMode `json:"mode,omitempty"`
+
+	// duration is the warm-up length in Fixed mode, such as 2m; shorter
+	// than the run.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="warmUp.duration: must be a positive duration such as 2m"
+	Duration *metav1.Duration `json:"duration,omitempty"`
+
+	// window is how many consecutive intervals must be stable to end an
+	// Auto warm-up. Default 3.
+	// +optional
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=100
+	Window *int32 `json:"window,omitempty"`
+
+	// tolerancePercent is how far throughput and p99 may stray from their
+	// window mean, in percent, for the window to count as stable. Default 10.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	TolerancePercent *int32 `json:"tolerancePercent,omitempty"`
+
+	// max ends an Auto warm-up that never stabilises; the results say so.
+	// Shorter than the run. Default: half the run.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="warmUp.max: must be a positive duration such as 10m"
+	Max *metav1.Duration `json:"max,omitempty"`
+}

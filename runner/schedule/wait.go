@@ -1,0 +1,96 @@
+package schedule
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// waiter blocks the calling goroutine until the clock reaches an instant.
+// A Run owns one waiter, so no timer is created per request.
+type waiter interface {
+	// waitUntil returns the first clock reading at or after t, or the
+	// context's error (with the last reading) if the context ends first.
+	waitUntil(t time.Time) (time.Time, error)
+	// close releases the waiter's timer.
+	close()
+}
+
+// newWaiter returns the most precise waiter available for clk. Go timers are
+// delivered through the runtime's netpoller, which rounds a sleep of less than
+// 1ms up to 1ms whenever the process is otherwise idle, so a 50µs wait often
+// takes over 1ms. For the real clock on Linux, a timerfd watched by the same
+// netpoller wakes within tens of µs instead (see fdWaiter). Busy-waiting was
+// rejected: besides burning a core, a goroutine spinning on runtime.Gosched
+// at GOMAXPROCS=1 keeps the scheduler from polling the network, delaying
+// every RPC response by up to 10ms. Any other clock, such as the fake clock
+// in tests, is waited on with one reused clk timer.
+func newWaiter(ctx context.Context, clk clock.WithTicker) waiter {
+	if isRealClock(clk) {
+		if w := newPreciseWaiter(ctx, clk); w != nil {
+			return w
+		}
+	}
+	return &timerWaiter{ctx: ctx, clk: clk}
+}
+
+// isRealClock reports whether clk is the real clock, whose Now is time.Now and
+// whose timers can therefore be replaced by an OS timer. A wrapper type is
+// deliberately not recognised: it may change what time means.
+func isRealClock(clk clock.WithTicker) bool {
+	switch clk.(type) {
+	case clock.RealClock, *clock.RealClock:
+		return true
+	}
+	return false
+}
+
+// timerWaiter waits with a single timer from the injected clock.
+type timerWaiter struct {
+	ctx   context.Context
+	clk   clock.Clock
+	timer clock.Timer // created on first use, then Reset
+}
+
+func (w *timerWaiter) waitUntil(t time.Time) (time.Time, error) {
+	for {
+		now := w.clk.Now()
+		if !now.Before(t) {
+			return now, nil
+		}
+		if err := w.sleep(t.Sub(now)); err != nil {
+			return now, err
+		}
+	}
+}
+
+// sleep waits for d on the reused timer or until the context ends.
+func (w *timerWaiter) sleep(d time.Duration) error {
+	if w.timer == nil {
+		w.timer = w.clk.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-w.timer.C():
+		return nil
+	case <-w.ctx.Done():
+		// Drain a value that fired concurrently: fake timers buffer it, and a
+		// stale value would end the next wait early (harmless, since
+		// waitUntil rechecks the clock) or block the fake clock's Step.
+		if !w.timer.Stop() {
+			select {
+			case <-w.timer.C():
+			default:
+			}
+		}
+		return w.ctx.Err()
+	}
+}
+
+func (w *timerWaiter) close() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}

@@ -1,0 +1,102 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"k8s.io/utils/clock"
+)
+
+// clockMonotonic is CLOCK_MONOTONIC, the clock behind the monotonic reading
+// of time.Now, so timerfd waits agree with the clock Run compares against.
+const clockMonotonic = 1
+
+// itimerspec mirrors struct itimerspec for timerfd_settime(2).
+type itimerspec struct {
+	interval, value syscall.Timespec
+}
+
+// fdWaiter sleeps by reading a non-blocking timerfd, which parks the
+// goroutine in the Go netpoller like any file read. Two things can end the
+// read, whichever comes first:
+//   - the timerfd expiring: the kernel's high-resolution timer wakes a netpoller
+//     blocked in epoll_wait at once, which covers an idle process, where Go
+//     timers would round the wait up to a whole millisecond;
+//   - the file's read deadline, set to the same instant: deadlines are Go
+//     timers, which the scheduler checks every time it switches goroutines,
+//     which covers a busy process, where the netpoller is only polled when
+//     the run queue drains.
+type fdWaiter struct {
+	ctx  context.Context
+	clk  clock.PassiveClock
+	fd   uintptr // raw fd; f.Fd() would switch the file to blocking mode
+	f    *os.File
+	spec itimerspec // kept here so that arming the timer does not allocate
+	buf  [8]byte    // expiration count read from the fd
+	stop func() bool
+}
+
+// newPreciseWaiter returns a timerfd waiter, or nil if the kernel refuses to
+// create one (e.g. under a seccomp profile), in which case the caller falls
+// back to Go timers.
+func newPreciseWaiter(ctx context.Context, clk clock.PassiveClock) waiter {
+	fd, _, errno := syscall.RawSyscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic,
+		uintptr(syscall.O_NONBLOCK|syscall.O_CLOEXEC), 0)
+	if errno != 0 {
+		return nil
+	}
+	w := &fdWaiter{ctx: ctx, clk: clk, fd: fd, f: os.NewFile(fd, "schedule-timerfd")}
+	// A read deadline in the past unblocks a pending Read and fails later
+	// ones, which is how cancellation reaches a goroutine parked on the fd.
+	w.stop = context.AfterFunc(ctx, func() { _ = w.f.SetReadDeadline(time.Unix(1, 0)) })
+	return w
+}
+
+func (w *fdWaiter) waitUntil(t time.Time) (time.Time, error) {
+	for {
+		now := w.clk.Now()
+		if !now.Before(t) {
+			return now, nil
+		}
+		if err := w.sleep(t, t.Sub(now)); err != nil {
+			return now, err
+		}
+	}
+}
+
+// sleep arms the timerfd for d (> 0) and the read deadline for t, then reads
+// until either fires. It returns the context's error if it ends first.
+func (w *fdWaiter) sleep(t time.Time, d time.Duration) error {
+	// Arming also clears an expiration left from a wait that the deadline
+	// ended, so such a stale expiration cannot end this wait early.
+	w.spec.value = syscall.NsecToTimespec(int64(d)) // d > 0: armed, not disarmed
+	if _, _, errno := syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, w.fd, 0,
+		uintptr(unsafe.Pointer(&w.spec)), 0, 0, 0); errno != 0 {
+		return os.NewSyscallError("timerfd_settime", errno)
+	}
+	if err := w.f.SetReadDeadline(t); err != nil {
+		return err
+	}
+	// Checked after setting the deadline: had cancellation already set its
+	// past deadline, ours just replaced it, but then Err is already non-nil.
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	_, err := w.f.Read(w.buf[:])
+	if cerr := w.ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil
+	}
+	return err
+}
+
+func (w *fdWaiter) close() {
+	w.stop()
+	_ = w.f.Close()
+}
