@@ -1,0 +1,44 @@
+package session
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/dataset"
+	"github.com/spanbench/spanbench/runner/emulator"
+	"github.com/spanbench/spanbench/runner/workload"
+)
+
+// StartForTest starts a fresh emulator (strong reads slow down the longer
+// one runs), creates an instance and database with the workload's schema,
+// loads its dataset and returns an open session, all cleaned up with tb.
+// It sets SPANNER_EMULATOR_HOST with tb.Setenv, so its tests cannot be
+// parallel.
+func StartForTest(tb testing.TB, spec *v1alpha1.WorkloadSpec) *Session {
+	tb.Helper()
+	emu := emulator.StartForTest(tb)
+	tb.Setenv("SPANNER_EMULATOR_HOST", emu.Host())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nodes := int32(1)
+	t := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: emu.Host(),
+		Instance: v1alpha1.InstanceSpec{Name: "test", Config: "regional-asia-northeast1", Nodes: &nodes}}
+	schema, err := workload.SchemaFor(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := EnsureDatabase(ctx, t, schema, true); err != nil {
+		tb.Fatalf("creating the test database: %v", err)
+	}
+	s, err := Open(ctx, t)
+	if err != nil {
+		tb.Fatalf("opening the test database: %v", err)
+	}
+	tb.Cleanup(s.Close)
+	if _, err := dataset.Prepare(ctx, s.Client, schema, spec.Dataset, nil); err != nil {
+		tb.Fatalf("loading the test dataset: %v", err)
+	}
+	return s
+}

@@ -1,0 +1,178 @@
+package workload_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/session"
+	"github.com/spanbench/spanbench/runner/workload"
+)
+
+const testRows = 2500 // three key blocks, the last one partial
+
+func ycsbSpec(ops ...v1alpha1.OperationSpec) *v1alpha1.WorkloadSpec {
+	rows, rate := int64(testRows), int32(1)
+	s := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
+		Operations: ops, Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: time.Second}}
+	s.Default()
+	return s
+}
+
+// readKeys runs op n times with a fixed seed and returns the id column of
+// the rows of each call.
+func readKeys(t *testing.T, s *session.Session, spec *v1alpha1.WorkloadSpec, n int) [][]string {
+	t.Helper()
+	w, err := s.Workload(spec, "test", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := w.Ops()[0]
+	var calls [][]string
+	var current []string
+	op.ObserveRows(func(r *spanner.Row) {
+		var id string
+		if err := r.ColumnByName("id", &id); err != nil {
+			t.Errorf("reading id: %v", err)
+		}
+		current = append(current, id)
+	})
+	rng := rand.New(rand.NewPCG(42, 42))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for range n {
+		current = nil
+		out, err := op.Do(ctx, rng)
+		if err != nil {
+			t.Fatalf("%s: %v", op.Spec.Name, err)
+		}
+		if out.Rows != int64(len(current)) {
+			t.Fatalf("%s reported %d rows but returned %d", op.Spec.Name, out.Rows, len(current))
+		}
+		calls = append(calls, current)
+	}
+	return calls
+}
+
+// TestReadsReturnExactlyTheRowsAskedThroughBothAPIs checks each read shape
+// on the real emulator: the Read API and the SQL API, driven by the same
+// random choices, return the same rows, and the right number of them.
+func TestReadsReturnExactlyTheRowsAskedThroughBothAPIs(t *testing.T) {
+	s := session.StartForTest(t, ycsbSpec(v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 1}))
+	ten := int32(10)
+	for _, tc := range []struct {
+		op   v1alpha1.OperationType
+		rows int
+	}{{v1alpha1.OpRead, 1}, {v1alpha1.OpScan, 10}, {v1alpha1.OpReadKeys, 10}} {
+		byAPI := map[v1alpha1.ReadAPI][][]string{}
+		for _, api := range []v1alpha1.ReadAPI{v1alpha1.APIRead, v1alpha1.APISQL} {
+			o := v1alpha1.OperationSpec{Type: tc.op, Weight: 1, API: api}
+			if tc.op != v1alpha1.OpRead {
+				o.Rows = &ten
+			}
+			byAPI[api] = readKeys(t, s, ycsbSpec(o), 30)
+		}
+		for i, call := range byAPI[v1alpha1.APIRead] {
+			sql := byAPI[v1alpha1.APISQL][i]
+			if len(call) != tc.rows {
+				t.Fatalf("%s call %d through the Read API returned %d rows, want %d: %v", tc.op, i, len(call), tc.rows, call)
+			}
+			if !sameSet(call, sql) {
+				t.Fatalf("%s call %d: Read API returned %v, SQL API %v", tc.op, i, call, sql)
+			}
+			if tc.op == v1alpha1.OpScan {
+				checkContiguous(t, call)
+			}
+			if tc.op == v1alpha1.OpReadKeys && distinct(call) != tc.rows {
+				t.Fatalf("ReadKeys call %d returned repeated keys: %v", i, call)
+			}
+		}
+	}
+}
+
+// checkContiguous asserts a scan returned consecutive preloaded rows.
+func checkContiguous(t *testing.T, ids []string) {
+	t.Helper()
+	sorted := append([]string(nil), ids...)
+	sort.Strings(sorted)
+	var first int64
+	for k := int64(0); k < testRows; k++ {
+		if workload.YCSBKey(k) == sorted[0] {
+			first = k
+			break
+		}
+	}
+	for i, id := range sorted {
+		if want := workload.YCSBKey(first + int64(i)); id != want {
+			t.Fatalf("scan rows are not consecutive: row %d is %s, want %s (all: %v)", i, id, want, sorted)
+		}
+	}
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := append([]string(nil), a...), append([]string(nil), b...)
+	sort.Strings(x)
+	sort.Strings(y)
+	return strings.Join(x, ",") == strings.Join(y, ",")
+}
+
+func distinct(a []string) int {
+	m := map[string]bool{}
+	for _, s := range a {
+		m[s] = true
+	}
+	return len(m)
+}
+
+// TestStaleReadSeesDataOlderThanItsStaleness writes a row's new value and
+// checks that a 2 s exact-staleness read returns the old value at first, and
+// the new one only once 2 s have passed.
+func TestStaleReadSeesDataOlderThanItsStaleness(t *testing.T) {
+	const staleness = 2 * time.Second
+	s := session.StartForTest(t, ycsbSpec(v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 1}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	key := workload.YCSBKey(7)
+	written, err := s.Client.Apply(ctx, []*spanner.Mutation{spanner.Update("usertable", []string{"id", "field0"}, []any{key, "new"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		row, err := s.Client.Single().WithTimestampBound(spanner.ExactStaleness(staleness)).ReadRow(ctx, "usertable", spanner.Key{key}, []string{"field0"})
+		if spanner.ErrCode(err) == codes.NotFound {
+			return "" // the row itself was loaded less than 2 s ago
+		}
+		if err != nil {
+			t.Fatalf("stale read: %v", err)
+		}
+		var v string
+		if err := row.Columns(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := read(); v == "new" {
+		t.Fatalf("a %s-stale read right after the write saw the new value", staleness)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for read() != "new" {
+		if time.Now().After(deadline) {
+			t.Fatalf("a %s-stale read never saw a value written at %s", staleness, written)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if age := time.Since(written); age < staleness {
+		t.Fatalf("a %s-stale read saw a value only %s old", staleness, age)
+	}
+}

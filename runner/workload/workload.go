@@ -1,0 +1,178 @@
+// Package workload holds spanbench's built-in workloads: their schemas, row
+// generators and operations against Cloud Spanner. An operation is a small
+// value with a Do method; it knows nothing about scheduling or measurement.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// GeneratorVersion changes whenever preloaded rows change for the same
+// schema and parameters; dataset markers record it, so an old dataset is
+// recognised as different.
+const GeneratorVersion = 1
+
+// Options places a workload in a run.
+type Options struct {
+	// Run names the run in request and transaction tags.
+	Run string
+	// Shard and Shards say this runner is shard i of n; inserts of different
+	// shards never collide.
+	Shard, Shards int
+	// Emulator adapts the writes to the emulator: read-write transactions
+	// are serialised and mutations applied at least once (EMULATOR.md).
+	// Never set against real Spanner.
+	Emulator bool
+
+	rwGate *rwGate
+}
+
+// Schema is a workload's tables and how to generate its rows.
+type Schema interface {
+	// DDL is the GoogleSQL DDL that creates the schema.
+	DDL() []string
+	// Table is the main table, whose row count the dataset marker records.
+	Table() string
+	// Row is the mutation that writes preloaded row k: an InsertOrUpdate, so a
+	// repeated load is idempotent, and a pure function of k.
+	Row(k int64) *spanner.Mutation
+}
+
+// Workload is a built-in workload bound to a client and a shard.
+type Workload struct {
+	Schema
+	ops     []*Op
+	weights []int64 // cumulative
+	total   int64
+}
+
+// Op is one operation of the mix.
+type Op struct {
+	// Spec is the resolved operation spec.
+	Spec v1alpha1.OperationSpec
+	do   func(ctx context.Context, rng *rand.Rand) (Outcome, error)
+	exec *executor
+}
+
+// Do runs the operation once. rng belongs to the calling worker.
+func (o *Op) Do(ctx context.Context, rng *rand.Rand) (Outcome, error) {
+	return o.do(ctx, rng)
+}
+
+// SchemaFor returns the schema of a workload type, for loading without a
+// mix.
+func SchemaFor(spec *v1alpha1.WorkloadSpec) (Schema, error) {
+	fb := int(*spec.Dataset.FieldBytes)
+	switch spec.Type {
+	case v1alpha1.WorkloadYCSB:
+		return ycsbSchema{fieldBytes: fb}, nil
+	case v1alpha1.WorkloadTweet:
+		return tweetSchema{fieldBytes: fb}, nil
+	}
+	return nil, fmt.Errorf("unknown workload type %q", spec.Type)
+}
+
+// New binds a defaulted, valid workload spec to a client.
+func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, error) {
+	if o.Shards < 1 || o.Shard < 0 || o.Shard >= o.Shards {
+		return nil, fmt.Errorf("shard %d of %d is out of range", o.Shard, o.Shards)
+	}
+	if o.Emulator {
+		o.rwGate = newRWGate()
+	}
+	schema, err := SchemaFor(spec)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{rows: *spec.Dataset.Rows, opts: o, log: &insertLog{}, recent: newZipfian(maxLive)}
+	ops := make([]*Op, 0, len(spec.Operations))
+	for _, os := range spec.Operations {
+		ex := newExecutor(c, os, o.Run, o)
+		do, err := build(schema, os, ex, st)
+		if err != nil {
+			return nil, fmt.Errorf("operation %s: %w", os.Name, err)
+		}
+		ops = append(ops, &Op{Spec: os, do: do, exec: ex})
+	}
+	w := FromOps(ops...)
+	w.Schema = schema
+	return w, nil
+}
+
+// Ops lists the operations in spec order.
+func (w *Workload) Ops() []*Op { return w.ops }
+
+// Pick chooses an operation by weight; it returns the index in Ops.
+func (w *Workload) Pick(rng *rand.Rand) int {
+	x := rng.Int64N(w.total)
+	for i, c := range w.weights {
+		if x < c {
+			return i
+		}
+	}
+	return len(w.weights) - 1
+}
+
+// state is what a shard's operations share: the preloaded row count, the
+// shard's inserts, and the recency distribution of Latest.
+type state struct {
+	rows   int64
+	opts   Options
+	log    *insertLog
+	recent *zipfian
+}
+
+// existing picks an existing row for a read or update.
+func (s *state) existing(rng *rand.Rand, c chooser, keys v1alpha1.KeyDistribution) (int64, bool) {
+	if keys == v1alpha1.KeysLatest {
+		if k, ok := s.log.latest(rng, s.recent); ok {
+			return k, true
+		}
+	}
+	if s.rows == 0 {
+		return 0, false
+	}
+	return c.next(rng), true
+}
+
+// newInsertIndex reserves a fresh key index for an insert.
+func (s *state) newInsertIndex() int64 {
+	return insertIndex(s.rows, s.opts.Shard, s.opts.Shards, s.log.nextSeq())
+}
+
+// operationFunc is the body of an operation.
+type operationFunc = func(ctx context.Context, rng *rand.Rand) (Outcome, error)
+
+func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, st *state) (operationFunc, error) {
+	switch s := schema.(type) {
+	case ycsbSchema:
+		return s.op(o, ex, st)
+	case tweetSchema:
+		return s.op(o, ex, st)
+	}
+	return nil, fmt.Errorf("no operations for schema %T", schema)
+}
+
+// Func makes an operation from a function, for workloads that are not
+// Spanner's (a no-op to measure the engine itself, or a custom call).
+func Func(spec v1alpha1.OperationSpec, do func(ctx context.Context, rng *rand.Rand) (Outcome, error)) *Op {
+	return &Op{Spec: spec, do: do, exec: &executor{}}
+}
+
+// FromOps makes a workload of the given operations, weighted by their specs,
+// without a schema.
+func FromOps(ops ...*Op) *Workload {
+	w := &Workload{}
+	for _, op := range ops {
+		w.ops = append(w.ops, op)
+		w.total += int64(op.Spec.Weight)
+		w.weights = append(w.weights, w.total)
+	}
+	return w
+}

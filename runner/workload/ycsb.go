@@ -1,0 +1,242 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+const ycsbTable = "usertable"
+
+// ycsbColumns are usertable's columns, key first.
+var ycsbColumns = []string{"id", "field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"}
+
+var ycsbSelect = "SELECT " + strings.Join(ycsbColumns, ", ") + " FROM " + ycsbTable
+
+// ycsbSchema is YCSB's usertable, as in the READ-vs-SQL experiment.
+type ycsbSchema struct{ fieldBytes int }
+
+func (ycsbSchema) Table() string { return ycsbTable }
+
+func (ycsbSchema) DDL() []string {
+	cols := make([]string, 0, len(ycsbColumns))
+	cols = append(cols, "id STRING(MAX) NOT NULL")
+	for _, c := range ycsbColumns[1:] {
+		cols = append(cols, c+" STRING(MAX)")
+	}
+	return []string{"CREATE TABLE " + ycsbTable + " (" + strings.Join(cols, ", ") + ") PRIMARY KEY (id)"}
+}
+
+func (s ycsbSchema) Row(k int64) *spanner.Mutation {
+	return spanner.InsertOrUpdate(ycsbTable, ycsbColumns, s.values(YCSBKey(k), func(f int) string { return rowText(k, f, s.fieldBytes) }))
+}
+
+func (s ycsbSchema) values(id string, field func(int) string) []any {
+	vals := make([]any, len(ycsbColumns))
+	vals[0] = id
+	for f := 1; f < len(ycsbColumns); f++ {
+		vals[f] = field(f - 1)
+	}
+	return vals
+}
+
+// key maps a key index to its primary key: preloaded rows and inserted rows
+// use different key forms (keys.go).
+func (ycsbSchema) key(st *state, k int64) string {
+	if k < st.rows {
+		return YCSBKey(k)
+	}
+	return ycsbInsertKey(k)
+}
+
+func (s ycsbSchema) op(o v1alpha1.OperationSpec, ex *executor, st *state) (operationFunc, error) {
+	c := newChooser(o.Keys, max(st.rows, 1))
+	n := int(deref(o.Rows, v1alpha1.DefaultRows))
+	switch o.Type {
+	case v1alpha1.OpRead:
+		return s.read(o, ex, st, c), nil
+	case v1alpha1.OpScan:
+		if n > BlockRows {
+			return nil, fmt.Errorf("a scan reads at most %d rows", BlockRows)
+		}
+		return s.scan(o, ex, st, c, n), nil
+	case v1alpha1.OpReadKeys:
+		return s.readKeys(o, ex, st, c, n), nil
+	case v1alpha1.OpInsert:
+		return s.insert(o, ex, st), nil
+	case v1alpha1.OpUpdate:
+		return s.update(o, ex, st, c), nil
+	case v1alpha1.OpDelete:
+		return deleteOldest(o, ex, st, ycsbTable, "id", func(k int64) string { return s.key(st, k) }), nil
+	case v1alpha1.OpReadModifyWrite:
+		return s.readModifyWrite(o, ex, st, c), nil
+	}
+	return nil, fmt.Errorf("YCSB has no %s operation", o.Type)
+}
+
+func (s ycsbSchema) read(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {
+	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
+		k, ok := st.existing(rng, c, o.Keys)
+		if !ok {
+			return Outcome{}, nil
+		}
+		id := s.key(st, k)
+		if o.API == v1alpha1.APISQL {
+			return ex.query(ctx, spanner.Statement{SQL: ycsbSelect + " WHERE id = @id", Params: map[string]any{"id": id}})
+		}
+		return ex.read(ctx, ycsbTable, "", spanner.Key{id}, ycsbColumns, 0)
+	}
+}
+
+// scanStart picks the first row of an n-row scan so that the whole range
+// lies in one block: contiguous in key order and holding exactly n rows
+// (fewer only when the dataset itself is smaller).
+func scanStart(k, rows int64, n int) int64 {
+	block := k / BlockRows * BlockRows
+	size := min(BlockRows, rows-block)
+	return block + min(k-block, max(size-int64(n), 0))
+}
+
+func (s ycsbSchema) scan(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int) operationFunc {
+	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
+		if st.rows == 0 {
+			return Outcome{}, nil
+		}
+		first := scanStart(c.next(rng), st.rows, n)
+		last := min(first+int64(n), st.rows, first/BlockRows*BlockRows+BlockRows) - 1
+		lo, hi := YCSBKey(first), YCSBKey(last)
+		if o.API == v1alpha1.APISQL {
+			return ex.query(ctx, spanner.Statement{SQL: ycsbSelect + " WHERE id BETWEEN @min AND @max",
+				Params: map[string]any{"min": lo, "max": hi}})
+		}
+		r := spanner.KeyRange{Start: spanner.Key{lo}, End: spanner.Key{hi}, Kind: spanner.ClosedClosed}
+		return ex.read(ctx, ycsbTable, "", r, ycsbColumns, 0)
+	}
+}
+
+func (s ycsbSchema) readKeys(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int) operationFunc {
+	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
+		ids := distinctKeys(n, func() (string, bool) {
+			k, ok := st.existing(rng, c, o.Keys)
+			return s.key(st, k), ok
+		})
+		if len(ids) == 0 {
+			return Outcome{}, nil
+		}
+		if o.API == v1alpha1.APISQL {
+			return ex.query(ctx, spanner.Statement{SQL: ycsbSelect + " WHERE id IN UNNEST(@ids)", Params: map[string]any{"ids": ids}})
+		}
+		keys := make([]spanner.Key, len(ids))
+		for i, id := range ids {
+			keys[i] = spanner.Key{id}
+		}
+		return ex.read(ctx, ycsbTable, "", spanner.KeySetFromKeys(keys...), ycsbColumns, 0)
+	}
+}
+
+// distinctKeys draws up to n distinct keys, giving up after a bounded number
+// of draws (a key space smaller than n cannot yield n).
+func distinctKeys(n int, draw func() (string, bool)) []string {
+	seen := make(map[string]bool, n)
+	ids := make([]string, 0, n)
+	for tries := 0; len(ids) < n && tries < 20*n; tries++ {
+		id, ok := draw()
+		if !ok {
+			break
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state) operationFunc {
+	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
+		k := st.newInsertIndex()
+		vals := s.values(ycsbInsertKey(k), func(int) string { return randomText(rng, s.fieldBytes) })
+		var out Outcome
+		var err error
+		if o.WritePath == v1alpha1.WriteDML {
+			params := map[string]any{}
+			names := make([]string, len(ycsbColumns))
+			for i, col := range ycsbColumns {
+				params[col], names[i] = vals[i], "@"+col
+			}
+			out, err = ex.update(ctx, spanner.Statement{SQL: "INSERT INTO " + ycsbTable + " (" + strings.Join(ycsbColumns, ", ") +
+				") VALUES (" + strings.Join(names, ", ") + ")", Params: params})
+		} else {
+			out, err = ex.apply(ctx, []*spanner.Mutation{spanner.Insert(ycsbTable, ycsbColumns, vals)}, 1)
+		}
+		if err == nil {
+			st.log.added(k)
+		}
+		return out, err
+	}
+}
+
+func (s ycsbSchema) update(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {
+	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
+		k, ok := st.existing(rng, c, o.Keys)
+		if !ok {
+			return Outcome{}, nil
+		}
+		id, field, v := s.key(st, k), ycsbColumns[1+rng.IntN(10)], randomText(rng, s.fieldBytes)
+		if o.WritePath == v1alpha1.WriteDML {
+			return ex.update(ctx, spanner.Statement{SQL: "UPDATE " + ycsbTable + " SET " + field + " = @v WHERE id = @id",
+				Params: map[string]any{"id": id, "v": v}})
+		}
+		return ex.apply(ctx, []*spanner.Mutation{spanner.Update(ycsbTable, []string{"id", field}, []any{id, v})}, 1)
+	}
+}
+
+func (s ycsbSchema) readModifyWrite(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {
+	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
+		k, ok := st.existing(rng, c, o.Keys)
+		if !ok {
+			return Outcome{}, nil
+		}
+		id, field := s.key(st, k), ycsbColumns[1+rng.IntN(10)]
+		v := randomText(rng, s.fieldBytes)
+		return ex.readWriteTxn(ctx, func(ctx context.Context, txn *spanner.ReadWriteTransaction) (int64, error) {
+			row, err := txn.ReadRowWithOptions(ctx, ycsbTable, spanner.Key{id}, []string{field}, &spanner.ReadOptions{RequestTag: ex.tag, Priority: ex.priority})
+			if err != nil {
+				return 0, err
+			}
+			var old spanner.NullString
+			if err := row.Columns(&old); err != nil {
+				return 0, err
+			}
+			return 1, txn.BufferWrite([]*spanner.Mutation{spanner.Update(ycsbTable, []string{"id", field}, []any{id, v})})
+		})
+	}
+}
+
+// deleteOldest deletes the oldest row this shard inserted and still holds.
+// With none left it does nothing and reports no rows.
+func deleteOldest(o v1alpha1.OperationSpec, ex *executor, st *state, table, keyCol string, key func(int64) string) operationFunc {
+	return func(ctx context.Context, _ *rand.Rand) (Outcome, error) {
+		k, ok := st.log.takeOldest()
+		if !ok {
+			return Outcome{}, nil
+		}
+		id := key(k)
+		if o.WritePath == v1alpha1.WriteDML {
+			return ex.update(ctx, spanner.Statement{SQL: "DELETE FROM " + table + " WHERE " + keyCol + " = @id", Params: map[string]any{"id": id}})
+		}
+		return ex.apply(ctx, []*spanner.Mutation{spanner.Delete(table, spanner.Key{id})}, 1)
+	}
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
