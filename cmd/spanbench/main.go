@@ -1,0 +1,67 @@
+// Command spanbench benchmarks Cloud Spanner. One binary holds every role:
+//
+//	spanbench run -f FILE       run a workload from the command line
+//	spanbench report FILE...    print a result, or several merged
+//	spanbench version           print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is a subcommand.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"run", "run a workload or BenchmarkRun manifest against Spanner or a local emulator", runCommand},
+	{"report", "print a result file, or several shard results merged exactly", reportCommand},
+	{"version", "print the version", versionCommand},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// dispatch runs the subcommand named by args[0] and returns the exit code.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		return 2
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, args[1:], stdout, stderr)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			return 2
+		case err != nil:
+			fmt.Fprintf(stderr, "spanbench %s: %v\n", c.name, err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "spanbench: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: spanbench <command> [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/term"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/dataset"
+	"github.com/spanbench/spanbench/runner/emulator"
+	"github.com/spanbench/spanbench/runner/engine"
+	"github.com/spanbench/spanbench/runner/manifest"
+	"github.com/spanbench/spanbench/runner/metrics"
+	"github.com/spanbench/spanbench/runner/result"
+	"github.com/spanbench/spanbench/runner/session"
+	"github.com/spanbench/spanbench/runner/workload"
+)
+
+// runFlags are `spanbench run`'s flags.
+type runFlags struct {
+	file, endpoint, emulatorPath, out, metricsAddr string
+	spanner                                        bool
+	project, instance, database, config            string
+	nodes                                          int
+	shard                                          string
+	start                                          string
+	seed                                           int64
+	progress                                       string
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
+	f := &runFlags{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.file, "f", "", "BenchmarkRun manifest or workload file (YAML or JSON); required")
+	fs.StringVar(&f.endpoint, "endpoint", "", "host:port of a running Cloud Spanner emulator (default: $SPANNER_EMULATOR_HOST, else the manifest's target.emulatorHost, else start a fresh emulator)")
+	fs.BoolVar(&f.spanner, "spanner", false, "run against Cloud Spanner itself, with Application Default Credentials, on the manifest's target (the instance must exist)")
+	fs.StringVar(&f.emulatorPath, "emulator-path", "", "the emulator's gateway_main (default: $"+emulator.PathEnv+", else "+emulator.DefaultPath+")")
+	fs.StringVar(&f.out, "out", "", "write the result document (JSON) to this file")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics on this address, e.g. :9090")
+	fs.StringVar(&f.project, "project", "", "override target.project")
+	fs.StringVar(&f.instance, "instance", "", "override target.instance.name")
+	fs.StringVar(&f.database, "database", "", "override target.database")
+	fs.StringVar(&f.config, "instance-config", "", "override target.instance.config (an emulator accepts any name)")
+	fs.IntVar(&f.nodes, "nodes", 0, "override target.instance.nodes")
+	fs.StringVar(&f.shard, "shard", "0/1", "run shard i of n (i/n) of the load; run n processes with one --start to split a run")
+	fs.StringVar(&f.start, "start", "", "common start time (RFC 3339) for shards of one run (default: now)")
+	fs.Int64Var(&f.seed, "seed", 1, "seed of operation choices and arrivals")
+	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), always, never")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if f.file == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return nil, errors.New("usage: spanbench run -f FILE [flags]")
+	}
+	return f, nil
+}
+
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseRunFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	run, err := manifest.ReadFile(f.file)
+	if err != nil {
+		return err
+	}
+	shard, shards, err := parseShard(f.shard)
+	if err != nil {
+		return err
+	}
+	start, err := parseStart(f.start)
+	if err != nil {
+		return err
+	}
+	t, err := resolveTarget(run.Target, f)
+	if err != nil {
+		return err
+	}
+	startedEmulator := false
+	if !f.spanner && t.EmulatorHost == "" {
+		emu, err := emulator.Start(ctx, emulator.Options{Path: f.emulatorPath})
+		if err != nil {
+			return err
+		}
+		defer emu.Stop()
+		t.EmulatorHost, startedEmulator = emu.Host(), true
+		fmt.Fprintf(stderr, "started a fresh Cloud Spanner emulator at %s (stopped at exit)\n", t.EmulatorHost)
+	}
+	doc, err := execute(ctx, run, t, f, shard, shards, start, startedEmulator, stderr)
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		if err := result.WriteFile(f.out, doc); err != nil {
+			return err
+		}
+	}
+	return result.WriteTable(stdout, doc)
+}
+
+// execute prepares the target and dataset and runs the load.
+func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *runFlags, shard, shards int, start time.Time,
+	createInstance bool, stderr io.Writer) (*result.Document, error) {
+	schema, err := workload.SchemaFor(&run.Workload)
+	if err != nil {
+		return nil, err
+	}
+	if err := session.Probe(ctx, t); err != nil {
+		return nil, err
+	}
+	if err := session.EnsureDatabase(ctx, t, schema, createInstance); err != nil {
+		return nil, err
+	}
+	s, err := session.Open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	for _, n := range s.Notes() {
+		fmt.Fprintf(stderr, "note: %s\n", n)
+	}
+	if err := prepareDataset(ctx, s, schema, run.Workload.Dataset, stderr); err != nil {
+		return nil, err
+	}
+	w, err := s.Workload(&run.Workload, run.Name, shard, shards)
+	if err != nil {
+		return nil, err
+	}
+	cfg := engine.Config{Run: run.Name, Spec: &run.Workload, Workload: w, Shard: shard, Shards: shards, Start: start, Seed: f.seed,
+		Target: s.ResultTarget(), Environment: session.Environment(""), Notes: s.Notes()}
+	if showProgress(f.progress, stderr) {
+		cfg.Progress = progressLine(stderr)
+		defer fmt.Fprintln(stderr)
+	}
+	if f.metricsAddr != "" {
+		if err := serveMetrics(ctx, f.metricsAddr, run, &cfg, stderr); err != nil {
+			return nil, err
+		}
+	}
+	return engine.Run(ctx, cfg)
+}
+
+func prepareDataset(ctx context.Context, s *session.Session, schema workload.Schema, d v1alpha1.DatasetSpec, stderr io.Writer) error {
+	out, err := dataset.Prepare(ctx, s.Client, schema, d, func(p dataset.Progress) {
+		fmt.Fprintf(stderr, "loading %s: %d/%d rows (%.0f rows/s)\n", schema.Table(), p.Loaded, p.Total, p.RowsPerSecond())
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case out.Skipped:
+		fmt.Fprintf(stderr, "dataset: %s already holds %d rows of schema %s; not loading\n", schema.Table(), out.Marker.Rows, out.Marker.SchemaHash)
+	case out.Reloaded:
+		fmt.Fprintf(stderr, "dataset: replaced a different dataset in %s (dataset.reload is set)\n", schema.Table())
+	}
+	return nil
+}
+
+// serveMetrics starts the live metrics endpoint and wires it to the engine.
+func serveMetrics(ctx context.Context, addr string, run *manifest.Run, cfg *engine.Config, stderr io.Writer) error {
+	reg := prometheus.NewRegistry()
+	m, err := metrics.NewEngine(reg, run.Name, run.Workload.Operations)
+	if err != nil {
+		return err
+	}
+	bound, err := metrics.Serve(ctx, addr, reg)
+	if err != nil {
+		return fmt.Errorf("serving metrics on %s: %w", addr, err)
+	}
+	fmt.Fprintf(stderr, "serving live metrics on http://%s/metrics\n", bound)
+	cfg.Observer = m
+	return nil
+}
+
+// resolveTarget applies flags and local defaults to the manifest's target.
+func resolveTarget(mt *v1alpha1.TargetSpec, f *runFlags) (v1alpha1.TargetSpec, error) {
+	var t v1alpha1.TargetSpec
+	if mt != nil {
+		t = *mt
+	} else if f.spanner {
+		t = v1alpha1.TargetSpec{}
+	} else {
+		t = v1alpha1.TargetSpec{Project: "spanbench-local", Instance: v1alpha1.InstanceSpec{Name: "spanbench"}, Database: "bench"}
+	}
+	overrides := []struct {
+		dst *string
+		v   string
+	}{{&t.Project, f.project}, {&t.Instance.Name, f.instance}, {&t.Database, f.database}, {&t.Instance.Config, f.config}}
+	for _, o := range overrides {
+		if o.v != "" {
+			*o.dst = o.v
+		}
+	}
+	if f.nodes > 0 {
+		n := int32(f.nodes)
+		t.Instance.Nodes, t.Instance.ProcessingUnits = &n, nil
+	}
+	switch {
+	case f.spanner:
+		t.EmulatorHost = ""
+	case f.endpoint != "":
+		t.EmulatorHost = f.endpoint
+	case os.Getenv("SPANNER_EMULATOR_HOST") != "":
+		t.EmulatorHost = os.Getenv("SPANNER_EMULATOR_HOST")
+	}
+	if t.Instance.Config == "" {
+		t.Instance.Config = "emulator-config"
+	}
+	if t.Instance.Nodes == nil && t.Instance.ProcessingUnits == nil {
+		one := int32(1)
+		t.Instance.Nodes = &one
+	}
+	if t.Project == "" || t.Instance.Name == "" || t.Database == "" {
+		return t, errors.New("--spanner needs a target: a BenchmarkRun manifest with spec.target, or --project, --instance and --database")
+	}
+	return t, nil
+}
+
+func parseShard(s string) (shard, shards int, err error) {
+	i, n, ok := strings.Cut(s, "/")
+	if ok {
+		shard, err = strconv.Atoi(i)
+		if err == nil {
+			shards, err = strconv.Atoi(n)
+		}
+	}
+	if !ok || err != nil || shards < 1 || shard < 0 || shard >= shards {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 0 <= i < n", s)
+	}
+	return shard, shards, nil
+}
+
+func parseStart(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return t, fmt.Errorf("--start: %w", err)
+	}
+	return t, nil
+}
+
+func showProgress(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressLine rewrites one terminal line with the run's progress.
+func progressLine(w io.Writer) func(engine.Progress) {
+	return func(p engine.Progress) {
+		target := fmt.Sprintf("target %.0f/s", p.TargetRate)
+		if p.ClosedLoop {
+			target = "closed loop"
+		}
+		p99 := "-"
+		if p.P99 > 0 {
+			p99 = p.P99.Round(10 * time.Microsecond).String()
+		}
+		fmt.Fprintf(w, "\r%s/%s  rate %.0f/s (%s)  p99 %s  errors %d  missed %d  in flight %d   ",
+			p.Elapsed.Round(time.Second), p.Total, p.Rate, target, p99, p.Errors, p.Missed, p.InFlight)
+	}
+}

@@ -1,0 +1,79 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+)
+
+const goodWorkload = `
+type: YCSB
+operations:
+  - {type: Read, weight: 3, staleness: {exact: 15s}}
+  - {type: Update, weight: 1}
+load: {rate: 800}
+duration: 1m
+`
+
+func TestParseAcceptsAWorkloadAndAManifestAndDefaultsThem(t *testing.T) {
+	r, err := Parse([]byte(goodWorkload), "My File")
+	if err != nil {
+		t.Fatalf("a good workload was refused: %v", err)
+	}
+	if r.Name != "my-file" || r.Target != nil || *r.Workload.Dataset.Rows != 1000 || r.Workload.Operations[0].Name != "read" {
+		t.Fatalf("workload parsed as name %q target %v rows %d op %q", r.Name, r.Target, *r.Workload.Dataset.Rows, r.Workload.Operations[0].Name)
+	}
+	manifest := "apiVersion: bench.spanbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: tokyo}\nspec:\n  target: {project: my-project, instance: {name: bench}, database: db}\n  workload:\n" +
+		indent(goodWorkload, "    ")
+	r, err = Parse([]byte(manifest), "ignored")
+	if err != nil {
+		t.Fatalf("a good manifest was refused: %v", err)
+	}
+	if r.Name != "tokyo" || r.Target == nil || r.Target.Project != "my-project" {
+		t.Fatalf("manifest parsed as name %q target %+v", r.Name, r.Target)
+	}
+}
+
+// TestParseRefusesBadInputNamingTheField: every refusal names the field a
+// user has to fix.
+func TestParseRefusesBadInputNamingTheField(t *testing.T) {
+	for _, tc := range []struct{ name, replace, with, want string }{
+		{"unknown field", "load: {rate: 800}", "load: {rat: 800}", `unknown field "load.rat"`},
+		{"negative rate", "rate: 800", "rate: -5", "load.rate: Invalid value: -5"},
+		{"zero weight", "weight: 1}", "weight: 0}", "operations[1].weight: Invalid value: 0"},
+		{"staleness on a write", "{type: Update, weight: 1}", "{type: Update, weight: 1, staleness: {exact: 1s}}", "operations[1].staleness: Forbidden: only reads can be stale"},
+		{"two load kinds", "load: {rate: 800}", "load: {rate: 800, concurrency: 4}", "load: Invalid value"},
+		{"no duration", "duration: 1m", "", "duration: Required value"},
+		{"operation of another workload", "type: Update", "type: FullScan", `operations[1].type: Unsupported value: "FullScan"`},
+		{"commit delay over 500ms", "{type: Update, weight: 1}", "{type: Update, weight: 1, commit: {maxCommitDelay: 600ms}}", "operations[1].commit.maxCommitDelay: Invalid value"},
+		{"api on a write", "{type: Update, weight: 1}", "{type: Update, weight: 1, api: SQL}", "operations[1].api: Invalid value"},
+		{"duplicate field", "duration: 1m", "duration: 1m\nduration: 2m", `"duration" already set`},
+		{"not yaml", "type: YCSB", "type: [", "not valid YAML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := strings.Replace(goodWorkload, tc.replace, tc.with, 1)
+			_, err := Parse([]byte(in), "w")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Parse = %v; want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseRefusesOtherKindsAndNamelessRuns(t *testing.T) {
+	for in, want := range map[string]string{
+		"apiVersion: v1\nkind: ConfigMap\n":                                       "is not a bench.spanbench.io/v1alpha1 BenchmarkRun",
+		"apiVersion: bench.spanbench.io/v1alpha1\nkind: BenchmarkRun\nspec: {}\n": "metadata.name: Required value",
+	} {
+		if _, err := Parse([]byte(in), "w"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v; want %q", in, err, want)
+		}
+	}
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

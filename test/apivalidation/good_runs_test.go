@@ -1,0 +1,144 @@
+package apivalidation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// goodRun is a manifest the API server must accept and store as sent.
+type goodRun struct {
+	name  string
+	base  string
+	patch string
+}
+
+var goodRuns = []goodRun{
+	{name: "minimal", base: "minimal.yaml"},
+	{name: "full", base: "full.yaml"},
+	{name: "steps-with-auto-warm-up", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    duration: null
+    load:
+      rate: null
+      steps:
+      - rate: 4000
+        duration: 1m
+      - rate: 8000
+        duration: 1m
+    warmUp:
+      mode: Auto
+      window: 3
+      tolerancePercent: 10
+      max: 90s`},
+	{name: "ramp-on-fresh-database", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    load:
+      rate: null
+      ramp:
+        from: 2000
+        to: 30000
+        duration: 10m
+    duration: 30m
+    warmUp:
+      mode: Auto`},
+	{name: "closed-loop", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    load:
+      rate: null
+      concurrency: 64
+      maxInFlight: 64`},
+	{name: "tweet-with-index-query", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    type: Tweet
+    operations:
+    - type: Insert
+      weight: 90
+      commit:
+        maxCommitDelay: 500ms
+    - type: QueryBySort
+      weight: 9
+      rows: 10
+    - type: FullScan
+      weight: 1
+      priority: Low
+    - name: stale-read
+      type: Read
+      weight: 5
+      staleness:
+        exact: 15s`},
+	{name: "processing-units-below-a-node", base: "minimal.yaml", patch: `
+spec:
+  target:
+    instance:
+      mode: Ephemeral
+      config: regional-asia-northeast1
+      processingUnits: 500`},
+	{name: "processing-units-of-whole-nodes", base: "minimal.yaml", patch: `
+spec:
+  target:
+    instance:
+      processingUnits: 2000`},
+	{name: "fractional-and-microsecond-durations", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    duration: 1.5h
+    interval: 2500000us
+    warmUp:
+      mode: Fixed
+      duration: 1h29m59s`},
+	{name: "same-type-named-apart", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    operations:
+    - name: read-sql
+      type: Read
+      weight: 1
+      api: SQL
+    - name: read-api
+      type: Read
+      weight: 1
+      api: Read`},
+}
+
+func TestAdmissionAcceptsGoodRuns(t *testing.T) {
+	for _, tc := range goodRuns {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := object(t, manifest(t, tc.base, tc.patch), tc.name, strings.TrimSuffix(tc.base, ".yaml"))
+			sent := obj.DeepCopy()
+			js, err := obj.MarshalJSON()
+			if err != nil {
+				t.Fatalf("encoding the manifest: %v", err)
+			}
+			if err := createStrict(t, obj); err != nil {
+				t.Fatalf("the API server refused a good manifest: %v", err)
+			}
+			t.Cleanup(func() { deleteIfCreated(t, obj) })
+
+			// Nothing pruned, nothing defaulted: what a user sends is what the
+			// controller and the report see.
+			stored := &unstructured.Unstructured{}
+			stored.SetGroupVersionKind(obj.GroupVersionKind())
+			if err := k8sClient.Get(bounded(t), keyOf(obj), stored); err != nil {
+				t.Fatalf("reading the run back: %v", err)
+			}
+			if diff := cmp.Diff(sent.Object["spec"], stored.Object["spec"]); diff != "" {
+				t.Errorf("the stored spec differs from the manifest (pruned or defaulted fields?) (-sent +stored):\n%s", diff)
+			}
+
+			errs, decodeErr := goValidate(js)
+			if decodeErr != nil {
+				t.Fatalf("the CLI cannot decode a manifest the API server accepts: %v", decodeErr)
+			}
+			if len(errs) > 0 {
+				t.Errorf("BenchmarkRun.Validate refuses a manifest the API server accepts: %v", errs)
+			}
+		})
+	}
+}
