@@ -1,0 +1,121 @@
+// Package shard is the runner pod's side of a BenchmarkRun: it reads the
+// run's control ConfigMap, prepares (connects, loads its slice of the
+// dataset), reports ready, waits for the common start time, runs its shard
+// of the load and writes its result durably into its own shard ConfigMap.
+//
+// The protocol between the controller and the runners is only ConfigMaps
+// (RBAC can confine each run's runners to its own objects by name):
+//
+//	<run>-control   written by the controller:
+//	                  data["control.json"]  Control: the resolved spec
+//	                  data["startTime"]     RFC 3339 start instant, once all
+//	                                        shards are ready
+//	<run>-shard-<i> created empty by the controller, written by runner i:
+//	                  data["ready"]         RFC 3339 time the runner was ready
+//	                  data["state"]         Succeeded or Failed, at the end
+//	                  data["message"]       why it failed (no credentials)
+//	                  binaryData["result.json.gz"]  the shard's result
+package shard
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/result"
+)
+
+// Keys of the control ConfigMap.
+const (
+	KeyControl   = "control.json"
+	KeyStartTime = "startTime"
+)
+
+// Keys of a shard ConfigMap.
+const (
+	KeyReady   = "ready"
+	KeyState   = "state"
+	KeyMessage = "message"
+	KeyResult  = "result.json.gz"
+)
+
+// States a runner reports in KeyState.
+const (
+	StateSucceeded = "Succeeded"
+	StateFailed    = "Failed"
+)
+
+// LabelShard carries a shard ConfigMap's index.
+const LabelShard = "bench.spanbench.io/shard"
+
+// MaxResultBytes is the most a compressed shard result may take: a
+// ConfigMap holds at most 1 MiB, and the object needs some room besides.
+const MaxResultBytes = 900 << 10
+
+// Control is what the controller tells every runner of a run.
+type Control struct {
+	// Run is the BenchmarkRun's name; Namespace its namespace.
+	Run, Namespace string
+	// Shards is the number of runners.
+	Shards int
+	// Target is the Spanner target, without credentials.
+	Target v1alpha1.TargetSpec
+	// Workload is the resolved (defaulted) workload.
+	Workload v1alpha1.WorkloadSpec
+	// Load asks each runner to load its slice of the dataset before it
+	// reports ready (the dataset marker did not match).
+	Load bool
+	// Region is where the runners run, recorded with the results.
+	Region string
+}
+
+// ControlConfigMapName names a run's control ConfigMap.
+func ControlConfigMapName(run string) string { return run + "-control" }
+
+// ShardConfigMapName names shard i's ConfigMap.
+func ShardConfigMapName(run string, i int) string { return fmt.Sprintf("%s-shard-%d", run, i) }
+
+// EncodeResult compresses a result for a shard ConfigMap, refusing one that
+// would not fit.
+func EncodeResult(d *result.Document) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(d); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	if buf.Len() > MaxResultBytes {
+		return nil, fmt.Errorf("the shard result is %d KiB compressed, more than the %d KiB a ConfigMap holds; use a longer workload.interval or fewer operations", buf.Len()>>10, MaxResultBytes>>10)
+	}
+	return buf.Bytes(), nil
+}
+
+// DecodeResult reads a shard result. The data come from a pod and are
+// untrusted: size, gzip, JSON and schema version are all checked.
+func DecodeResult(b []byte) (*result.Document, error) {
+	if len(b) > MaxResultBytes {
+		return nil, fmt.Errorf("shard result is %d bytes, more than %d", len(b), MaxResultBytes)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("shard result is not gzip: %w", err)
+	}
+	// Bound the decompressed size too: a small gzip can expand enormously.
+	d, err := result.Read(io.LimitReader(zr, result.MaxDocumentBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// FormatTime and ParseTime encode protocol timestamps.
+func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// ParseTime parses a protocol timestamp.
+func ParseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
