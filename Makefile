@@ -36,6 +36,7 @@ generate: $(CONTROLLER_GEN) ## regenerate deepcopy functions
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## regenerate CRDs and RBAC
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=spanbench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 
 .PHONY: verify
 verify: $(CONTROLLER_GEN) ## fail when generated files drift, or code is not gofmt and go vet clean

@@ -1,6 +1,8 @@
 // Command spanbench benchmarks Cloud Spanner. One binary holds every role:
 //
 //	spanbench run -f FILE       run a workload from the command line
+//	spanbench manager           run the Kubernetes controller manager
+//	spanbench runner --run NAME run one shard of a BenchmarkRun (in a runner pod)
 //	spanbench report FILE...    print a result, or several merged
 //	spanbench version           print the version
 package main
@@ -24,7 +26,9 @@ type command struct {
 
 var commands = []command{
 	{"run", "run a workload or BenchmarkRun manifest against Spanner or a local emulator", runCommand},
+	{"manager", "run the Kubernetes controller manager", managerCommand},
 	{"report", "print a result file, or several shard results merged exactly", reportCommand},
+	{"runner", "run one shard of a BenchmarkRun (the runner pods' entry point)", runnerCommand},
 	{"version", "print the version", versionCommand},
 }
 

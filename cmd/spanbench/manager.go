@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers"
+)
+
+// managerFlags are `spanbench manager`'s flags.
+type managerFlags struct {
+	metricsAddr, probeAddr string
+	secureMetrics          bool
+	leaderElect            bool
+	runnerImage            string
+	pullPolicy             string
+	startupGrace           time.Duration
+	runnerTTL              int
+	keepRunners            bool
+	limits                 controllers.Limits
+	maxPU                  int
+}
+
+func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
+	f := &managerFlags{}
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint (controller and run results); \"0\" disables it")
+	fs.BoolVar(&f.secureMetrics, "metrics-secure", true, "serve metrics over HTTPS, authenticated and authorized through the API server")
+	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of the health and readiness probes")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader, so that only one manager replica reconciles")
+	fs.StringVar(&f.runnerImage, "runner-image", "", "image of the runner pods (the manager's own image); required")
+	fs.StringVar(&f.pullPolicy, "runner-image-pull-policy", "IfNotPresent", "pull policy of the runner image")
+	fs.DurationVar(&f.startupGrace, "startup-grace", controllers.DefaultStartupGrace, "how far ahead the common start time is published once every runner is ready")
+	fs.IntVar(&f.runnerTTL, "runner-ttl-seconds", -1, "keep finished runner Jobs this long (-1: until deleted with the run)")
+	fs.BoolVar(&f.keepRunners, "keep-runners", false, "keep runner Jobs and pods after a run ends, for debugging")
+	var maxRunners int
+	fs.IntVar(&maxRunners, "max-runners", 100, "refuse runs with more runner pods (0: no limit)")
+	fs.DurationVar(&f.limits.MaxDuration, "max-duration", 24*time.Hour, "refuse runs whose load lasts longer (0: no limit)")
+	fs.IntVar(&f.maxPU, "max-processing-units", 10000, "refuse runs whose instance has more processing units, 1 node = 1000 (0: no limit)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if f.runnerImage == "" {
+		return nil, fmt.Errorf("--runner-image is required")
+	}
+	f.limits.MaxRunners, f.limits.MaxProcessingUnits = int32(maxRunners), int32(f.maxPU)
+	return f, nil
+}
+
+func managerCommand(ctx context.Context, args []string, _, stderr io.Writer) error {
+	f, err := parseManagerFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(stderr)))
+	mgr, err := newManager(f)
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// Scheme knows the kinds the manager reads and writes.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntimeMust(clientgoscheme.AddToScheme(s))
+	utilruntimeMust(v1alpha1.AddToScheme(s))
+	return s
+}
+
+func utilruntimeMust(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func newManager(f *managerFlags) (ctrl.Manager, error) {
+	metricsOpts := metricsserver.Options{BindAddress: f.metricsAddr, SecureServing: f.secureMetrics}
+	if f.secureMetrics {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                 Scheme(),
+		Metrics:                metricsOpts,
+		HealthProbeBindAddress: f.probeAddr,
+		LeaderElection:         f.leaderElect,
+		LeaderElectionID:       "spanbench-manager.bench.spanbench.io",
+		Cache:                  cache.Options{ByObject: ownedByRuns()},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	r := &controllers.BenchmarkRunReconciler{
+		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
+		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}, Limits: f.limits, KeepRunners: f.keepRunners,
+		Runner: controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
+	}
+	if f.runnerTTL >= 0 {
+		ttl := int32(f.runnerTTL)
+		r.Runner.TTLAfterFinished = &ttl
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	metrics.Registry.MustRegister(&controllers.ResultsCollector{Reader: mgr.GetClient()})
+	return mgr, nil
+}
+
+// ownedByRuns limits the cache of pods, Jobs and ConfigMaps to those
+// carrying the run label, so the manager does not hold every pod and
+// ConfigMap of the cluster in memory.
+func ownedByRuns() map[client.Object]cache.ByObject {
+	req, err := labels.NewRequirement(v1alpha1.LabelRun, selection.Exists, nil)
+	utilruntimeMust(err)
+	sel := labels.NewSelector().Add(*req)
+	return map[client.Object]cache.ByObject{
+		&corev1.Pod{}:       {Label: sel},
+		&corev1.ConfigMap{}: {Label: sel},
+		&batchv1.Job{}:      {Label: sel},
+	}
+}

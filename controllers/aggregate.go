@@ -1,0 +1,108 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/result"
+	"github.com/spanbench/spanbench/runner/shard"
+)
+
+// awaitShards waits until every runner has reported (or failed), or the
+// overrun deadline has passed; then the results are aggregated with
+// whatever arrived.
+func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	outcomes, err := r.readShards(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	failed := r.failedIndexes(ctx, run)
+	reported := 0
+	for _, o := range outcomes {
+		if o.state != "" || failed[o.index] {
+			reported++
+		}
+	}
+	if reported == len(outcomes) {
+		run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, "every runner reported", r.now())
+		return ctrl.Result{Requeue: true}, nil
+	}
+	requeue, field, late := r.untilDeadline(run)
+	if !late {
+		run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionFalse, v1alpha1.ReasonRunning,
+			fmt.Sprintf("%d of %d runners reported", reported, len(outcomes)), r.now())
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
+	msg := fmt.Sprintf("only %d of %d runners reported within spec.deadlines.%s; aggregating what arrived", reported, len(outcomes), field)
+	run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonDeadlineExceeded, msg, r.now())
+	st.warning(v1alpha1.ReasonDeadlineExceeded, msg)
+	return ctrl.Result{Requeue: true}, nil
+}
+
+// aggregate merges the shard results exactly, writes the report and the
+// status figures, and ends the run.
+func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	outcomes, err := r.readShards(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	merged, problems, err := mergeShards(outcomes)
+	if err != nil {
+		r.fail(run, st, v1alpha1.ReasonResultInvalid, err.Error())
+		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+	}
+	applyResult(&run.Status, merged, run)
+	if err := r.writeReport(ctx, run, merged); err != nil {
+		problems = append(problems, "no report: "+err.Error())
+	} else {
+		run.Status.Report = &v1alpha1.ReportReference{ConfigMapName: v1alpha1.ResultConfigMapName(run), Key: ReportKey}
+	}
+	msg := fmt.Sprintf("%s operations, p99 %s", run.Status.Overall.Throughput+"/s", p99(run.Status.Overall))
+	if len(problems) > 0 {
+		msg += "; partial: " + strings.Join(problems, "; ")
+	}
+	run.MarkSucceeded(len(problems) > 0, msg, r.now())
+	st.normal(v1alpha1.ReasonCompleted, msg)
+	return ctrl.Result{}, r.cleanupRunners(ctx, run)
+}
+
+func p99(f *v1alpha1.ResultFigures) string {
+	if f == nil || f.Latency == nil || f.Latency.P99 == nil {
+		return "-"
+	}
+	return f.Latency.P99.Duration.String()
+}
+
+// writeReport stores the merged result, histograms and time series
+// included, in a ConfigMap that outlives the runner pods; it goes with the
+// run.
+func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
+	data, err := shard.EncodeResult(doc)
+	if err != nil {
+		return err
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(run), Namespace: run.Namespace, Labels: v1alpha1.RunLabels(run)},
+		BinaryData: map[string][]byte{ReportKey: data},
+	}
+	return r.ensure(ctx, run, cm)
+}
+
+// cleanupRunners deletes the runner Job and its pods once a run has ended,
+// unless the operator keeps them. Results live in ConfigMaps, not pods.
+func (r *BenchmarkRunReconciler) cleanupRunners(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	if r.KeepRunners {
+		return nil
+	}
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.RunnerJobName(run), Namespace: run.Namespace}}
+	err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	return client.IgnoreNotFound(err)
+}

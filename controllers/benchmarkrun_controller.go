@@ -1,0 +1,143 @@
+// Package controllers holds spanbench's reconcilers: one per kind, one file
+// per concern (provision, runner children, start barrier, results, metrics),
+// with pure builders for child objects.
+package controllers
+
+import (
+	"context"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// Limits are the operator's cost guardrails: a run asking for more is
+// refused before anything is created.
+type Limits struct {
+	// MaxRunners caps spec.runners.replicas.
+	MaxRunners int32
+	// MaxDuration caps the workload's duration.
+	MaxDuration time.Duration
+	// MaxProcessingUnits caps the instance size a run may name (1 node =
+	// 1000).
+	MaxProcessingUnits int32
+}
+
+// BenchmarkRunReconciler runs BenchmarkRuns: it prepares the target, starts
+// the runner pods together, and merges their results into the status.
+type BenchmarkRunReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder record.EventRecorder
+	// Clock is injected so that deadlines are testable.
+	Clock clock.PassiveClock
+	// Preparer performs the Spanner admin calls.
+	Preparer TargetPreparer
+	// Runner holds the runner pods' operator-level settings.
+	Runner RunnerConfig
+	// Limits are the cost guardrails.
+	Limits Limits
+	// KeepRunners keeps the runner Job and its pods after a run ends, for
+	// debugging; by default they are deleted (results are not in them).
+	KeepRunners bool
+}
+
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles,verbs=bind;escalate
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
+// Reconcile moves one run one step forward and writes its status once.
+func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	run := &v1alpha1.BenchmarkRun{}
+	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if run.IsFinished() {
+		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+	}
+	before := run.DeepCopy()
+	st := &step{}
+	res, err := r.reconcile(ctx, run, st)
+	// Optimistic lock: a decision taken on a stale cached run must not
+	// overwrite a newer status; the conflict requeues with fresh data.
+	if patchErr := r.Status().Patch(ctx, run, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); patchErr != nil {
+		if apierrors.IsConflict(patchErr) || apierrors.IsNotFound(patchErr) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, patchErr
+	}
+	st.emit(r.Recorder, run)
+	return res, err
+}
+
+// SetupWithManager watches runs and the children that move them forward.
+func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.BenchmarkRun{}).
+		Owns(&batchv1.Job{}).
+		Owns(&corev1.ConfigMap{}).
+		Owns(&corev1.ServiceAccount{}).
+		Owns(&rbacv1.Role{}).
+		Owns(&rbacv1.RoleBinding{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
+		Complete(r)
+}
+
+// runOfPod maps a runner pod to its run by the run label.
+func runOfPod(_ context.Context, o client.Object) []ctrl.Request {
+	name, ok := o.GetLabels()[v1alpha1.LabelRun]
+	if !ok {
+		return nil
+	}
+	return []ctrl.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: name}}}
+}
+
+// reconcile dispatches on the run's phase, derived from its conditions.
+func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
+	switch v1alpha1.DerivePhase(run.Status.Conditions) {
+	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
+		return r.prepareTarget(ctx, run, st)
+	case v1alpha1.PhaseLoading, v1alpha1.PhaseWaitingForRunners:
+		return r.awaitRunners(ctx, run, st)
+	case v1alpha1.PhaseRunning:
+		return r.awaitShards(ctx, run, st)
+	case v1alpha1.PhaseAggregating:
+		return r.aggregate(ctx, run, st)
+	}
+	return ctrl.Result{}, nil
+}
+
+// now is the injected clock's time.
+func (r *BenchmarkRunReconciler) now() time.Time { return r.Clock.Now() }
+
+// untilDeadline is the requeue for the current stage's deadline, or the
+// deadline error when it has passed.
+func (r *BenchmarkRunReconciler) untilDeadline(run *v1alpha1.BenchmarkRun) (time.Duration, string, bool) {
+	field, at, ok := run.StageDeadline()
+	if !ok {
+		return time.Minute, "", false
+	}
+	left := at.Sub(r.now())
+	return max(left, time.Second), field, left <= 0
+}

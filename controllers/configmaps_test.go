@@ -1,0 +1,107 @@
+package controllers
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/shard"
+)
+
+func TestNewControlConfigMap(t *testing.T) {
+	tests := []struct {
+		name string
+		run  *v1alpha1.BenchmarkRun
+	}{
+		{name: "a minimal run", run: newBuilderRun("nightly").obj()},
+		{name: "a run with credentials, three runners and a region", run: newBuilderRun("nightly").replicas(3).credentials("spanner-key", "sa.json").
+			runners(func(r *v1alpha1.RunnersSpec) { r.Region = "asia-northeast1" }).obj()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := tc.run
+			w := run.Spec.Workload
+			w.Default()
+			c := shard.Control{
+				Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
+				Target: run.Spec.Target, Workload: w, Load: true, Region: runnerRegion(run),
+			}
+			callerCredentials := c.Target.Credentials
+
+			got, err := newControlConfigMap(run, c)
+			if err != nil {
+				t.Fatalf("newControlConfigMap: %v", err)
+			}
+
+			want := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+				Name: "nightly-control", Namespace: "bench", Labels: builderRunLabels("nightly"),
+			}}
+			if diff := cmp.Diff(want.ObjectMeta, got.ObjectMeta); diff != "" {
+				t.Errorf("control ConfigMap metadata (-want +got):\n%s", diff)
+			}
+			if len(got.Data) != 1 || got.BinaryData != nil || got.Immutable != nil {
+				t.Errorf("control ConfigMap holds %d data keys, binaryData %v, immutable %v; want only %s, mutable (the start time comes later)",
+					len(got.Data), got.BinaryData, got.Immutable, shard.KeyControl)
+			}
+
+			var decoded shard.Control
+			if err := json.Unmarshal([]byte(got.Data[shard.KeyControl]), &decoded); err != nil {
+				t.Fatalf("data[%s] is not a control document: %v", shard.KeyControl, err)
+			}
+			wantControl := c
+			wantControl.Target.Credentials = nil
+			if diff := cmp.Diff(wantControl, decoded); diff != "" {
+				t.Errorf("data[%s] decoded (-want +got):\n%s", shard.KeyControl, diff)
+			}
+			if c.Target.Credentials != callerCredentials {
+				t.Errorf("newControlConfigMap changed the caller's Control.Target.Credentials")
+			}
+		})
+	}
+}
+
+// The Control document names the target; a reference to the credentials
+// Secret has no business in a ConfigMap every runner (and anyone who can
+// read ConfigMaps in the namespace) can read.
+func TestNewControlConfigMapDropsTheCredentialsReference(t *testing.T) {
+	run := newBuilderRun("r").credentials("very-secret-name", "very-secret-key.json").obj()
+	cm, err := newControlConfigMap(run, shard.Control{Run: run.Name, Namespace: run.Namespace, Shards: 1, Target: run.Spec.Target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"very-secret-name", "very-secret-key.json", "credentials"} {
+		if strings.Contains(cm.Data[shard.KeyControl], leak) {
+			t.Errorf("data[%s] mentions %q: %s", shard.KeyControl, leak, cm.Data[shard.KeyControl])
+		}
+	}
+}
+
+func TestNewShardConfigMap(t *testing.T) {
+	run := newBuilderRun("nightly").replicas(3).obj()
+	for i, wantName := range []string{"nightly-shard-0", "nightly-shard-1", "nightly-shard-2"} {
+		labels := builderRunLabels("nightly")
+		labels["bench.spanbench.io/shard"] = []string{"0", "1", "2"}[i]
+		want := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: wantName, Namespace: "bench", Labels: labels}}
+		if diff := cmp.Diff(want, newShardConfigMap(run, i)); diff != "" {
+			t.Errorf("newShardConfigMap(run, %d) (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+// The shard label is added to a fresh map each time: adding it must not
+// leak into the run's labels of other children.
+func TestNewShardConfigMapDoesNotShareLabels(t *testing.T) {
+	run := newBuilderRun("r").replicas(2).obj()
+	a, b := newShardConfigMap(run, 0), newShardConfigMap(run, 1)
+	if a.Labels[shard.LabelShard] != "0" || b.Labels[shard.LabelShard] != "1" {
+		t.Errorf("shard labels: %q and %q, want 0 and 1", a.Labels[shard.LabelShard], b.Labels[shard.LabelShard])
+	}
+	if _, ok := v1alpha1.RunLabels(run)[shard.LabelShard]; ok {
+		t.Errorf("v1alpha1.RunLabels gained the shard label")
+	}
+}

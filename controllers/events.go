@@ -1,0 +1,43 @@
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// step collects what one reconcile wants to tell users; the events are
+// emitted only after the status write succeeded, so an event never
+// announces a transition the status does not show.
+type step struct {
+	events []event
+}
+
+type event struct {
+	eventType, reason, message string
+}
+
+func (s *step) normal(reason, message string) {
+	s.events = append(s.events, event{corev1.EventTypeNormal, reason, message})
+}
+
+func (s *step) warning(reason, message string) {
+	s.events = append(s.events, event{corev1.EventTypeWarning, reason, message})
+}
+
+func (s *step) emit(rec record.EventRecorder, run *v1alpha1.BenchmarkRun) {
+	if rec == nil {
+		return
+	}
+	for _, e := range s.events {
+		rec.Event(run, e.eventType, e.reason, e.message)
+	}
+}
+
+// fail ends the run with a failure reason and a warning event.
+func (r *BenchmarkRunReconciler) fail(run *v1alpha1.BenchmarkRun, st *step, reason, message string) {
+	if run.MarkFailed(reason, message, r.now()) {
+		st.warning(reason, message)
+	}
+}

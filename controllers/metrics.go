@@ -1,0 +1,113 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// LabelVariant on a BenchmarkRun names its variant in a comparison (a
+// campaign sets it); the results collector exports it as a label.
+const LabelVariant = "bench.spanbench.io/variant"
+
+// ResultsCollector serves every finished run's results at scrape time from
+// the informer cache: exact figures computed by the controller from merged
+// histograms, not Prometheus buckets. A deleted run's series disappear with
+// it.
+type ResultsCollector struct {
+	// Reader is the manager's cached client.
+	Reader client.Reader
+}
+
+var (
+	runLabels       = []string{"namespace", "run"}
+	opLabels        = []string{"namespace", "run", "operation"}
+	descLatency     = prometheus.NewDesc("spanbench_run_latency_seconds", "Latency quantiles of a finished run, from its merged HDR histograms (quantile=max is the maximum).", append(opLabels, "quantile"), nil)
+	descThroughput  = prometheus.NewDesc("spanbench_run_throughput_ops", "Successful operations per second of a finished run, after the warm-up.", opLabels, nil)
+	descOperations  = prometheus.NewDesc("spanbench_run_operations", "Successful operations of a finished run, after the warm-up.", opLabels, nil)
+	descErrors      = prometheus.NewDesc("spanbench_run_errors", "Failed operations of a finished run, by gRPC code.", append(opLabels, "code"), nil)
+	descWarmUp      = prometheus.NewDesc("spanbench_run_warmup_seconds", "Length of the warm-up excluded from a run's results.", runLabels, nil)
+	descStartSkew   = prometheus.NewDesc("spanbench_run_start_skew_seconds", "Spread of the runners' actual start times.", runLabels, nil)
+	descRunInfo     = prometheus.NewDesc("spanbench_run_info", "What a finished run measured; always 1.", append(runLabels, "variant", "instance_config", "endpoint", "runners", "runner_region", "client_version", "partial"), nil)
+	collectTimeout  = 5 * time.Second
+	latencyQuantile = []struct {
+		label string
+		get   func(*v1alpha1.LatencySummary) *time.Duration
+	}{
+		{"0.5", func(l *v1alpha1.LatencySummary) *time.Duration { return dur(l.P50) }},
+		{"0.9", func(l *v1alpha1.LatencySummary) *time.Duration { return dur(l.P90) }},
+		{"0.99", func(l *v1alpha1.LatencySummary) *time.Duration { return dur(l.P99) }},
+		{"0.999", func(l *v1alpha1.LatencySummary) *time.Duration { return dur(l.P999) }},
+		{"max", func(l *v1alpha1.LatencySummary) *time.Duration { return dur(l.Max) }},
+	}
+)
+
+// Describe implements prometheus.Collector.
+func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descWarmUp, descStartSkew, descRunInfo} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), collectTimeout)
+	defer cancel()
+	runs := &v1alpha1.BenchmarkRunList{}
+	if err := c.Reader.List(ctx, runs); err != nil {
+		return
+	}
+	for i := range runs.Items {
+		run := &runs.Items[i]
+		if run.Status.Overall == nil {
+			continue
+		}
+		collectRun(ch, run)
+	}
+}
+
+func collectRun(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
+	ns, name := run.Namespace, run.Name
+	for _, op := range run.Status.Operations {
+		collectFigures(ch, ns, name, op.Name, &op.ResultFigures)
+	}
+	collectFigures(ch, ns, name, "overall", run.Status.Overall)
+	if run.Status.WarmUpEnd != nil && run.Status.StartTime != nil {
+		ch <- prometheus.MustNewConstMetric(descWarmUp, prometheus.GaugeValue, run.Status.WarmUpEnd.Sub(run.Status.StartTime.Time).Seconds(), ns, name)
+	}
+	if s := run.Status.StartSkew; s != nil {
+		ch <- prometheus.MustNewConstMetric(descStartSkew, prometheus.GaugeValue, s.Seconds(), ns, name)
+	}
+	env := run.Status.Environment
+	if env == nil {
+		env = &v1alpha1.RunEnvironment{}
+	}
+	partial := "false"
+	if run.Status.Partial {
+		partial = "true"
+	}
+	ch <- prometheus.MustNewConstMetric(descRunInfo, prometheus.GaugeValue, 1, ns, name, run.Labels[LabelVariant],
+		env.InstanceConfig, string(env.Endpoint), itoa(env.Runners), env.RunnerRegion, env.ClientVersion, partial)
+}
+
+func collectFigures(ch chan<- prometheus.Metric, ns, run, op string, f *v1alpha1.ResultFigures) {
+	if t, err := v1alpha1.ParseThroughput(f.Throughput); err == nil {
+		ch <- prometheus.MustNewConstMetric(descThroughput, prometheus.GaugeValue, t, ns, run, op)
+	}
+	ch <- prometheus.MustNewConstMetric(descOperations, prometheus.GaugeValue, float64(f.Count), ns, run, op)
+	for code, n := range f.ErrorsByCode {
+		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.GaugeValue, float64(n), ns, run, op, code)
+	}
+	if f.Latency == nil {
+		return
+	}
+	for _, q := range latencyQuantile {
+		if d := q.get(f.Latency); d != nil {
+			ch <- prometheus.MustNewConstMetric(descLatency, prometheus.GaugeValue, d.Seconds(), ns, run, op, q.label)
+		}
+	}
+}

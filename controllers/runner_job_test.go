@@ -1,0 +1,413 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// builderRun is a fluent builder of BenchmarkRuns for the builder tests.
+type builderRun struct{ run *v1alpha1.BenchmarkRun }
+
+// newBuilderRun is a minimal valid run "name" in namespace bench: a
+// ten-minute YCSB read load against an existing instance, every runner
+// setting left to its default.
+func newBuilderRun(name string) *builderRun {
+	rate := int32(100)
+	return &builderRun{run: &v1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "bench", UID: "uid-1"},
+		Spec: v1alpha1.BenchmarkRunSpec{
+			Target: v1alpha1.TargetSpec{
+				Project:  "my-project",
+				Instance: v1alpha1.InstanceSpec{Name: "bench-instance"},
+				Database: "ycsb",
+			},
+			Workload: v1alpha1.WorkloadSpec{
+				Type:       v1alpha1.WorkloadYCSB,
+				Operations: []v1alpha1.OperationSpec{{Type: v1alpha1.OpRead, Weight: 1}},
+				Load:       v1alpha1.LoadSpec{Rate: &rate},
+				Duration:   &metav1.Duration{Duration: 10 * time.Minute},
+			},
+		},
+	}}
+}
+
+func (b *builderRun) replicas(n int32) *builderRun {
+	b.run.Spec.Runners.Replicas = &n
+	return b
+}
+
+func (b *builderRun) credentials(secret, key string) *builderRun {
+	b.run.Spec.Target.Credentials = &v1alpha1.CredentialsSpec{SecretName: secret, Key: key}
+	return b
+}
+
+func (b *builderRun) runners(f func(*v1alpha1.RunnersSpec)) *builderRun {
+	f(&b.run.Spec.Runners)
+	return b
+}
+
+func (b *builderRun) deadlines(runnersReady, load, overrun time.Duration) *builderRun {
+	b.run.Spec.Deadlines = v1alpha1.DeadlinesSpec{
+		RunnersReady: &metav1.Duration{Duration: runnersReady},
+		Load:         &metav1.Duration{Duration: load},
+		Overrun:      &metav1.Duration{Duration: overrun},
+	}
+	return b
+}
+
+func (b *builderRun) obj() *v1alpha1.BenchmarkRun {
+	if errs := b.run.Validate(); len(errs) > 0 {
+		panic("test run is invalid: " + errs.ToAggregate().Error())
+	}
+	return b.run
+}
+
+// builderRunLabels are v1alpha1.RunLabels of a run named name, written out.
+func builderRunLabels(name string) map[string]string {
+	return map[string]string{
+		"bench.spanbench.io/run":       name,
+		"app.kubernetes.io/name":       "spanbench",
+		"app.kubernetes.io/managed-by": "spanbench",
+	}
+}
+
+// builderPodLabels are the runner pod labels of a run named name.
+func builderPodLabels(name string) map[string]string {
+	l := builderRunLabels(name)
+	l["app.kubernetes.io/component"] = "runner"
+	return l
+}
+
+func restrictedPodSecurity() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		RunAsUser:      ptr.To[int64](65532),
+		RunAsGroup:     ptr.To[int64](65532),
+		FSGroup:        ptr.To[int64](65532),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+func restrictedContainerSecurity() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		RunAsNonRoot:             ptr.To(true),
+		RunAsUser:                ptr.To[int64](65532),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
+
+func downwardEnv() []corev1.EnvVar {
+	return []corev1.EnvVar{
+		{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{
+			FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"},
+		}},
+		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{
+			FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"},
+		}},
+	}
+}
+
+func tmpVolume() corev1.Volume {
+	return corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+}
+
+func tmpMount() corev1.VolumeMount { return corev1.VolumeMount{Name: "tmp", MountPath: "/tmp"} }
+
+func TestNewRunnerJob(t *testing.T) {
+	defaultCfg := RunnerConfig{Image: "ghcr.io/spanbench/spanbench:v0.1.0", StartupGrace: 30 * time.Second}
+
+	tests := []struct {
+		name string
+		run  *v1alpha1.BenchmarkRun
+		cfg  RunnerConfig
+		want *batchv1.Job
+	}{
+		{
+			name: "a minimal run gets one restricted runner with the manager's image, its own service account and port 9090",
+			run:  newBuilderRun("nightly").obj(),
+			cfg:  defaultCfg,
+			want: &batchv1.Job{
+				ObjectMeta: metav1.ObjectMeta{Name: "nightly-runners", Namespace: "bench", Labels: builderRunLabels("nightly")},
+				Spec: batchv1.JobSpec{
+					CompletionMode:       ptr.To(batchv1.IndexedCompletion),
+					Completions:          ptr.To[int32](1),
+					Parallelism:          ptr.To[int32](1),
+					BackoffLimitPerIndex: ptr.To[int32](0),
+					MaxFailedIndexes:     ptr.To[int32](1),
+					// load 1h + runnersReady 10m + grace 30s + duration 10m + overrun 5m
+					ActiveDeadlineSeconds: ptr.To[int64](5130),
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{
+							Labels: builderPodLabels("nightly"),
+							Annotations: map[string]string{
+								"prometheus.io/scrape": "true",
+								"prometheus.io/port":   "9090",
+								"prometheus.io/path":   "/metrics",
+							},
+						},
+						Spec: corev1.PodSpec{
+							ServiceAccountName: "nightly-runner",
+							RestartPolicy:      corev1.RestartPolicyNever,
+							SecurityContext:    restrictedPodSecurity(),
+							Containers: []corev1.Container{{
+								Name:            "runner",
+								Image:           "ghcr.io/spanbench/spanbench:v0.1.0",
+								Args:            []string{"runner", "--run", "nightly", "--metrics-addr", ":9090", "--ready-timeout", "1h10m30s"},
+								Env:             downwardEnv(),
+								Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP}},
+								VolumeMounts:    []corev1.VolumeMount{tmpMount()},
+								SecurityContext: restrictedContainerSecurity(),
+							}},
+							Volumes: []corev1.Volume{tmpVolume()},
+						},
+					},
+				},
+			},
+		},
+		{
+			name: "a fully specified run mounts its credentials key and is placed, sized, tolerated and imaged as asked",
+			run: newBuilderRun("multi").
+				replicas(3).
+				credentials("spanner-key", "sa.json").
+				deadlines(2*time.Minute, 20*time.Minute, time.Minute).
+				runners(func(r *v1alpha1.RunnersSpec) {
+					r.Image = "registry.example/spanbench:dev"
+					r.ServiceAccountName = "spanner-wi"
+					r.Region = "asia-northeast1"
+					r.Zone = "asia-northeast1-b"
+					r.NodeSelector = map[string]string{"pool": "bench"}
+					r.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "bench", Effect: corev1.TaintEffectNoSchedule}}
+					r.Resources = corev1.ResourceRequirements{
+						Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+						Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+					}
+				}).obj(),
+			cfg: RunnerConfig{
+				Image:            "ghcr.io/spanbench/spanbench:v0.1.0",
+				ImagePullPolicy:  corev1.PullIfNotPresent,
+				MetricsPort:      8080,
+				TTLAfterFinished: ptr.To[int32](3600),
+				StartupGrace:     10 * time.Second,
+			},
+			want: &batchv1.Job{
+				ObjectMeta: metav1.ObjectMeta{Name: "multi-runners", Namespace: "bench", Labels: builderRunLabels("multi")},
+				Spec: batchv1.JobSpec{
+					CompletionMode:       ptr.To(batchv1.IndexedCompletion),
+					Completions:          ptr.To[int32](3),
+					Parallelism:          ptr.To[int32](3),
+					BackoffLimitPerIndex: ptr.To[int32](0),
+					MaxFailedIndexes:     ptr.To[int32](3),
+					// load 20m + runnersReady 2m + grace 10s + duration 10m + overrun 1m
+					ActiveDeadlineSeconds:   ptr.To[int64](1990),
+					TTLSecondsAfterFinished: ptr.To[int32](3600),
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: metav1.ObjectMeta{
+							Labels: builderPodLabels("multi"),
+							Annotations: map[string]string{
+								"prometheus.io/scrape": "true",
+								"prometheus.io/port":   "8080",
+								"prometheus.io/path":   "/metrics",
+							},
+						},
+						Spec: corev1.PodSpec{
+							ServiceAccountName: "spanner-wi",
+							RestartPolicy:      corev1.RestartPolicyNever,
+							SecurityContext:    restrictedPodSecurity(),
+							Containers: []corev1.Container{{
+								Name:            "runner",
+								Image:           "registry.example/spanbench:dev",
+								ImagePullPolicy: corev1.PullIfNotPresent,
+								Args:            []string{"runner", "--run", "multi", "--metrics-addr", ":8080", "--ready-timeout", "22m10s"},
+								Env: append(downwardEnv(), corev1.EnvVar{
+									Name: "GOOGLE_APPLICATION_CREDENTIALS", Value: "/var/run/secrets/spanbench/key.json",
+								}),
+								Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+								Resources: corev1.ResourceRequirements{
+									Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+									Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+								},
+								VolumeMounts: []corev1.VolumeMount{
+									tmpMount(),
+									{Name: "credentials", MountPath: "/var/run/secrets/spanbench", ReadOnly: true},
+								},
+								SecurityContext: restrictedContainerSecurity(),
+							}},
+							Volumes: []corev1.Volume{
+								tmpVolume(),
+								{Name: "credentials", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+									SecretName:  "spanner-key",
+									Items:       []corev1.KeyToPath{{Key: "sa.json", Path: "key.json"}},
+									DefaultMode: ptr.To[int32](0o440),
+								}}},
+							},
+							Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+								RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+									NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+										{Key: "topology.kubernetes.io/region", Operator: corev1.NodeSelectorOpIn, Values: []string{"asia-northeast1"}},
+										{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"asia-northeast1-b"}},
+									}}},
+								},
+							}},
+							NodeSelector: map[string]string{"pool": "bench"},
+							Tolerations:  []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "bench", Effect: corev1.TaintEffectNoSchedule}},
+						},
+					},
+				},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := newRunnerJob(tc.run, tc.cfg)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("newRunnerJob (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewRunnerJobCredentialsKeyDefaultsToKeyJSON(t *testing.T) {
+	run := newBuilderRun("r").credentials("spanner-key", "").obj()
+	job := newRunnerJob(run, RunnerConfig{Image: "img"})
+
+	want := &corev1.SecretVolumeSource{
+		SecretName:  "spanner-key",
+		Items:       []corev1.KeyToPath{{Key: "key.json", Path: "key.json"}},
+		DefaultMode: ptr.To[int32](0o440),
+	}
+	var got *corev1.SecretVolumeSource
+	for _, v := range job.Spec.Template.Spec.Volumes {
+		if v.Secret != nil {
+			got = v.Secret
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("credentials volume with an empty key (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewRunnerJobRegionOnlyRequiresOnlyTheRegion(t *testing.T) {
+	run := newBuilderRun("r").runners(func(r *v1alpha1.RunnersSpec) { r.Region = "us-central1" }).obj()
+	got := newRunnerJob(run, RunnerConfig{Image: "img"}).Spec.Template.Spec.Affinity
+	want := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "topology.kubernetes.io/region", Operator: corev1.NodeSelectorOpIn, Values: []string{"us-central1"}},
+			}}},
+		},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("affinity for a region alone (-want +got):\n%s", diff)
+	}
+}
+
+// The reconciler may keep a built Job around while the run (from the cache)
+// or the config are reused: the Job must share no memory with either.
+func TestNewRunnerJobSharesNoMemoryWithItsInputs(t *testing.T) {
+	run := newBuilderRun("r").runners(func(r *v1alpha1.RunnersSpec) {
+		r.NodeSelector = map[string]string{"pool": "bench"}
+		r.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
+		r.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	}).obj()
+	cfg := RunnerConfig{Image: "img", TTLAfterFinished: ptr.To[int32](60)}
+	job := newRunnerJob(run, cfg)
+	before := job.DeepCopy()
+
+	run.Spec.Runners.NodeSelector["pool"] = "other"
+	run.Spec.Runners.Tolerations[0].Key = "other"
+	run.Spec.Runners.Resources.Limits[corev1.ResourceCPU] = resource.MustParse("8")
+	*cfg.TTLAfterFinished = 1
+
+	if diff := cmp.Diff(before, job); diff != "" {
+		t.Errorf("changing the run or config after the build changed the Job (-before +after):\n%s", diff)
+	}
+}
+
+func TestRunnerJobActiveDeadline(t *testing.T) {
+	tests := []struct {
+		name string
+		run  *v1alpha1.BenchmarkRun
+		cfg  RunnerConfig
+		want time.Duration
+	}{
+		{
+			name: "defaults: load 1h, runnersReady 10m, overrun 5m around a 10m workload",
+			run:  newBuilderRun("r").obj(),
+			want: time.Hour + 10*time.Minute + 10*time.Minute + 5*time.Minute,
+		},
+		{
+			name: "the startup grace is allowed for",
+			run:  newBuilderRun("r").obj(),
+			cfg:  RunnerConfig{StartupGrace: 45 * time.Second},
+			want: time.Hour + 10*time.Minute + 45*time.Second + 10*time.Minute + 5*time.Minute,
+		},
+		{
+			name: "a stepped load counts the sum of its steps",
+			run: func() *v1alpha1.BenchmarkRun {
+				r := newBuilderRun("r").deadlines(time.Minute, 2*time.Minute, 3*time.Minute).obj()
+				r.Spec.Workload.Duration = nil
+				r.Spec.Workload.Load = v1alpha1.LoadSpec{Steps: []v1alpha1.RateStep{
+					{Rate: 100, Duration: metav1.Duration{Duration: 5 * time.Minute}},
+					{Rate: 200, Duration: metav1.Duration{Duration: 7 * time.Minute}},
+				}}
+				return r
+			}(),
+			want: time.Minute + 2*time.Minute + 12*time.Minute + 3*time.Minute,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := runnerJobActiveDeadline(tc.run, tc.cfg); got != tc.want {
+				t.Errorf("runnerJobActiveDeadline = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCeilSecondsNeverCutsADeadlineShort(t *testing.T) {
+	for d, want := range map[time.Duration]int64{
+		0:                                   0,
+		time.Second:                         1,
+		time.Second + time.Nanosecond:       2,
+		90*time.Second - time.Millisecond:   90,
+		time.Hour + 500*time.Millisecond:    3601,
+		10*time.Minute + 30*time.Second + 0: 630,
+	} {
+		if got := ceilSeconds(d); got != want {
+			t.Errorf("ceilSeconds(%v) = %d, want %d", d, got, want)
+		}
+	}
+}
+
+func TestRunnerRegion(t *testing.T) {
+	tests := []struct {
+		name         string
+		region, zone string
+		want         string
+	}{
+		{name: "unset is unknown", want: ""},
+		{name: "the region as given", region: "asia-northeast1", want: "asia-northeast1"},
+		{name: "the region wins over the zone", region: "asia-northeast1", zone: "us-central1-a", want: "asia-northeast1"},
+		{name: "the zone's region", zone: "asia-northeast1-b", want: "asia-northeast1"},
+		{name: "a zone without a dash says nothing", zone: "local", want: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := newBuilderRun("r").runners(func(r *v1alpha1.RunnersSpec) { r.Region, r.Zone = tc.region, tc.zone }).obj()
+			if got := runnerRegion(run); got != tc.want {
+				t.Errorf("runnerRegion(region %q, zone %q) = %q, want %q", tc.region, tc.zone, got, tc.want)
+			}
+		})
+	}
+}

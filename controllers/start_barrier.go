@@ -1,0 +1,225 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/shard"
+)
+
+// awaitRunners creates the runners and holds them at the start barrier:
+// once every runner reported ready (after loading its slice of the dataset
+// if needed), it publishes one start time a little ahead, for all of them.
+func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	if err := r.ensureRunnerChildren(ctx, run); err != nil {
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			r.fail(run, st, v1alpha1.ReasonRunnerFailed, err.Error())
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	outcomes, err := r.readShards(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if reason, msg := r.runnerProblem(ctx, run, outcomes); reason != "" {
+		r.fail(run, st, reason, msg)
+		return ctrl.Result{}, nil
+	}
+	ready := 0
+	for _, o := range outcomes {
+		if o.ready {
+			ready++
+		}
+	}
+	if ready < len(outcomes) {
+		return r.notReadyYet(ctx, run, st, ready, len(outcomes))
+	}
+	return r.releaseRunners(ctx, run, st)
+}
+
+// notReadyYet records progress, or fails the run past its deadline.
+func (r *BenchmarkRunReconciler) notReadyYet(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step, ready, n int) (ctrl.Result, error) {
+	msg := fmt.Sprintf("%d of %d runners ready", ready, n)
+	run.SetCondition(v1alpha1.ConditionRunnersReady, metav1.ConditionFalse, v1alpha1.ReasonRunnersNotReady, msg, r.now())
+	requeue, field, late := r.untilDeadline(run)
+	if !late {
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
+	reason := v1alpha1.ReasonRunnersNotReady
+	if r.anyUnschedulable(ctx, run) {
+		reason = v1alpha1.ReasonRunnersUnschedulable
+	}
+	r.fail(run, st, reason, fmt.Sprintf("only %s within spec.deadlines.%s; check the runner pods' events", msg, field))
+	return ctrl.Result{}, nil
+}
+
+// releaseRunners records the dataset as loaded and publishes the start.
+func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded); c == nil || c.Status != metav1.ConditionTrue {
+		if err := r.Preparer.CompleteDataset(ctx, run); err != nil {
+			return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
+		}
+		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "the runners loaded the dataset", r.now())
+		st.normal(v1alpha1.ReasonDatasetReady, "the runners loaded the dataset")
+	}
+	start, err := r.publishStart(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	run.Status.StartTime = &metav1.Time{Time: start}
+	msg := fmt.Sprintf("all %d runners ready; the load starts at %s", run.Replicas(), shard.FormatTime(start))
+	run.SetCondition(v1alpha1.ConditionRunnersReady, metav1.ConditionTrue, v1alpha1.ReasonAllRunnersReady, msg, r.now())
+	st.normal(v1alpha1.ReasonAllRunnersReady, msg)
+	return ctrl.Result{RequeueAfter: max(start.Add(run.Spec.Workload.TotalDuration()).Sub(r.now()), time.Second)}, nil
+}
+
+// DefaultStartupGrace is how far ahead the start time is published when
+// RunnerConfig.StartupGrace is unset: runners poll the control ConfigMap
+// every 250 ms, so a few seconds let every one of them see it in time.
+const DefaultStartupGrace = 3 * time.Second
+
+// publishStart writes the common start time into the control ConfigMap,
+// once: a restarted manager reuses the time already published.
+func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1.BenchmarkRun) (time.Time, error) {
+	cm := &corev1.ConfigMap{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: shard.ControlConfigMapName(run.Name)}, cm); err != nil {
+		return time.Time{}, err
+	}
+	if s, ok := cm.Data[shard.KeyStartTime]; ok {
+		return shard.ParseTime(s)
+	}
+	grace := r.Runner.StartupGrace
+	if grace <= 0 {
+		grace = DefaultStartupGrace
+	}
+	start := r.now().Add(grace).Truncate(time.Millisecond)
+	before := cm.DeepCopy()
+	cm.Data[shard.KeyStartTime] = shard.FormatTime(start)
+	// Optimistic lock: two managers (or a stale cache) never publish two
+	// different start times.
+	if err := r.Patch(ctx, cm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return time.Time{}, err
+	}
+	return start, nil
+}
+
+// readShards reads every shard ConfigMap; a missing one reads as empty.
+func (r *BenchmarkRunReconciler) readShards(ctx context.Context, run *v1alpha1.BenchmarkRun) ([]shardOutcome, error) {
+	out := make([]shardOutcome, run.Replicas())
+	for i := range out {
+		cm := &corev1.ConfigMap{}
+		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: shard.ShardConfigMapName(run.Name, i)}, cm)
+		switch {
+		case apierrors.IsNotFound(err):
+			cm = nil
+		case err != nil:
+			return nil, err
+		}
+		out[i] = readShard(i, cm, run)
+	}
+	return out, nil
+}
+
+// runnerProblem finds a reason to fail a run before its start: a runner
+// that reported failure, a runner index the Job gave up on, or an image
+// that cannot be pulled.
+func (r *BenchmarkRunReconciler) runnerProblem(ctx context.Context, run *v1alpha1.BenchmarkRun, outcomes []shardOutcome) (reason, message string) {
+	for _, o := range outcomes {
+		if o.state == shard.StateFailed {
+			return v1alpha1.ReasonRunnerFailed, fmt.Sprintf("runner %d failed before the start: %s", o.index, o.message)
+		}
+	}
+	if failed := r.failedIndexes(ctx, run); len(failed) > 0 {
+		return v1alpha1.ReasonRunnerFailed, fmt.Sprintf("runner pods %v failed before the start; see their logs", keys(failed))
+	}
+	if msg := r.imagePullProblem(ctx, run); msg != "" {
+		return v1alpha1.ReasonRunnerImagePullFailed, msg
+	}
+	return "", ""
+}
+
+// failedIndexes are the runner indexes whose pod failed (the Job does not
+// retry them: a late restart would miss the common start).
+func (r *BenchmarkRunReconciler) failedIndexes(ctx context.Context, run *v1alpha1.BenchmarkRun) map[int]bool {
+	job := &batchv1.Job{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: v1alpha1.RunnerJobName(run)}, job); err != nil || job.Status.FailedIndexes == nil {
+		return nil
+	}
+	return parseIndexes(*job.Status.FailedIndexes)
+}
+
+// parseIndexes reads the Job API's index list, e.g. "1,3-5".
+func parseIndexes(s string) map[int]bool {
+	out := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			continue
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
+				continue
+			}
+		}
+		for i := a; i <= b && i-a < 100_000; i++ {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+func keys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (r *BenchmarkRunReconciler) runnerPods(ctx context.Context, run *v1alpha1.BenchmarkRun) []corev1.Pod {
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels{v1alpha1.LabelRun: run.Name}); err != nil {
+		return nil
+	}
+	return pods.Items
+}
+
+// imagePullProblem explains a runner image that cannot be pulled.
+func (r *BenchmarkRunReconciler) imagePullProblem(ctx context.Context, run *v1alpha1.BenchmarkRun) string {
+	for _, p := range r.runnerPods(ctx, run) {
+		for _, cs := range p.Status.ContainerStatuses {
+			if w := cs.State.Waiting; w != nil && (w.Reason == "ErrImagePull" || w.Reason == "ImagePullBackOff" || w.Reason == "InvalidImageName") {
+				return fmt.Sprintf("runner image %s cannot be pulled (%s: %s); set spec.runners.image or the manager's --runner-image", cs.Image, w.Reason, w.Message)
+			}
+		}
+	}
+	return ""
+}
+
+func (r *BenchmarkRunReconciler) anyUnschedulable(ctx context.Context, run *v1alpha1.BenchmarkRun) bool {
+	for _, p := range r.runnerPods(ctx, run) {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,205 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/runner/emulator"
+	"github.com/spanbench/spanbench/runner/shard"
+)
+
+var (
+	restConfig *rest.Config
+	scheme     = runtime.NewScheme()
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test`, or export KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh)")
+		os.Exit(1)
+	}
+	ctrl.SetLogger(logr.Discard())
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = v1alpha1.AddToScheme(scheme)
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
+	var err error
+	if restConfig, err = env.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "starting envtest:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+// harness is one scenario: its own namespace, emulator and manager.
+type harness struct {
+	t      *testing.T
+	c      client.Client
+	ns     string
+	emu    *emulator.Emulator
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	c, err := client.New(restConfig, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, c: c, ns: fmt.Sprintf("t-%d", time.Now().UnixNano()%1_000_000_000), emu: emulator.StartForTest(t)}
+	if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: h.ns}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.stopManager)
+	return h
+}
+
+// startManager runs a fresh manager with the real reconciler (a restart is
+// stopManager then startManager).
+func (h *harness) startManager(preparer controllers.TargetPreparer) {
+	h.t.Helper()
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0", Logger: logr.Discard(),
+		// Each scenario (and each restart) starts a new manager in this
+		// process; controller names only need to be unique per manager.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r := &controllers.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
+		Clock: clock.RealClock{}, Preparer: preparer, Runner: controllers.RunnerConfig{Image: "spanbench:test", StartupGrace: time.Second},
+		Limits: controllers.Limits{MaxRunners: 10, MaxDuration: time.Hour, MaxProcessingUnits: 5000}}
+	if err := r.SetupWithManager(mgr); err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel, h.done = cancel, make(chan struct{})
+	go func() {
+		defer close(h.done)
+		if err := mgr.Start(ctx); err != nil {
+			h.t.Errorf("manager: %v", err)
+		}
+	}()
+}
+
+func (h *harness) stopManager() {
+	if h.cancel != nil {
+		h.cancel()
+		<-h.done
+		h.cancel = nil
+	}
+}
+
+// runSpec is a small two-runner YCSB run against the harness's emulator.
+func (h *harness) runSpec(name string, replicas int32) *v1alpha1.BenchmarkRun {
+	rows, rate, nodes := int64(300), int32(100), int32(1)
+	return &v1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns},
+		Spec: v1alpha1.BenchmarkRunSpec{
+			Target: v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: h.emu.Host(),
+				Instance: v1alpha1.InstanceSpec{Name: "bench", Config: "regional-asia-northeast1", Nodes: &nodes}},
+			Workload: v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
+				Operations: []v1alpha1.OperationSpec{
+					{Type: v1alpha1.OpRead, Weight: 3, Staleness: &v1alpha1.StalenessSpec{Exact: &metav1.Duration{Duration: 10 * time.Second}}},
+					{Type: v1alpha1.OpUpdate, Weight: 1}},
+				Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: 2 * time.Second},
+				Interval: &metav1.Duration{Duration: time.Second}},
+			Runners: v1alpha1.RunnersSpec{Replicas: &replicas},
+			Deadlines: v1alpha1.DeadlinesSpec{RunnersReady: &metav1.Duration{Duration: 20 * time.Second},
+				Overrun: &metav1.Duration{Duration: 20 * time.Second}},
+		},
+	}
+}
+
+// kubelet stands in for the kubelet and the Job controller, which envtest
+// does not run: once the run's Job exists, it runs the real runner code for
+// the given indexes, each as the runner service account (so the runners'
+// RBAC is what the controller granted).
+func (h *harness) kubelet(run *v1alpha1.BenchmarkRun, indexes ...int) *sync.WaitGroup {
+	h.t.Helper()
+	h.eventually("the runner Job exists", 20*time.Second, func() bool {
+		return h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: v1alpha1.RunnerJobName(run)}, &batchv1.Job{}) == nil
+	})
+	cfg := rest.CopyConfig(restConfig)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + h.ns + ":" + v1alpha1.RunnerServiceAccountName(run)}
+	rc, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, i := range indexes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_ = shard.Run(ctx, rc, shard.Options{Namespace: h.ns, Run: run.Name, Index: i, PollInterval: 50 * time.Millisecond,
+				ReadyTimeout: 30 * time.Second, Log: logr.Discard()})
+		}()
+	}
+	return &wg
+}
+
+// eventually polls cond every 100 ms until it holds or the timeout passes.
+func (h *harness) eventually(what string, timeout time.Duration, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out after %s waiting until %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// finished waits for the run to end and returns it.
+func (h *harness) finished(run *v1alpha1.BenchmarkRun, timeout time.Duration) *v1alpha1.BenchmarkRun {
+	h.t.Helper()
+	got := &v1alpha1.BenchmarkRun{}
+	h.eventually("run "+run.Name+" ends", timeout, func() bool {
+		err := h.c.Get(context.Background(), client.ObjectKeyFromObject(run), got)
+		return err == nil && got.IsFinished()
+	})
+	return got
+}
+
+func (h *harness) condition(run *v1alpha1.BenchmarkRun, t string) *metav1.Condition {
+	return meta.FindStatusCondition(run.Status.Conditions, t)
+}
+
+func (h *harness) configMap(name string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{}
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		h.t.Fatal(err)
+	}
+	return cm
+}
