@@ -79,6 +79,9 @@ type engine struct {
 	errors   atomic.Uint64
 	inFlight atomic.Int64
 	series   *series
+	// firstSend is when the first operation really began: the shards'
+	// start skew is only visible in it, not in the common scheduled start.
+	firstSend atomic.Pointer[time.Time]
 }
 
 // Run executes the shard's schedule and returns its finalized result.
@@ -149,6 +152,9 @@ func (e *engine) Handle(ctx context.Context, w int, r schedule.Request) {
 	i := e.cfg.Workload.Pick(rng)
 	e.inFlight.Add(1)
 	begin := e.clk.Now()
+	if e.firstSend.Load() == nil {
+		e.firstSend.CompareAndSwap(nil, &begin)
+	}
 	out, err := e.ops[i].Do(ctx, rng)
 	end := e.clk.Now()
 	e.inFlight.Add(-1)
@@ -194,7 +200,7 @@ func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.D
 		Notes:           e.cfg.Notes,
 		Shards: []result.Shard{{
 			Index: e.cfg.Shard, Count: e.cfg.Shards, Host: hostname(),
-			Started: start, Ended: e.clk.Now(), Missed: stats.Missed,
+			Started: e.started(start), Ended: e.clk.Now(), Missed: stats.Missed,
 			TargetRate: e.series.sched.Profile.Rate(0) / float64(max(e.cfg.Shards, 1)),
 		}},
 	}
@@ -202,6 +208,15 @@ func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.D
 		doc.Shards[0].TargetRate = 0
 	}
 	return doc, result.Finalize(doc)
+}
+
+// started is when the shard really began sending; a shard that sent
+// nothing keeps the scheduled start.
+func (e *engine) started(scheduled time.Time) time.Time {
+	if at := e.firstSend.Load(); at != nil {
+		return *at
+	}
+	return scheduled
 }
 
 func hostname() string {

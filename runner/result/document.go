@@ -85,7 +85,9 @@ type Shard struct {
 	Count int `json:"count"`
 	// Host is the runner's host or pod name.
 	Host string `json:"host,omitempty"`
-	// Started is when this runner actually began sending.
+	// Started is when this runner's first operation actually began (the
+	// scheduled start if it sent nothing); across shards, their spread is
+	// the start skew.
 	Started time.Time `json:"started"`
 	// Ended is when it stopped.
 	Ended time.Time `json:"ended"`

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/result"
 )
 
 func goodControl() Control {
@@ -107,22 +106,5 @@ func TestTruncateKeepsValidUTF8(t *testing.T) {
 	}
 	if truncate("short", 51) != "short" {
 		t.Fatal("truncate changed a short message")
-	}
-}
-
-func TestFirstSendReplacesTheScheduledStart(t *testing.T) {
-	scheduled := time.Now()
-	d := &result.Document{Shards: []result.Shard{{Started: scheduled}}}
-	var f firstSend
-	f.record(d)
-	if !d.Shards[0].Started.Equal(scheduled) {
-		t.Fatal("a shard that sent nothing lost its scheduled start")
-	}
-	f.mark()
-	first := *f.at.Load()
-	f.mark()
-	f.record(d)
-	if !d.Shards[0].Started.Equal(first) || first.Before(scheduled) {
-		t.Fatalf("Started is %s; want the first send %s", d.Shards[0].Started, first)
 	}
 }

@@ -155,7 +155,7 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 	}
 	ctx, stopMetrics := context.WithCancel(ctx)
 	defer stopMetrics()
-	cfg, first, err := r.engineConfig(ctx, s, ctl)
+	cfg, err := r.engineConfig(ctx, s, ctl)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,6 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 	if err != nil {
 		return err
 	}
-	first.record(doc)
 	return r.writeResult(ctx, doc)
 }
 
@@ -262,24 +261,23 @@ func sliceBounds(rows int64, i, n int) (from, to int64) {
 
 // engineConfig binds the workload to this shard and, when asked, serves
 // its live metrics until ctx ends.
-func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *Control) (engine.Config, *firstSend, error) {
+func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *Control) (engine.Config, error) {
 	w, err := s.Workload(&ctl.Workload, ctl.Run, r.o.Index, ctl.Shards)
 	if err != nil {
-		return engine.Config{}, nil, err
+		return engine.Config{}, err
 	}
-	first := &firstSend{}
 	cfg := engine.Config{
-		Run: ctl.Run, Spec: &ctl.Workload, Workload: first.wrap(w),
+		Run: ctl.Run, Spec: &ctl.Workload, Workload: w,
 		Shard: r.o.Index, Shards: ctl.Shards, Seed: Seed(ctl.Run, r.o.Index),
 		Target: s.ResultTarget(), Environment: session.Environment(ctl.Region), Notes: s.Notes(),
 		Progress: r.logProgress(),
 	}
 	if r.o.MetricsAddr != "" {
 		if cfg.Observer, err = r.serveMetrics(ctx, ctl); err != nil {
-			return engine.Config{}, nil, err
+			return engine.Config{}, err
 		}
 	}
-	return cfg, first, nil
+	return cfg, nil
 }
 
 // Seed derives a shard's seed from the run's name and its index, so that a
