@@ -106,3 +106,24 @@ func (r *BenchmarkRunReconciler) cleanupRunners(ctx context.Context, run *v1alph
 	err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	return client.IgnoreNotFound(err)
 }
+
+// ReadReport reads the merged result of a finished run from its report
+// ConfigMap (spanbench report --run).
+func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
+	run := &v1alpha1.BenchmarkRun{}
+	if err := c.Get(ctx, key, run); err != nil {
+		return nil, err
+	}
+	if run.Status.Report == nil {
+		return nil, fmt.Errorf("BenchmarkRun %s has no report yet (phase %s)", key, run.Status.Phase)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: run.Status.Report.ConfigMapName}, cm); err != nil {
+		return nil, err
+	}
+	data, ok := cm.BinaryData[run.Status.Report.Key]
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap %s/%s has no %s", key.Namespace, cm.Name, run.Status.Report.Key)
+	}
+	return shard.DecodeResult(data)
+}

@@ -85,12 +85,9 @@ func TestRunSucceedsWithTheExactMergeOfItsShards(t *testing.T) {
 	if got.Status.Phase != v1alpha1.PhaseSucceeded || got.Status.Environment.Runners != 2 || got.Status.Environment.Endpoint != v1alpha1.EndpointEmulator {
 		t.Errorf("phase %s, environment %+v", got.Status.Phase, got.Status.Environment)
 	}
-	report := h.configMap(v1alpha1.ResultConfigMapName(run))
-	if report == nil || got.Status.Report == nil {
-		t.Fatalf("no report ConfigMap (%v) or reference (%v)", report, got.Status.Report)
-	}
-	if doc, err := shard.DecodeResult(report.BinaryData[controllers.ReportKey]); err != nil || len(doc.Intervals) == 0 {
-		t.Fatalf("report does not hold the merged time series: %v", err)
+	report, err := controllers.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	if err != nil || len(report.Intervals) == 0 || report.Overall.OK != uint64(got.Status.Overall.Count) {
+		t.Fatalf("the report (err %v) does not hold the merged result and time series of the status", err)
 	}
 	h.eventually("the runner Job is cleaned up", 10*time.Second, func() bool {
 		job := &batchv1.Job{}
