@@ -183,7 +183,7 @@ func Start(ctx context.Context, o Options) (*Emulator, error) {
 			return e, nil
 		}
 		if stopErr := e.Stop(); stopErr != nil && !errors.Is(stopErr, errExited) {
-			err = fmt.Errorf("%w (and stopping it: %v)", err, stopErr)
+			err = fmt.Errorf("%w (and stopping it: %w)", err, stopErr)
 		}
 		if !errors.Is(err, errExited) || attempt == attempts || ctx.Err() != nil {
 			return nil, err
@@ -270,16 +270,16 @@ func (e *Emulator) waitReady(ctx context.Context, timeout time.Duration) error {
 
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	lastErr := errors.New("no attempt yet")
 	for {
-		if lastErr = e.probe(ctx, admin); lastErr == nil {
+		lastErr := e.probe(ctx, admin)
+		if lastErr == nil {
 			return nil
 		}
 		select {
 		case <-e.done:
-			return fmt.Errorf("%w during start (%v)%s", errExited, e.waitErr, e.out.suffix())
+			return fmt.Errorf("%w during start (%w)%s", errExited, e.waitErr, e.out.suffix())
 		case <-ctx.Done():
-			return fmt.Errorf("cloud spanner emulator at %s not ready within %v: %v (last error: %v)%s",
+			return fmt.Errorf("cloud spanner emulator at %s not ready within %v: %w (last error: %w)%s",
 				e.Host(), timeout, ctx.Err(), lastErr, e.out.suffix())
 		case <-tick.C:
 		}
@@ -295,7 +295,7 @@ func (e *Emulator) probe(ctx context.Context, admin *instance.InstanceAdminClien
 	if err != nil {
 		return err
 	}
-	c.Close()
+	_ = c.Close() // only the dial mattered
 	// Any project works: the emulator creates projects on first use.
 	// No client-side retries: their backoff would outlast our 50 ms polling.
 	it := admin.ListInstanceConfigs(ctx, &instancepb.ListInstanceConfigsRequest{Parent: "projects/spanbench-probe"},
@@ -343,7 +343,7 @@ func (e *Emulator) stop() error {
 	var exitedBefore error
 	select {
 	case <-e.done:
-		exitedBefore = fmt.Errorf("%w before Stop (%v)%s", errExited, e.waitErr, e.out.suffix())
+		exitedBefore = fmt.Errorf("%w before Stop (%w)%s", errExited, e.waitErr, e.out.suffix())
 	default:
 	}
 	pgid := e.cmd.Process.Pid

@@ -120,7 +120,7 @@ func TestStartStop(t *testing.T) {
 		}
 	}
 	if c, err := net.DialTimeout("tcp", e.Host(), time.Second); err == nil {
-		c.Close()
+		_ = c.Close()
 		t.Errorf("gRPC port %s still accepts connections after Stop", e.Host())
 	}
 	if err := e.Stop(); err != nil {
@@ -208,7 +208,7 @@ func TestStartForTest(t *testing.T) {
 		if c, err := net.DialTimeout("tcp", e.Host(), time.Second); err != nil {
 			t.Fatal(err)
 		} else {
-			c.Close()
+			_ = c.Close()
 		}
 	})
 	// The subtest's cleanup has stopped it.

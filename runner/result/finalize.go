@@ -72,7 +72,7 @@ func findWarmUp(d *Document, decoded []map[string]decodedOp) WarmUp {
 	switch wu.Mode {
 	case v1alpha1.WarmUpFixed:
 		// Rounded up to whole intervals: results only exclude whole intervals.
-		w.Intervals = int(math.Ceil(wu.Duration.Duration.Seconds() / d.IntervalSeconds))
+		w.Intervals = int(math.Ceil(wu.Duration.Seconds() / d.IntervalSeconds))
 	case v1alpha1.WarmUpAuto:
 		w.Intervals, w.Stable = detectStable(d, decoded, wu)
 	}

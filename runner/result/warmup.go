@@ -18,7 +18,7 @@ func detectStable(d *Document, decoded []map[string]decodedOp, wu *v1alpha1.Warm
 	tol := float64(deref(wu.TolerancePercent, v1alpha1.DefaultWarmUpTolerance)) / 100
 	maxIntervals := len(d.Intervals)
 	if wu.Max != nil {
-		maxIntervals = int(math.Ceil(wu.Max.Duration.Seconds() / d.IntervalSeconds))
+		maxIntervals = int(math.Ceil(wu.Max.Seconds() / d.IntervalSeconds))
 	}
 	points := intervalPoints(d, decoded)
 	for start := 0; start <= maxIntervals && start+window <= len(points); start++ {

@@ -77,7 +77,7 @@ func (p Profile) Validate() error {
 	var total time.Duration
 	for i, s := range p {
 		if err := s.validate(); err != nil {
-			return fmt.Errorf("%w: profile segment %d: %v", ErrInvalidConfig, i, err)
+			return fmt.Errorf("%w: profile segment %d: %w", ErrInvalidConfig, i, err)
 		}
 		if total+s.Duration < total {
 			return fmt.Errorf("%w: profile duration overflows time.Duration at segment %d", ErrInvalidConfig, i)

@@ -69,11 +69,6 @@ func TestRealClockWaiter(t *testing.T) {
 	testWaiter(t, func(ctx context.Context) waiter { return newWaiter(ctx, clock.RealClock{}) })
 }
 
-type nopHandler struct{}
-
-func (nopHandler) Handle(context.Context, int, Request) {}
-func (nopHandler) Missed(Request)                       {}
-
 // neverEarly is a Handler that counts requests handled before their
 // intended time, which an open-loop scheduler must never do.
 type neverEarly struct {

@@ -74,7 +74,7 @@ func (s tweetSchema) op(o v1alpha1.OperationSpec, ex *executor, st *state) (oper
 	case v1alpha1.OpFullScan:
 		return s.fullScan(ex), nil
 	}
-	return nil, fmt.Errorf("Tweet has no %s operation", o.Type)
+	return nil, fmt.Errorf("the Tweet workload has no %s operation", o.Type)
 }
 
 func (s tweetSchema) get(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {

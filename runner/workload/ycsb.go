@@ -76,7 +76,7 @@ func (s ycsbSchema) op(o v1alpha1.OperationSpec, ex *executor, st *state) (opera
 	case v1alpha1.OpReadModifyWrite:
 		return s.readModifyWrite(o, ex, st, c), nil
 	}
-	return nil, fmt.Errorf("YCSB has no %s operation", o.Type)
+	return nil, fmt.Errorf("the YCSB workload has no %s operation", o.Type)
 }
 
 func (s ycsbSchema) read(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {
