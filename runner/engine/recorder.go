@@ -18,15 +18,15 @@ const numCodes = 17
 // interval. Counters are atomics and histograms striped, so the workers
 // recording never wait on one shared lock.
 type opRecorder struct {
-	name             string
-	latency, service *histogram.Striped
-	ok, rows         atomic.Uint64
-	retries, muts    atomic.Uint64
-	errs             [numCodes]atomic.Uint64
+	name                       string
+	latency, service, errorLat *histogram.Striped
+	ok, rows                   atomic.Uint64
+	retries, muts              atomic.Uint64
+	errs                       [numCodes]atomic.Uint64
 }
 
 func newOpRecorder(name string) *opRecorder {
-	return &opRecorder{name: name, latency: histogram.NewStriped(), service: histogram.NewStriped()}
+	return &opRecorder{name: name, latency: histogram.NewStriped(), service: histogram.NewStriped(), errorLat: histogram.NewStriped()}
 }
 
 // record adds one finished operation. Latency runs from the intended send
@@ -35,6 +35,7 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 	r.retries.Add(uint64(out.Retries))
 	if code != codes.OK {
 		r.errs[min(int(code), numCodes-1)].Add(1)
+		r.errorLat.Record(worker, latency)
 		return
 	}
 	r.ok.Add(1)
@@ -46,24 +47,18 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 
 // drain moves what was recorded since the last drain into an interval entry.
 func (r *opRecorder) drain() (result.IntervalOperation, error) {
-	io := result.IntervalOperation{Name: r.name, OK: r.ok.Swap(0), Rows: r.rows.Swap(0), Retries: r.retries.Swap(0), Mutations: r.muts.Swap(0)}
-	for c := range r.errs {
-		if n := r.errs[c].Swap(0); n > 0 {
-			if io.Errors == nil {
-				io.Errors = map[string]uint64{}
+	c := result.Counts{OK: r.ok.Swap(0), Rows: r.rows.Swap(0), Retries: r.retries.Swap(0), Mutations: r.muts.Swap(0)}
+	for code := range r.errs {
+		if n := r.errs[code].Swap(0); n > 0 {
+			if c.Errors == nil {
+				c.Errors = map[string]uint64{}
 			}
-			io.Errors[codes.Code(c).String()] += n
+			c.Errors[codes.Code(code).String()] += n
 		}
 	}
-	lat, svc := histogram.New(), histogram.New()
+	lat, svc, errLat := histogram.New(), histogram.New(), histogram.New()
 	r.latency.Drain(lat)
 	r.service.Drain(svc)
-	var err error
-	if io.LatencyHistogram, err = histogram.Encode(lat); err != nil {
-		return io, err
-	}
-	io.ServiceHistogram, err = histogram.Encode(svc)
-	s := histogram.Summarize(lat)
-	io.P50, io.P99, io.Max = s.P50, s.P99, s.Max
-	return io, err
+	r.errorLat.Drain(errLat)
+	return result.NewIntervalOperation(r.name, c, lat, svc, errLat)
 }

@@ -111,12 +111,8 @@ type WarmUp struct {
 	Stable bool `json:"stable"`
 }
 
-// Operation is the result of one operation (or, as Overall, of all).
-type Operation struct {
-	// Name is the operation's name in the spec.
-	Name string `json:"name"`
-	// Type is the operation's type.
-	Type v1alpha1.OperationType `json:"type,omitempty"`
+// Counts are an operation's counters.
+type Counts struct {
 	// OK counts successful operations.
 	OK uint64 `json:"ok"`
 	// Errors counts failed operations by gRPC code name.
@@ -129,6 +125,38 @@ type Operation struct {
 	// Mutations counts mutations committed, from commit statistics, when
 	// the operation asked for them (commit.returnCommitStats).
 	Mutations uint64 `json:"mutations,omitempty"`
+}
+
+// Add adds o's counts to c.
+func (c *Counts) Add(o Counts) {
+	c.OK += o.OK
+	c.Retries += o.Retries
+	c.Rows += o.Rows
+	c.Mutations += o.Mutations
+	c.Errors = addCounts(c.Errors, o.Errors)
+}
+
+// Histograms are an operation's encoded HDR histograms (see
+// histogram.Encode); an empty one is "".
+type Histograms struct {
+	// LatencyHistogram is the latency of successful operations from their
+	// intended send time.
+	LatencyHistogram string `json:"latencyHistogram,omitempty"`
+	// ServiceHistogram is the latency of successful operations from their
+	// actual send time.
+	ServiceHistogram string `json:"serviceHistogram,omitempty"`
+	// ErrorLatencyHistogram is the latency of failed operations from their
+	// intended send time.
+	ErrorLatencyHistogram string `json:"errorLatencyHistogram,omitempty"`
+}
+
+// Operation is the result of one operation (or, as Overall, of all).
+type Operation struct {
+	// Name is the operation's name in the spec.
+	Name string `json:"name"`
+	// Type is the operation's type.
+	Type v1alpha1.OperationType `json:"type,omitempty"`
+	Counts
 	// Throughput is OK per second over the measured time.
 	Throughput float64 `json:"throughput"`
 	// Latency is measured from the intended send time (no coordinated
@@ -136,9 +164,11 @@ type Operation struct {
 	Latency histogram.Summary `json:"latency"`
 	// Service is measured from the actual send time.
 	Service histogram.Summary `json:"service"`
-	// LatencyHistogram and ServiceHistogram are the encoded histograms.
-	LatencyHistogram string `json:"latencyHistogram,omitempty"`
-	ServiceHistogram string `json:"serviceHistogram,omitempty"`
+	// ErrorLatency is the latency of failed operations, when there were
+	// any: a failure mode that times out looks very different from one
+	// that fails fast.
+	ErrorLatency *histogram.Summary `json:"errorLatency,omitempty"`
+	Histograms
 }
 
 // ErrorCount sums Errors.
@@ -168,23 +198,11 @@ type Interval struct {
 type IntervalOperation struct {
 	// Name is the operation's name.
 	Name string `json:"name"`
-	// OK counts successful operations completed in the interval.
-	OK uint64 `json:"ok"`
-	// Errors counts failures by gRPC code name.
-	Errors map[string]uint64 `json:"errors,omitempty"`
-	// Retries counts transaction retries.
-	Retries uint64 `json:"retries,omitempty"`
-	// Rows counts rows read or written.
-	Rows uint64 `json:"rows,omitempty"`
-	// Mutations counts committed mutations from commit statistics.
-	Mutations uint64 `json:"mutations,omitempty"`
+	Counts
 	// P50, P99 and Max are latency figures in microseconds, derived from
 	// LatencyHistogram.
 	P50 int64 `json:"p50Micros"`
 	P99 int64 `json:"p99Micros"`
 	Max int64 `json:"maxMicros"`
-	// LatencyHistogram and ServiceHistogram are the interval's encoded
-	// histograms.
-	LatencyHistogram string `json:"latencyHistogram,omitempty"`
-	ServiceHistogram string `json:"serviceHistogram,omitempty"`
+	Histograms
 }

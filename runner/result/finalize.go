@@ -6,8 +6,6 @@ import (
 	"sort"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/runner/histogram"
 )
@@ -24,7 +22,7 @@ func Finalize(d *Document) error {
 	for i := range d.Intervals {
 		for j := range d.Intervals[i].Operations {
 			op := &d.Intervals[i].Operations[j]
-			s := histogram.Summarize(decoded[i][op.Name].latency)
+			s := histogram.Summarize(decoded[i][op.Name].latency())
 			op.P50, op.P99, op.Max = s.P50, s.P99, s.Max
 		}
 	}
@@ -35,23 +33,17 @@ func Finalize(d *Document) error {
 	return computeTotals(d, decoded)
 }
 
-type decodedOp struct{ latency, service *hdr.Histogram }
-
 // decodeIntervals decodes each interval's histograms once.
-func decodeIntervals(intervals []Interval) ([]map[string]decodedOp, error) {
-	out := make([]map[string]decodedOp, len(intervals))
+func decodeIntervals(intervals []Interval) ([]map[string]histSet, error) {
+	out := make([]map[string]histSet, len(intervals))
 	for i, in := range intervals {
-		out[i] = map[string]decodedOp{}
+		out[i] = map[string]histSet{}
 		for _, op := range in.Operations {
-			l, err := histogram.Decode(op.LatencyHistogram)
+			hists, err := op.Histograms.decode()
 			if err != nil {
-				return nil, fmt.Errorf("interval %d, operation %s: latency: %w", in.Index, op.Name, err)
+				return nil, fmt.Errorf("interval %d, operation %s: %w", in.Index, op.Name, err)
 			}
-			s, err := histogram.Decode(op.ServiceHistogram)
-			if err != nil {
-				return nil, fmt.Errorf("interval %d, operation %s: service: %w", in.Index, op.Name, err)
-			}
-			out[i][op.Name] = decodedOp{latency: l, service: s}
+			out[i][op.Name] = hists
 		}
 	}
 	return out, nil
@@ -62,7 +54,7 @@ func (d *Document) interval() time.Duration {
 }
 
 // findWarmUp applies the spec's warm-up mode to the intervals.
-func findWarmUp(d *Document, decoded []map[string]decodedOp) WarmUp {
+func findWarmUp(d *Document, decoded []map[string]histSet) WarmUp {
 	wu := d.Spec.WarmUp
 	w := WarmUp{Mode: v1alpha1.WarmUpNone, End: d.Start, Stable: true}
 	if wu == nil || d.IntervalSeconds <= 0 {
@@ -82,15 +74,15 @@ func findWarmUp(d *Document, decoded []map[string]decodedOp) WarmUp {
 
 // computeTotals merges the intervals after the warm-up into per-operation
 // totals and an overall figure.
-func computeTotals(d *Document, decoded []map[string]decodedOp) error {
+func computeTotals(d *Document, decoded []map[string]histSet) error {
 	type acc struct {
-		op               Operation
-		latency, service *hdr.Histogram
+		op    Operation
+		hists histSet
 	}
 	byName := map[string]*acc{}
-	overall := &acc{op: Operation{Name: "overall"}, latency: histogram.New(), service: histogram.New()}
+	overall := &acc{op: Operation{Name: "overall"}, hists: newHistSet()}
 	for _, o := range d.Spec.Operations {
-		byName[o.Name] = &acc{op: Operation{Name: o.Name, Type: o.Type}, latency: histogram.New(), service: histogram.New()}
+		byName[o.Name] = &acc{op: Operation{Name: o.Name, Type: o.Type}, hists: newHistSet()}
 	}
 	for i, in := range d.Intervals {
 		if in.WarmUp {
@@ -102,28 +94,24 @@ func computeTotals(d *Document, decoded []map[string]decodedOp) error {
 				return fmt.Errorf("interval %d has operation %q, which the spec does not define", in.Index, op.Name)
 			}
 			for _, t := range []*acc{a, overall} {
-				t.op.OK += op.OK
-				t.op.Retries += op.Retries
-				t.op.Rows += op.Rows
-				t.op.Mutations += op.Mutations
-				t.op.Errors = addCounts(t.op.Errors, op.Errors)
-				t.latency.Merge(decoded[i][op.Name].latency)
-				t.service.Merge(decoded[i][op.Name].service)
+				t.op.Counts.Add(op.Counts)
+				if err := t.hists.add(decoded[i][op.Name]); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	seconds := d.End.Sub(d.WarmUp.End).Seconds()
 	finish := func(a *acc) (Operation, error) {
-		var err error
-		a.op.Latency, a.op.Service = histogram.Summarize(a.latency), histogram.Summarize(a.service)
+		a.op.Latency, a.op.Service = histogram.Summarize(a.hists.latency()), histogram.Summarize(a.hists.service())
+		if e := a.hists.errorLatency(); e.TotalCount() > 0 {
+			s := histogram.Summarize(e)
+			a.op.ErrorLatency = &s
+		}
 		if seconds > 0 {
 			a.op.Throughput = float64(a.op.OK) / seconds
 		}
-		if a.op.LatencyHistogram, err = histogram.Encode(a.latency); err != nil {
-			return a.op, err
-		}
-		a.op.ServiceHistogram, err = histogram.Encode(a.service)
-		return a.op, err
+		return a.op, a.op.Histograms.encode(a.hists)
 	}
 	d.Totals = d.Totals[:0]
 	for _, a := range byName {

@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/spanbench/spanbench/runner/histogram"
 )
 
 // Merge combines shard documents of one run exactly: intervals are matched
@@ -91,7 +87,7 @@ type mergedInterval struct {
 
 type mergedOp struct {
 	IntervalOperation
-	latency, service *hdr.Histogram
+	hists histSet
 }
 
 func newIntervalAccumulator() *intervalAccumulator {
@@ -119,27 +115,15 @@ func (a *intervalAccumulator) add(intervals []Interval) error {
 func (m *mergedInterval) addOp(op IntervalOperation) error {
 	dst := m.ops[op.Name]
 	if dst == nil {
-		dst = &mergedOp{IntervalOperation: IntervalOperation{Name: op.Name}, latency: histogram.New(), service: histogram.New()}
+		dst = &mergedOp{IntervalOperation: IntervalOperation{Name: op.Name}, hists: newHistSet()}
 		m.ops[op.Name] = dst
 	}
-	dst.OK += op.OK
-	dst.Retries += op.Retries
-	dst.Rows += op.Rows
-	dst.Mutations += op.Mutations
-	dst.Errors = addCounts(dst.Errors, op.Errors)
-	for _, p := range []struct {
-		enc string
-		dst *hdr.Histogram
-	}{{op.LatencyHistogram, dst.latency}, {op.ServiceHistogram, dst.service}} {
-		h, err := histogram.Decode(p.enc)
-		if err != nil {
-			return err
-		}
-		if err := histogram.Merge(p.dst, h); err != nil {
-			return err
-		}
+	dst.Counts.Add(op.Counts)
+	hists, err := op.Histograms.decode()
+	if err != nil {
+		return err
 	}
-	return nil
+	return dst.hists.add(hists)
 }
 
 func (a *intervalAccumulator) intervals() ([]Interval, error) {
@@ -147,11 +131,7 @@ func (a *intervalAccumulator) intervals() ([]Interval, error) {
 	for _, m := range a.byIndex {
 		in := m.Interval
 		for _, op := range m.ops {
-			var err error
-			if op.LatencyHistogram, err = histogram.Encode(op.latency); err != nil {
-				return nil, err
-			}
-			if op.ServiceHistogram, err = histogram.Encode(op.service); err != nil {
+			if err := op.Histograms.encode(op.hists); err != nil {
 				return nil, err
 			}
 			in.Operations = append(in.Operations, op.IntervalOperation)

@@ -70,8 +70,8 @@ func shardDocs(t *testing.T, spec v1alpha1.WorkloadSpec, shards, intervals int, 
 				if err != nil {
 					t.Fatal(err)
 				}
-				in.Operations = append(in.Operations, IntervalOperation{Name: o.Name, OK: uint64(h.TotalCount()),
-					LatencyHistogram: enc, ServiceHistogram: enc})
+				in.Operations = append(in.Operations, IntervalOperation{Name: o.Name, Counts: Counts{OK: uint64(h.TotalCount())},
+					Histograms: Histograms{LatencyHistogram: enc, ServiceHistogram: enc}})
 			}
 			d.Intervals = append(d.Intervals, in)
 		}
@@ -154,4 +154,51 @@ func cloneIntervals(in []Interval) []Interval {
 		out[i] = x
 	}
 	return out
+}
+
+// TestErrorLatencyIsMergedAndShownOnlyWhenThereAreErrors: failed
+// operations' latencies have their own histogram, merged like the others.
+func TestErrorLatencyIsMergedAndShownOnlyWhenThereAreErrors(t *testing.T) {
+	spec := testSpec(nil)
+	want := histogram.New()
+	var docs []*Document
+	for sh := range 2 {
+		lat, errLat := histogram.New(), histogram.New()
+		_ = lat.RecordValue(100)
+		for v := range int64(50) {
+			_ = errLat.RecordValue(1000*(v+1) + int64(sh))
+			_ = want.RecordValue(1000*(v+1) + int64(sh))
+		}
+		read, err := NewIntervalOperation("read", Counts{OK: 1, Errors: map[string]uint64{"DeadlineExceeded": 50}}, lat, lat, errLat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		update, err := NewIntervalOperation("update", Counts{OK: 1}, lat, lat, histogram.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if update.ErrorLatencyHistogram != "" {
+			t.Fatalf("an operation without errors carries an error histogram")
+		}
+		docs = append(docs, &Document{SchemaVersion: SchemaVersion, Run: "r", Spec: spec, Start: t0, End: t0.Add(10 * time.Second),
+			IntervalSeconds: 10, Shards: []Shard{{Index: sh, Count: 2}},
+			Intervals: []Interval{{Index: 0, Operations: []IntervalOperation{read, update}}}})
+	}
+	merged, err := Merge(docs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range merged.Totals {
+		switch op.Name {
+		case "read":
+			w := histogram.Summarize(want)
+			if op.ErrorLatency == nil || op.ErrorLatency.Count != 100 || op.ErrorLatency.P99 != w.P99 || op.Errors["DeadlineExceeded"] != 100 {
+				t.Errorf("read's merged error latency %+v, errors %v; want 100 samples with p99 %d", op.ErrorLatency, op.Errors, w.P99)
+			}
+		case "update":
+			if op.ErrorLatency != nil {
+				t.Errorf("update had no errors but reports an error latency %+v", op.ErrorLatency)
+			}
+		}
+	}
 }

@@ -13,7 +13,7 @@ import (
 // starts a window of `window` complete intervals whose throughput and p99
 // each stay within tolerancePercent of the window's mean. Without such a
 // window before `max`, the warm-up ends at max and is reported unstable.
-func detectStable(d *Document, decoded []map[string]decodedOp, wu *v1alpha1.WarmUpSpec) (intervals int, stable bool) {
+func detectStable(d *Document, decoded []map[string]histSet, wu *v1alpha1.WarmUpSpec) (intervals int, stable bool) {
 	window := int(deref(wu.Window, v1alpha1.DefaultWarmUpWindow))
 	tol := float64(deref(wu.TolerancePercent, v1alpha1.DefaultWarmUpTolerance)) / 100
 	maxIntervals := len(d.Intervals)
@@ -37,7 +37,7 @@ type point struct {
 
 // intervalPoints computes a point per interval, by index. The last interval
 // is incomplete when the run ended inside it and cannot count as stable.
-func intervalPoints(d *Document, decoded []map[string]decodedOp) []point {
+func intervalPoints(d *Document, decoded []map[string]histSet) []point {
 	n := 0
 	for _, in := range d.Intervals {
 		n = max(n, in.Index+1)
@@ -49,7 +49,7 @@ func intervalPoints(d *Document, decoded []map[string]decodedOp) []point {
 		var ok uint64
 		for _, op := range in.Operations {
 			ok += op.OK
-			all.Merge(decoded[i][op.Name].latency)
+			all.Merge(decoded[i][op.Name].latency())
 		}
 		points[in.Index] = point{
 			throughput: float64(ok) / d.IntervalSeconds,
