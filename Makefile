@@ -12,6 +12,7 @@ GO_TEST_FLAGS ?= -count=1
 SAMPLE ?= config/samples/ycsb-read-vs-sql.yaml
 
 include hack/toolchain.mk
+include hack/helm.mk
 
 .PHONY: help
 help: ## list the targets
@@ -29,14 +30,27 @@ $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 	mv $(BIN)/controller-gen $(CONTROLLER_GEN)
 
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+$(GOLANGCI_LINT):
+	@mkdir -p $(BIN)/lint-build
+	cd $(BIN)/lint-build && GOBIN=$(BIN)/lint-build go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(BIN)/lint-build/golangci-lint $(GOLANGCI_LINT)
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## run golangci-lint with the linters listed in .golangci.yml
+	$(GOLANGCI_LINT) run ./...
+
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## regenerate deepcopy functions
 	$(CONTROLLER_GEN) object paths=./api/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## regenerate CRDs and RBAC
+manifests: $(CONTROLLER_GEN) ## regenerate CRDs and RBAC, and the Helm chart's copies of them
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=spanbench-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	hack/gen-chart.sh
 
 .PHONY: verify
 verify: $(CONTROLLER_GEN) ## fail when generated files drift, or code is not gofmt and go vet clean
@@ -50,8 +64,8 @@ emulator-check: ## fail with a clear message when the Cloud Spanner emulator is 
 	@hack/emulator.sh path >/dev/null
 
 .PHONY: test
-test: verify envtest-assets emulator-check ## run every test suite: unit, emulator, envtest
-	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) go test $(GO_TEST_FLAGS) ./...
+test: verify lint envtest-assets emulator-check ## run every test suite: unit, emulator, envtest, Helm chart
+	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
 bench: ## measure the load engine (see docs/performance.md)

@@ -33,7 +33,7 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	}
 	if reported == len(outcomes) {
 		run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, "every runner reported", r.now())
-		return ctrl.Result{Requeue: true}, nil
+		return requeueSoon, nil
 	}
 	requeue, field, late := r.untilDeadline(run)
 	if !late {
@@ -44,7 +44,7 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	msg := fmt.Sprintf("only %d of %d runners reported within spec.deadlines.%s; aggregating what arrived", reported, len(outcomes), field)
 	run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonDeadlineExceeded, msg, r.now())
 	st.warning(v1alpha1.ReasonDeadlineExceeded, msg)
-	return ctrl.Result{Requeue: true}, nil
+	return requeueSoon, nil
 }
 
 // aggregate merges the shard results exactly, writes the report and the

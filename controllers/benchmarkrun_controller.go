@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
@@ -21,18 +22,6 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 )
-
-// Limits are the operator's cost guardrails: a run asking for more is
-// refused before anything is created.
-type Limits struct {
-	// MaxRunners caps spec.runners.replicas.
-	MaxRunners int32
-	// MaxDuration caps the workload's duration.
-	MaxDuration time.Duration
-	// MaxProcessingUnits caps the instance size a run may name (1 node =
-	// 1000).
-	MaxProcessingUnits int32
-}
 
 // BenchmarkRunReconciler runs BenchmarkRuns: it prepares the target, starts
 // the runner pods together, and merges their results into the status.
@@ -48,6 +37,10 @@ type BenchmarkRunReconciler struct {
 	Runner RunnerConfig
 	// Limits are the cost guardrails.
 	Limits Limits
+	// ClusterID is recorded in the labels of every instance spanbench
+	// creates, so that the orphan sweep of one cluster's manager never
+	// deletes another cluster's instances; "" is DefaultClusterID.
+	ClusterID string
 	// KeepRunners keeps the runner Job and its pods after a run ends, for
 	// debugging; by default they are deleted (results are not in them).
 	KeepRunners bool
@@ -55,6 +48,7 @@ type BenchmarkRunReconciler struct {
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
@@ -66,28 +60,41 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
-// Reconcile moves one run one step forward and writes its status once.
+// Reconcile moves one run one step forward and writes its status once. A
+// run being deleted only has its Ephemeral instance deleted (finalize).
 func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	run := &v1alpha1.BenchmarkRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if run.IsFinished() {
-		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+	if !run.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, run)
 	}
 	before := run.DeepCopy()
 	st := &step{}
 	res, err := r.reconcile(ctx, run, st)
-	// Optimistic lock: a decision taken on a stale cached run must not
-	// overwrite a newer status; the conflict requeues with fresh data.
-	if patchErr := r.Status().Patch(ctx, run, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); patchErr != nil {
+	if patchErr := r.patchStatus(ctx, before, run); patchErr != nil {
 		if apierrors.IsConflict(patchErr) || apierrors.IsNotFound(patchErr) {
-			return ctrl.Result{Requeue: true}, nil
+			return requeueSoon, nil
 		}
 		return ctrl.Result{}, patchErr
 	}
 	st.emit(r.Recorder, run)
 	return res, err
+}
+
+// patchStatus writes the status if it changed. Optimistic lock: a decision
+// taken on a stale cached run must not overwrite a newer status; the
+// conflict requeues with fresh data. The lock is on run's resource
+// version: it moves only with this reconcile's own finalizer patches,
+// which were locked on the version read, so the chain is unbroken.
+func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v1alpha1.BenchmarkRun) error {
+	if equality.Semantic.DeepEqual(before.Status, run.Status) {
+		return nil
+	}
+	base := before.DeepCopy()
+	base.ResourceVersion = run.ResourceVersion
+	return r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 }
 
 // SetupWithManager watches runs and the children that move them forward.
@@ -112,21 +119,35 @@ func runOfPod(_ context.Context, o client.Object) []ctrl.Request {
 	return []ctrl.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: name}}}
 }
 
-// reconcile dispatches on the run's phase, derived from its conditions.
+// reconcile dispatches on the run's phase, derived from its conditions. A
+// run that ended is wrapped up: runners stopped, Ephemeral instance
+// deleted.
 func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
+	var res ctrl.Result
+	var err error
 	switch v1alpha1.DerivePhase(run.Status.Conditions) {
+	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
+		return r.wrapUp(ctx, run, st)
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
-		return r.prepareTarget(ctx, run, st)
+		res, err = r.prepareTarget(ctx, run, st)
 	case v1alpha1.PhaseLoading, v1alpha1.PhaseWaitingForRunners:
-		return r.awaitRunners(ctx, run, st)
+		res, err = r.awaitRunners(ctx, run, st)
 	case v1alpha1.PhaseRunning:
-		return r.awaitShards(ctx, run, st)
+		res, err = r.awaitShards(ctx, run, st)
 	case v1alpha1.PhaseAggregating:
-		return r.aggregate(ctx, run, st)
+		res, err = r.aggregate(ctx, run, st)
 	}
-	return ctrl.Result{}, nil
+	if run.IsFinished() {
+		// The run ended in this step: wrap it up (delete its instance) next.
+		return requeueSoon, err
+	}
+	return res, err
 }
+
+// requeueSoon asks for the run's next step right away: the status this
+// step wrote says what it is. It replaces the deprecated Result.Requeue.
+var requeueSoon = ctrl.Result{RequeueAfter: 100 * time.Millisecond}
 
 // now is the injected clock's time.
 func (r *BenchmarkRunReconciler) now() time.Time { return r.Clock.Now() }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/spanner"
@@ -14,86 +15,129 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/runner/dataset"
-	"github.com/spanbench/spanbench/runner/session"
-	"github.com/spanbench/spanbench/runner/workload"
+	"github.com/spanbench/spanbench/runner/target"
 )
 
-// TargetPreparer performs the Spanner admin and dataset-marker calls of a
-// run. They run in the manager; the data calls of the load run in the
-// runner pods. The real implementation talks to Spanner or the emulator;
-// tests of error paths the emulator cannot produce inject a fake.
-type TargetPreparer interface {
-	// Prepare makes the database and the workload's schema exist, and says
-	// whether the database already holds the dataset the spec asks for. A
-	// different dataset is ErrMismatch unless the spec allows a reload, in
-	// which case it is cleared.
-	Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) (datasetReady bool, err error)
-	// CompleteDataset records that the runners loaded the dataset.
-	CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error
+// Bounds of the admin calls of one prepare step.
+const (
+	// prepareCallMax bounds one step's admin calls: longer waits (a large
+	// instance being created) are polls across reconciles.
+	prepareCallMax = 2 * time.Minute
+	// prepareCallMin is the least a step gets, even right at its deadline,
+	// so that the last attempt can succeed.
+	prepareCallMin = 15 * time.Second
+	// retryEvery spaces retries of an error that may pass.
+	retryEvery = 10 * time.Second
+	// instancePollEvery spaces reads of an instance being created.
+	instancePollEvery = 5 * time.Second
+)
+
+// stageClock is the current stage's deadline as a reconcile sees it.
+type stageClock struct {
+	// requeue is the time left (at least a second).
+	requeue time.Duration
+	// field is the spec.deadlines entry that sets the deadline.
+	field string
+	// late is true once the deadline has passed.
+	late bool
 }
 
-// SpannerPreparer is the TargetPreparer that talks to Spanner.
-type SpannerPreparer struct{}
+func (r *BenchmarkRunReconciler) stageClock(run *v1alpha1.BenchmarkRun) stageClock {
+	requeue, field, late := r.untilDeadline(run)
+	return stageClock{requeue: requeue, field: field, late: late}
+}
 
-// Prepare implements TargetPreparer.
-func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) (bool, error) {
-	t, spec := run.Spec.Target, run.Spec.Workload
-	spec.Default()
-	schema, err := workload.SchemaFor(&spec)
+// prepareTarget checks the guardrails, makes the instance, database and
+// schema ready, pre-splits the table if asked, and decides whether the
+// runners must load the dataset. Nothing is created for a run the
+// guardrails refuse.
+func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	if msg := r.Limits.check(run); msg != "" {
+		r.fail(run, st, v1alpha1.ReasonLimitExceeded, msg)
+		return ctrl.Result{}, nil
+	}
+	if run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, "preparing the instance, database and schema", r.now()) {
+		st.normal(v1alpha1.ReasonProvisioning, "preparing the instance, database and schema")
+	}
+	clk := r.stageClock(run)
+	pctx, cancel := context.WithTimeout(ctx, max(min(clk.requeue, prepareCallMax), prepareCallMin))
+	defer cancel()
+	if res, done, err := r.ensureInstance(pctx, run, st, clk); !done {
+		return res, err
+	}
+	plan, err := r.Preparer.Prepare(pctx, run)
 	if err != nil {
-		return false, err
+		return r.targetError(run, st, err, clk), nil
 	}
-	if err := session.Probe(ctx, t); err != nil {
-		return false, err
+	recordDataset(run, plan)
+	if res, done := r.applySplitPoints(pctx, run, st, clk); !done {
+		return res, nil
 	}
-	// Only the emulator's instance is created here; creating paid
-	// instances is the Ephemeral lifecycle's job, with its guardrails.
-	if err := session.EnsureDatabase(ctx, t, schema, t.EmulatorHost != ""); err != nil {
-		return false, err
+	msg := "database and schema are ready"
+	if t := run.Status.Target; t != nil {
+		msg = fmt.Sprintf("instance %s (%s, %s) and database %s are ready", t.Instance, t.InstanceConfig, capacity(t), t.Database)
 	}
-	s, err := session.Open(ctx, t)
-	if err != nil {
-		return false, err
+	run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionTrue, v1alpha1.ReasonTargetAvailable, msg, r.now())
+	st.normal(v1alpha1.ReasonTargetAvailable, msg)
+	if plan.Source == v1alpha1.DatasetExisting {
+		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "the database already holds the dataset; not loading", r.now())
+	} else {
+		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, "the runners load the dataset before they report ready", r.now())
 	}
-	defer s.Close()
-	want := dataset.Want(schema, *spec.Dataset.Rows)
-	have, ok, err := dataset.ReadMarker(ctx, s.Client, schema.Table())
+	return requeueSoon, nil
+}
+
+// capacity renders an instance's size for messages.
+func capacity(t *v1alpha1.TargetStatus) string {
 	switch {
-	case err != nil:
-		return false, err
-	case ok && have == want:
-		return true, nil
-	case ok && !spec.Dataset.Reload:
-		return false, fmt.Errorf("%w: table %s holds %d rows of schema %s, the spec asks for %d rows of schema %s; "+
-			"set spec.workload.dataset.reload: true to replace it, or use another database",
-			dataset.ErrMismatch, schema.Table(), have.Rows, have.SchemaHash, want.Rows, want.SchemaHash)
-	case ok:
-		return false, dataset.Clear(ctx, s.Client, schema.Table())
+	case t.Nodes != nil:
+		return fmt.Sprintf("%d nodes", *t.Nodes)
+	case t.ProcessingUnits != nil:
+		return fmt.Sprintf("%d processing units", *t.ProcessingUnits)
 	}
-	return false, nil
+	return "size unknown"
 }
 
-// CompleteDataset implements TargetPreparer.
-func (SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
-	spec := run.Spec.Workload
-	spec.Default()
-	schema, err := workload.SchemaFor(&spec)
-	if err != nil {
-		return err
+// recordDataset writes the plan into status.dataset.
+func recordDataset(run *v1alpha1.BenchmarkRun, plan DatasetPlan) {
+	ds := &v1alpha1.DatasetStatus{Table: plan.Marker.Table, SchemaHash: plan.Marker.SchemaHash, Rows: plan.Marker.Rows, Source: plan.Source}
+	if plan.Source == v1alpha1.DatasetExisting {
+		ds.Loaded = plan.Marker.Rows
 	}
-	s, err := session.Open(ctx, run.Spec.Target)
-	if err != nil {
-		return err
+	run.Status.Dataset = ds
+}
+
+// targetError records a target error: one that may pass is retried until
+// the stage's deadline, any other fails the run with a reason a user can
+// act on. A run that fails here with an Ephemeral instance has it deleted
+// when it ends (wrapUp), so nothing paid for is left behind.
+func (r *BenchmarkRunReconciler) targetError(run *v1alpha1.BenchmarkRun, st *step, err error, clk stageClock) ctrl.Result {
+	reason, retry := classify(err)
+	if retry && !clk.late {
+		run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, reason, err.Error(), r.now())
+		return ctrl.Result{RequeueAfter: min(clk.requeue, retryEvery)}
 	}
-	defer s.Close()
-	return dataset.WriteMarker(ctx, s.Client, dataset.Want(schema, *spec.Dataset.Rows))
+	if retry {
+		err = fmt.Errorf("%w (spec.deadlines.%s passed)", err, clk.field)
+	}
+	r.fail(run, st, reason, err.Error())
+	return ctrl.Result{}
 }
 
 // classify turns a target error into a condition reason, and says whether
 // trying again may help (until the stage's deadline).
 func classify(err error) (reason string, retry bool) {
-	if errors.Is(err, dataset.ErrMismatch) {
+	switch {
+	case errors.Is(err, dataset.ErrMismatch):
 		return v1alpha1.ReasonDatasetMismatch, false
+	case errors.Is(err, target.ErrNotOwned):
+		return v1alpha1.ReasonInstanceNotOwned, false
+	case errors.Is(err, target.ErrConfigNotFound):
+		return v1alpha1.ReasonInstanceConfigNotFound, false
+	case errors.Is(err, target.ErrInstanceNotFound):
+		return v1alpha1.ReasonTargetUnreachable, false
+	case databaseBusy(err):
+		return v1alpha1.ReasonDatabaseBusy, true
 	}
 	code := status.Code(err)
 	if code == codes.Unknown {
@@ -103,63 +147,33 @@ func classify(err error) (reason string, retry bool) {
 	case codes.PermissionDenied, codes.Unauthenticated:
 		return v1alpha1.ReasonPermissionDenied, false
 	case codes.ResourceExhausted:
-		return v1alpha1.ReasonLimitExceeded, false
+		return v1alpha1.ReasonQuotaExceeded, false
 	case codes.NotFound, codes.InvalidArgument, codes.FailedPrecondition:
 		return v1alpha1.ReasonTargetUnreachable, false
 	}
 	return v1alpha1.ReasonTargetUnreachable, true
 }
 
-// prepareTarget checks the guardrails, prepares the database, and decides
-// whether the runners must load the dataset.
-func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
-	if msg := r.Limits.check(run); msg != "" {
-		r.fail(run, st, v1alpha1.ReasonLimitExceeded, msg)
-		return ctrl.Result{}, nil
+// databaseBusy recognises a database that cannot take the schema or
+// dataset work now but will later: Aborted, or FailedPrecondition while
+// another schema change runs or the database is still being created or
+// restored.
+func databaseBusy(err error) bool {
+	code := status.Code(err)
+	if code == codes.Unknown {
+		code = spanner.ErrCode(err)
 	}
-	if run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral {
-		r.fail(run, st, v1alpha1.ReasonTargetUnreachable, "Ephemeral instances are not supported by this version of spanbench; create the instance and use mode Existing")
-		return ctrl.Result{}, nil
+	if code == codes.Aborted {
+		return true
 	}
-	if run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, "preparing the database and schema", r.now()) {
-		st.normal(v1alpha1.ReasonProvisioning, "preparing the database and schema")
+	if code != codes.FailedPrecondition {
+		return false
 	}
-	requeue, field, late := r.untilDeadline(run)
-	pctx, cancel := context.WithTimeout(ctx, min(requeue, 2*time.Minute))
-	defer cancel()
-	ready, err := r.Preparer.Prepare(pctx, run)
-	if err != nil {
-		reason, retry := classify(err)
-		if retry && !late {
-			run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, reason, err.Error(), r.now())
-			return ctrl.Result{RequeueAfter: min(requeue, 10*time.Second)}, nil
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"concurrent schema change", "schema change operation", "in progress", "is not ready", "being created", "being restored"} {
+		if strings.Contains(msg, s) {
+			return true
 		}
-		if retry {
-			err = fmt.Errorf("%w (spec.deadlines.%s passed)", err, field)
-		}
-		r.fail(run, st, reason, err.Error())
-		return ctrl.Result{}, nil
 	}
-	run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionTrue, v1alpha1.ReasonTargetAvailable, "database and schema are ready", r.now())
-	st.normal(v1alpha1.ReasonTargetAvailable, "database and schema are ready")
-	if ready {
-		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "the database already holds the dataset; not loading", r.now())
-	} else {
-		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, "the runners load the dataset before they report ready", r.now())
-	}
-	return ctrl.Result{Requeue: true}, nil
-}
-
-// check returns why a run exceeds the guardrails, or "".
-func (l Limits) check(run *v1alpha1.BenchmarkRun) string {
-	in := run.Spec.Target.Instance
-	switch {
-	case l.MaxRunners > 0 && run.Replicas() > l.MaxRunners:
-		return fmt.Sprintf("spec.runners.replicas %d exceeds the operator's limit of %d (--max-runners)", run.Replicas(), l.MaxRunners)
-	case l.MaxDuration > 0 && run.Spec.Workload.TotalDuration() > l.MaxDuration:
-		return fmt.Sprintf("the workload runs %s, more than the operator's limit of %s (--max-duration)", run.Spec.Workload.TotalDuration(), l.MaxDuration)
-	case l.MaxProcessingUnits > 0 && in.Capacity() > l.MaxProcessingUnits:
-		return fmt.Sprintf("the instance's %d processing units exceed the operator's limit of %d (--max-processing-units)", in.Capacity(), l.MaxProcessingUnits)
-	}
-	return ""
+	return false
 }

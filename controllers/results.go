@@ -22,6 +22,7 @@ const ReportKey = "result.json.gz"
 // shardOutcome is what one shard ConfigMap says.
 type shardOutcome struct {
 	index   int
+	loaded  int64 // rows of the dataset slice loaded, as reported
 	ready   bool
 	state   string
 	message string
@@ -37,6 +38,9 @@ func readShard(i int, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun) shardOut
 		return o
 	}
 	_, o.ready = cm.Data[shard.KeyReady]
+	if n, err := strconv.ParseInt(cm.Data[shard.KeyLoaded], 10, 64); err == nil && n > 0 {
+		o.loaded = n
+	}
 	o.state, o.message = cm.Data[shard.KeyState], cm.Data[shard.KeyMessage]
 	if o.state != shard.StateSucceeded {
 		return o
@@ -142,6 +146,10 @@ func environment(doc *result.Document, run *v1alpha1.BenchmarkRun) *v1alpha1.Run
 		GoVersion: doc.Environment.GoVersion, InstanceConfig: doc.Target.InstanceConfig,
 		Runners: int32(len(doc.Shards)), RunnerRegion: run.Spec.Runners.Region,
 		Nodes: run.Spec.Target.Instance.Nodes, ProcessingUnits: run.Spec.Target.Instance.ProcessingUnits,
+	}
+	if t := run.Status.Target; t != nil {
+		// What Spanner reported, not what the spec asked for.
+		env.InstanceConfig, env.Nodes, env.ProcessingUnits = t.InstanceConfig, copyInt32(t.Nodes), copyInt32(t.ProcessingUnits)
 	}
 	env.Endpoint = v1alpha1.EndpointSpanner
 	if doc.Target.Endpoint == "emulator" {

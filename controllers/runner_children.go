@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -47,9 +48,31 @@ func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun) shard.Contr
 	dataset := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
 	return shard.Control{
 		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
-		Target: run.Spec.Target, Workload: w, Region: runnerRegion(run),
+		Target: observedTarget(run), Workload: w, Region: runnerRegion(run),
 		Load: dataset == nil || dataset.Status != metav1.ConditionTrue,
 	}
+}
+
+// observedTarget is the run's target with the instance's configuration and
+// size as Spanner reported them (status.target), so that the runners'
+// results record the instance that was measured, not the one the spec
+// named.
+func observedTarget(run *v1alpha1.BenchmarkRun) v1alpha1.TargetSpec {
+	t := run.Spec.Target
+	o := run.Status.Target
+	if o == nil {
+		return t
+	}
+	if o.InstanceConfig != "" && len(o.InstanceConfig) <= 64 {
+		t.Instance.Config = o.InstanceConfig
+	}
+	switch {
+	case o.Nodes != nil:
+		t.Instance.Nodes, t.Instance.ProcessingUnits = ptr.To(*o.Nodes), nil
+	case o.ProcessingUnits != nil && v1alpha1.ValidProcessingUnits(*o.ProcessingUnits):
+		t.Instance.Nodes, t.Instance.ProcessingUnits = nil, ptr.To(*o.ProcessingUnits)
+	}
+	return t
 }
 
 // ensure creates o owned by run. An existing object is adopted only when

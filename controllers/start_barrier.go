@@ -40,6 +40,7 @@ func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1
 		r.fail(run, st, reason, msg)
 		return ctrl.Result{}, nil
 	}
+	r.recordLoadProgress(run, outcomes)
 	ready := 0
 	for _, o := range outcomes {
 		if o.ready {
@@ -74,8 +75,9 @@ func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alph
 		if err := r.Preparer.CompleteDataset(ctx, run); err != nil {
 			return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
 		}
-		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "the runners loaded the dataset", r.now())
-		st.normal(v1alpha1.ReasonDatasetReady, "the runners loaded the dataset")
+		msg := r.completeLoadProgress(run)
+		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, msg, r.now())
+		st.normal(v1alpha1.ReasonDatasetReady, msg)
 	}
 	start, err := r.publishStart(ctx, run)
 	if err != nil {

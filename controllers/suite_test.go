@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -30,6 +31,7 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/runner/emulator"
 	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/runner/target"
 )
 
 var (
@@ -64,6 +66,8 @@ type harness struct {
 	emu    *emulator.Emulator
 	cancel context.CancelFunc
 	done   chan struct{}
+	// instanceAdmin reads the emulator's instances (see admin).
+	instanceAdmin target.InstanceAdmin
 }
 
 func newHarness(t *testing.T) *harness {
@@ -76,13 +80,58 @@ func newHarness(t *testing.T) *harness {
 	if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: h.ns}}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(h.releaseRuns) // after the manager stopped, before the emulator stops
 	t.Cleanup(h.stopManager)
 	return h
+}
+
+// releaseRuns strips the finalizers of the scenario's runs once its manager
+// has stopped: the API server outlives the scenario, and the next
+// scenario's manager must not spend its time on runs whose emulator is
+// gone.
+func (h *harness) releaseRuns() {
+	runs := &v1alpha1.BenchmarkRunList{}
+	if err := h.c.List(context.Background(), runs, client.InNamespace(h.ns)); err != nil {
+		return
+	}
+	for i := range runs.Items {
+		run := &runs.Items[i]
+		if len(run.Finalizers) > 0 {
+			_ = h.c.Patch(context.Background(), run, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+		}
+		_ = h.c.Delete(context.Background(), run)
+	}
+}
+
+// harnessClusterID is the cluster label of the instances the scenarios'
+// managers create.
+const harnessClusterID = "envtest"
+
+// defaultLimits are the guardrails of a scenario's manager.
+func defaultLimits() controllers.Limits {
+	return controllers.Limits{MaxRunners: 10, MaxDuration: time.Hour, MaxProcessingUnits: 5000,
+		AllowedInstanceConfigs: []string{"regional-asia-northeast1", "asia1"}, MaxEphemeralDuration: 3 * time.Hour}
+}
+
+// managerOptions vary a scenario's manager.
+type managerOptions struct {
+	preparer controllers.TargetPreparer
+	// limits replaces defaultLimits when set.
+	limits *controllers.Limits
+	// sweep, when set, runs beside the reconciler; the harness fills in
+	// its clients, recorder and cluster.
+	sweep *controllers.InstanceSweeper
 }
 
 // startManager runs a fresh manager with the real reconciler (a restart is
 // stopManager then startManager).
 func (h *harness) startManager(preparer controllers.TargetPreparer) {
+	h.t.Helper()
+	h.startManagerWith(managerOptions{preparer: preparer})
+}
+
+// startManagerWith runs a fresh manager as opts say.
+func (h *harness) startManagerWith(opts managerOptions) {
 	h.t.Helper()
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0", Logger: logr.Discard(),
@@ -92,11 +141,21 @@ func (h *harness) startManager(preparer controllers.TargetPreparer) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	limits := defaultLimits()
+	if opts.limits != nil {
+		limits = *opts.limits
+	}
 	r := &controllers.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
-		Clock: clock.RealClock{}, Preparer: preparer, Runner: controllers.RunnerConfig{Image: "spanbench:test", StartupGrace: time.Second},
-		Limits: controllers.Limits{MaxRunners: 10, MaxDuration: time.Hour, MaxProcessingUnits: 5000}}
+		Clock: clock.RealClock{}, Preparer: opts.preparer, Runner: controllers.RunnerConfig{Image: "spanbench:test", StartupGrace: time.Second},
+		Limits: limits, ClusterID: harnessClusterID}
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
+	}
+	if sw := opts.sweep; sw != nil {
+		sw.Client, sw.APIReader, sw.Recorder, sw.Cluster = mgr.GetClient(), mgr.GetAPIReader(), mgr.GetEventRecorderFor("spanbench-sweep"), harnessClusterID
+		if err := mgr.Add(sw); err != nil {
+			h.t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan struct{})

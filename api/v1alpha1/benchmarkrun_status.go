@@ -29,6 +29,12 @@ const (
 	// ConditionSucceeded is the run's outcome: True when the merged results
 	// are in the status and the report, False when the run failed.
 	ConditionSucceeded = "Succeeded"
+	// ConditionSplitPointsApplied is set only when spec.target.splitPoints
+	// asks for a pre-split database: True when the split points were added,
+	// False (reason SplitPointsSkipped) when the endpoint has no
+	// AddSplitPoints, such as the emulator; the run goes on either way. It
+	// is not a gate and does not drive the phase.
+	ConditionSplitPointsApplied = "SplitPointsApplied"
 )
 
 // Condition reasons. Progress reasons go with a False gate that is still
@@ -68,8 +74,27 @@ const (
 	// the runners use.
 	ReasonPermissionDenied = "PermissionDenied"
 	// ReasonLimitExceeded: the spec asks for more than the operator allows
-	// (its caps on nodes, processing units or run duration).
+	// (its caps on runners, nodes, processing units, run duration, the
+	// lifetime of an Ephemeral instance, or its allowed instance
+	// configurations). Nothing was created.
 	ReasonLimitExceeded = "LimitExceeded"
+	// ReasonQuotaExceeded: Spanner refused for lack of quota (nodes or
+	// processing units in the project and region); ask for more quota or a
+	// smaller instance. Nothing paid for is left behind.
+	ReasonQuotaExceeded = "QuotaExceeded"
+	// ReasonInstanceConfigNotFound: the Ephemeral instance's configuration
+	// does not exist in the project (gcloud spanner instance-configs list).
+	ReasonInstanceConfigNotFound = "InstanceConfigNotFound"
+	// ReasonInstanceNotOwned: an instance named spec.target.instance.name
+	// exists but was not created for this run, so an Ephemeral run will
+	// neither use nor delete it; choose another name or mode Existing.
+	ReasonInstanceNotOwned = "InstanceNotOwned"
+	// ReasonInstanceNotReady: the instance was not READY within
+	// spec.deadlines.prepare. An Ephemeral instance is deleted.
+	ReasonInstanceNotReady = "InstanceNotReady"
+	// ReasonDatabaseBusy: the database stayed busy (being created, restored
+	// or changing its schema) until spec.deadlines.prepare.
+	ReasonDatabaseBusy = "DatabaseBusy"
 	// ReasonDatasetMismatch: the database holds another dataset (schema or
 	// row count) and spec.workload.dataset.reload is false.
 	ReasonDatasetMismatch = "DatasetMismatch"
@@ -89,6 +114,13 @@ const (
 	// ReasonResultInvalid: shard results could not be read or merged (wrong
 	// schema version, another spec, corrupt histograms).
 	ReasonResultInvalid = "ResultInvalid"
+
+	// ReasonSplitPointsAdded: SplitPointsApplied is True.
+	ReasonSplitPointsAdded = "SplitPointsAdded"
+	// ReasonSplitPointsSkipped: SplitPointsApplied is False because the
+	// endpoint does not implement AddSplitPoints (the emulator); the message
+	// says so and the run goes on without a pre-split database.
+	ReasonSplitPointsSkipped = "SplitPointsSkipped"
 )
 
 // BenchmarkRunPhase is a one-word summary of a run for printer columns. It
@@ -159,6 +191,16 @@ type BenchmarkRunStatus struct {
 	// completionTime is when the run ended, successfully or not.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// target is the Spanner instance and database as the manager found or
+	// created them, read through the admin API.
+	// +optional
+	Target *TargetStatus `json:"target,omitempty"`
+
+	// dataset is the preloaded dataset: its schema, size, and the progress
+	// of its load.
+	// +optional
+	Dataset *DatasetStatus `json:"dataset,omitempty"`
 
 	// startSkew is the spread of the runners' actual start times (latest
 	// minus earliest), such as 3.2ms. A large skew means the runners did not

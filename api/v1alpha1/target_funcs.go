@@ -59,7 +59,39 @@ func (t *TargetSpec) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, maxLen(p.Child("secretName"), c.SecretName, 253)...)
 		errs = append(errs, maxLen(p.Child("key"), c.Key, 253)...)
 	}
+	if sp := t.SplitPoints; sp != nil {
+		errs = append(errs, sp.validate(path.Child("splitPoints"))...)
+	}
 	return errs
+}
+
+func (sp *SplitPointsSpec) validate(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if (sp.Keys != nil) == (sp.Count != nil) {
+		errs = append(errs, field.Invalid(path, "", "set keys or count, not both"))
+	}
+	if sp.Keys != nil && len(sp.Keys) == 0 {
+		errs = append(errs, field.Required(path.Child("keys"), "at least one key"))
+	}
+	if n := len(sp.Keys); n > MaxSplitPoints {
+		errs = append(errs, field.TooMany(path.Child("keys"), n, MaxSplitPoints))
+	}
+	for i, k := range sp.Keys {
+		if k == "" || len(k) > 256 {
+			errs = append(errs, field.Invalid(path.Child("keys").Index(i), k, "must be 1 to 256 characters"))
+		}
+	}
+	errs = append(errs, inRange(path.Child("count"), sp.Count, 1, MaxSplitPoints)...)
+	return errs
+}
+
+// MaxSplitPoints bounds spec.target.splitPoints, keys or count.
+const MaxSplitPoints = 1000
+
+// APIName is the edition's name in the Spanner API (STANDARD, ENTERPRISE,
+// ENTERPRISE_PLUS), "" for none.
+func (e Edition) APIName() string {
+	return map[Edition]string{EditionStandard: "STANDARD", EditionEnterprise: "ENTERPRISE", EditionEnterprisePlus: "ENTERPRISE_PLUS"}[e]
 }
 
 func (in *InstanceSpec) validate(path *field.Path) field.ErrorList {
@@ -69,6 +101,7 @@ func (in *InstanceSpec) validate(path *field.Path) field.ErrorList {
 	errs = append(errs, maxLen(path.Child("config"), in.Config, 64)...)
 	errs = append(errs, inRange(path.Child("nodes"), in.Nodes, 1, 1000)...)
 	errs = append(errs, inRange(path.Child("processingUnits"), in.ProcessingUnits, 100, 1_000_000)...)
+	errs = append(errs, oneOf(path.Child("edition"), in.Edition, EditionStandard, EditionEnterprise, EditionEnterprisePlus)...)
 	if in.Nodes != nil && in.ProcessingUnits != nil {
 		errs = append(errs, field.Forbidden(path.Child("processingUnits"), "set nodes or processingUnits, not both"))
 	}

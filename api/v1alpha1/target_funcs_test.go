@@ -62,6 +62,12 @@ func TestTargetValidateNamesTheField(t *testing.T) {
 		}, "t.instance"},
 		{"unknown dialect", func(s *TargetSpec) { s.Dialect = "PostgreSQL" }, "t.dialect"},
 		{"credentials without a secret", func(s *TargetSpec) { s.Credentials = &CredentialsSpec{Key: "k"} }, "t.credentials.secretName"},
+		{"unknown edition", func(s *TargetSpec) { s.Instance.Edition = "Premium" }, "t.instance.edition"},
+		{"split keys and count", func(s *TargetSpec) {
+			s.SplitPoints = &SplitPointsSpec{Keys: []string{"a"}, Count: ptr.To[int32](2)}
+		}, "t.splitPoints"},
+		{"empty split key", func(s *TargetSpec) { s.SplitPoints = &SplitPointsSpec{Keys: []string{""}} }, "t.splitPoints.keys[0]"},
+		{"too many split points", func(s *TargetSpec) { s.SplitPoints = &SplitPointsSpec{Count: ptr.To[int32](MaxSplitPoints + 1)} }, "t.splitPoints.count"},
 	} {
 		s := good()
 		tc.mutate(&s)
@@ -72,6 +78,14 @@ func TestTargetValidateNamesTheField(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: want an error at %s, got %v", tc.name, tc.field, errs)
+		}
+	}
+}
+
+func TestEditionAPINameIsSpannersSpelling(t *testing.T) {
+	for e, want := range map[Edition]string{EditionStandard: "STANDARD", EditionEnterprise: "ENTERPRISE", EditionEnterprisePlus: "ENTERPRISE_PLUS", "": ""} {
+		if got := e.APIName(); got != want {
+			t.Errorf("Edition(%q).APIName() = %q, want %q", e, got, want)
 		}
 	}
 }

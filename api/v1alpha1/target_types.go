@@ -55,12 +55,59 @@ type TargetSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	EmulatorHost string `json:"emulatorHost,omitempty"`
 
-	// credentials says where runners and the manager get Google
-	// credentials. Absent means Application Default Credentials (Workload
-	// Identity on GKE).
+	// credentials is a Secret holding a service-account key that the
+	// runner pods use for their data calls. The manager makes the admin
+	// calls with its own Application Default Credentials (Workload Identity
+	// on GKE) and never reads this Secret. Absent means the runners use
+	// Application Default Credentials too.
 	// +optional
 	Credentials *CredentialsSpec `json:"credentials,omitempty"`
+
+	// splitPoints pre-split the workload's main table with the database
+	// admin API's AddSplitPoints before the dataset is loaded, as on a
+	// warmed-up database. Where the API is not available (the emulator) the
+	// step is skipped and the SplitPointsApplied condition says why.
+	// +optional
+	SplitPoints *SplitPointsSpec `json:"splitPoints,omitempty"`
 }
+
+// SplitPointsSpec chooses the split points of the workload's main table:
+// explicit keys, or a count of evenly spaced ones.
+// +kubebuilder:validation:XValidation:rule="has(self.keys) != has(self.count)",message="splitPoints: set keys or count, not both"
+type SplitPointsSpec struct {
+	// keys are split points: values of the main table's primary key, a
+	// string for both built-in workloads (YCSB usertable.id, Tweet.Id),
+	// such as "40000000".
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	Keys []string `json:"keys,omitempty"`
+
+	// count generates this many split points, evenly spaced over the
+	// workload's key space (both built-in workloads spread their keys
+	// uniformly). Spanner's guidance is about 10 per node.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Count *int32 `json:"count,omitempty"`
+}
+
+// Edition is a Spanner edition. Multi-region configurations need
+// EnterprisePlus.
+// +kubebuilder:validation:Enum=Standard;Enterprise;EnterprisePlus
+type Edition string
+
+const (
+	// EditionStandard is the Standard edition.
+	EditionStandard Edition = "Standard"
+	// EditionEnterprise is the Enterprise edition.
+	EditionEnterprise Edition = "Enterprise"
+	// EditionEnterprisePlus is the Enterprise Plus edition.
+	EditionEnterprisePlus Edition = "EnterprisePlus"
+)
 
 // InstanceSpec is a Spanner instance and, for ephemeral instances, how to
 // create it.
@@ -75,8 +122,11 @@ type InstanceSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*[a-z0-9]$`
 	Name string `json:"name"`
 
-	// mode is Existing (default: use the instance as it is) or Ephemeral
-	// (create it for the run, delete it after).
+	// mode is Existing (default: use the instance as it is, never modify
+	// it) or Ephemeral (create it for the run, labelled with the run, and
+	// delete it when the run ends or is deleted). An Ephemeral instance's id
+	// is name: when an instance of that name exists, it is used only if its
+	// labels name this run (a restarted manager), and refused otherwise.
 	// +optional
 	Mode InstanceMode `json:"mode,omitempty"`
 
@@ -97,6 +147,12 @@ type InstanceSpec struct {
 	// +kubebuilder:validation:Minimum=100
 	// +kubebuilder:validation:Maximum=1000000
 	ProcessingUnits *int32 `json:"processingUnits,omitempty"`
+
+	// edition is the Ephemeral instance's edition: Standard, Enterprise or
+	// EnterprisePlus. Absent leaves the configuration's default. Ignored for
+	// Existing instances, whose edition is recorded in status.target.
+	// +optional
+	Edition Edition `json:"edition,omitempty"`
 }
 
 // CredentialsSpec references a Secret holding a service-account key.

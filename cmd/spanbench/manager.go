@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
@@ -25,6 +27,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/runner/target"
 )
 
 // managerFlags are `spanbench manager`'s flags.
@@ -39,6 +42,9 @@ type managerFlags struct {
 	keepRunners            bool
 	limits                 controllers.Limits
 	maxPU                  int
+	clusterID              string
+	sweepProjects          []string
+	sweepInterval          time.Duration
 }
 
 func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
@@ -58,11 +64,26 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.IntVar(&maxRunners, "max-runners", 100, "refuse runs with more runner pods (0: no limit)")
 	fs.DurationVar(&f.limits.MaxDuration, "max-duration", 24*time.Hour, "refuse runs whose load lasts longer (0: no limit)")
 	fs.IntVar(&f.maxPU, "max-processing-units", 10000, "refuse runs whose instance has more processing units, 1 node = 1000 (0: no limit)")
+	fs.Func("allowed-instance-configs", "comma-separated instance configurations Ephemeral instances may use, such as regional-asia-northeast1,asia1 (default: any)", func(v string) error {
+		f.limits.AllowedInstanceConfigs = splitList(v)
+		return nil
+	})
+	fs.DurationVar(&f.limits.MaxEphemeralDuration, "max-ephemeral-duration", 8*time.Hour,
+		"refuse Ephemeral runs whose instance could live longer: the workload's duration plus every stage deadline (0: no limit)")
+	fs.StringVar(&f.clusterID, "cluster-id", "", "this cluster's name in the labels of the instances it creates, so that the orphan sweeps of several clusters sharing a project never delete each other's (default: the kube-system namespace's UID)")
+	fs.Func("sweep-projects", "comma-separated Google Cloud projects whose orphaned spanbench instances are deleted even when no run names them", func(v string) error {
+		f.sweepProjects = splitList(v)
+		return nil
+	})
+	fs.DurationVar(&f.sweepInterval, "sweep-interval", controllers.DefaultSweepInterval, "how often to look for instances whose run is gone (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if f.runnerImage == "" {
 		return nil, fmt.Errorf("--runner-image is required")
+	}
+	if f.clusterID != "" && !target.ValidLabelValue(f.clusterID) {
+		return nil, fmt.Errorf("--cluster-id %q: must be at most 63 lower-case letters, digits, '_' and '-' (a Spanner label value)", f.clusterID)
 	}
 	f.limits.MaxRunners, f.limits.MaxProcessingUnits = int32(maxRunners), int32(f.maxPU)
 	return f, nil
@@ -117,9 +138,13 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, err
 	}
+	cluster, err := clusterID(f.clusterID, mgr.GetAPIReader())
+	if err != nil {
+		return nil, err
+	}
 	r := &controllers.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
-		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}, Limits: f.limits, KeepRunners: f.keepRunners,
+		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
 		Runner: controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
 	}
 	if f.runnerTTL >= 0 {
@@ -129,8 +154,41 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
+	if f.sweepInterval > 0 {
+		sweeper := &controllers.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster,
+			Projects: f.sweepProjects, Interval: f.sweepInterval, Recorder: mgr.GetEventRecorderFor("spanbench-sweep")}
+		if err := mgr.Add(sweeper); err != nil {
+			return nil, err
+		}
+	}
 	metrics.Registry.MustRegister(&controllers.ResultsCollector{Reader: mgr.GetClient()})
 	return mgr, nil
+}
+
+// clusterID is the --cluster-id flag, else the UID of the kube-system
+// namespace: stable for the cluster's life and distinct between clusters.
+func clusterID(flagValue string, reader client.Reader) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ns := &corev1.Namespace{}
+	if err := reader.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, ns); err != nil {
+		return "", fmt.Errorf("reading namespace kube-system to name this cluster in instance labels (or set --cluster-id): %w", err)
+	}
+	return string(ns.UID), nil
+}
+
+// splitList reads a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ownedByRuns limits the cache of pods, Jobs and ConfigMaps to those

@@ -84,7 +84,7 @@ func EnsureDatabase(ctx context.Context, t v1alpha1.TargetSpec, schema workload.
 		if t.Instance.ProcessingUnits != nil {
 			in.ProcessingUnits = *t.Instance.ProcessingUnits
 		}
-		if err := target.EnsureInstance(ctx, ia, in); err != nil {
+		if err := target.EnsureInstance(ctx, target.AdminOf(ia), in); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,8 @@
 //	                  data["startTime"]     RFC 3339 start instant, once all
 //	                                        shards are ready
 //	<run>-shard-<i> created empty by the controller, written by runner i:
+//	                  data["loaded"]        rows of its dataset slice loaded so
+//	                                        far, while it loads (decimal)
 //	                  data["ready"]         RFC 3339 time the runner was ready
 //	                  data["state"]         Succeeded or Failed, at the end
 //	                  data["message"]       why it failed (no credentials)
@@ -37,6 +39,7 @@ const (
 
 // Keys of a shard ConfigMap.
 const (
+	KeyLoaded  = "loaded"
 	KeyReady   = "ready"
 	KeyState   = "state"
 	KeyMessage = "message"

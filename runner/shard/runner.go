@@ -2,9 +2,11 @@ package shard
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/runner/dataset"
@@ -28,6 +32,9 @@ const (
 	DefaultPollInterval   = 250 * time.Millisecond
 	DefaultReadyTimeout   = 15 * time.Minute
 	DefaultControlTimeout = 5 * time.Minute
+	// DefaultLoadProgressInterval spaces the load progress reports in the
+	// shard map: each one is a write to the API server and a reconcile.
+	DefaultLoadProgressInterval = 5 * time.Second
 )
 
 // MaxLateStart is how far past the start time a runner may be when it
@@ -62,6 +69,9 @@ type Options struct {
 	// ControlTimeout bounds the wait for the control map to be readable;
 	// default DefaultControlTimeout.
 	ControlTimeout time.Duration
+	// LoadProgressInterval is how often rows loaded are reported in the
+	// shard map (KeyLoaded); default DefaultLoadProgressInterval.
+	LoadProgressInterval time.Duration
 	// Log receives the runner's structured logs.
 	Log logr.Logger
 }
@@ -75,6 +85,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ControlTimeout <= 0 {
 		o.ControlTimeout = DefaultControlTimeout
+	}
+	if o.LoadProgressInterval <= 0 {
+		o.LoadProgressInterval = DefaultLoadProgressInterval
 	}
 	return o
 }
@@ -224,7 +237,9 @@ func (r *runner) open(ctx context.Context, ctl *Control) (*session.Session, erro
 	return s, nil
 }
 
-// loadSlice loads this shard's rows of the dataset.
+// loadSlice loads this shard's rows of the dataset, reporting the rows
+// loaded in the shard map as it goes (the controller sums them into the
+// run's status).
 func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *Control) error {
 	schema, err := workload.SchemaFor(&ctl.Workload)
 	if err != nil {
@@ -234,18 +249,36 @@ func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *Control
 	from, to := sliceBounds(*d.Rows, r.o.Index, ctl.Shards)
 	log := r.log.WithValues("table", schema.Table(), "from", from, "to", to)
 	log.Info("loading this shard's slice of the dataset")
-	due := throttle(logEvery)
+	logDue, reportDue := throttle(logEvery), throttle(r.o.LoadProgressInterval)
 	progress := func(p dataset.Progress) {
-		if due() {
+		if logDue() {
 			log.Info("loading", "loaded", p.Loaded, "total", p.Total, "rowsPerSecond", int64(p.RowsPerSecond()))
+		}
+		if reportDue() {
+			r.reportLoaded(ctx, p.Loaded)
 		}
 	}
 	begin := time.Now()
 	if err := dataset.Range(ctx, s.Client, schema, from, to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
 		return err
 	}
+	if err := r.patchShard(ctx, shardPatch{Data: map[string]string{KeyLoaded: strconv.FormatInt(to-from, 10)}}); err != nil {
+		return fmt.Errorf("reporting the loaded slice: %w", err)
+	}
 	log.Info("loaded this shard's slice of the dataset", "rows", to-from, "took", time.Since(begin).String())
 	return nil
+}
+
+// reportLoaded writes the rows loaded so far, once and without retries: a
+// progress report that fails is replaced by the next.
+func (r *runner) reportLoaded(ctx context.Context, rows int64) {
+	body, _ := json.Marshal(shardPatch{Data: map[string]string{KeyLoaded: strconv.FormatInt(rows, 10)}})
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.shard.Namespace, Name: r.shard.Name}}
+	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if err := r.c.Patch(callCtx, cm, client.RawPatch(types.MergePatchType, body)); err != nil {
+		r.log.V(1).Info("reporting load progress failed", "error", err.Error())
+	}
 }
 
 // sliceBounds is shard i's share [from, to) of rows keys, so that the n

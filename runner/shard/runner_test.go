@@ -173,6 +173,13 @@ func TestLoadingShardsCoverTheKeySpaceOnce(t *testing.T) {
 	runners := startRunners(t, k8sClient, ns, run, 2, nil)
 
 	waitReady(t, ns, run, runners, readyWithin)
+	// Each shard reports its slice as loaded before it reports ready: the
+	// controller sums these into the run's load progress.
+	for i, want := range []string{"500", "501"} {
+		if got := shardMap(t, ns, run, i).Data[KeyLoaded]; got != want {
+			t.Errorf("shard %d reports %s=%q when ready; want its slice, %s rows", i, KeyLoaded, got, want)
+		}
+	}
 	publishStart(t, ns, run, time.Now().Add(500*time.Millisecond))
 	for i, h := range runners {
 		if err := h.wait(t, runWithin); err != nil {

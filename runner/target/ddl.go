@@ -24,10 +24,23 @@ func createdObject(stmt string) (o object, ok bool) {
 	if next() != "CREATE" {
 		return object{}, false
 	}
+	kind, ok := objectKind(next)
+	if !ok {
+		return object{}, false
+	}
+	name, ok := objectName(next)
+	if !ok {
+		return object{}, false
+	}
+	return object{kind, name}, true
+}
+
+// objectKind reads "[OR REPLACE] [modifiers] KIND" of a CREATE statement.
+func objectKind(next func() string) (string, bool) {
 	kind := next()
 	if kind == "OR" {
 		if next() != "REPLACE" {
-			return object{}, false
+			return "", false
 		}
 		kind = next()
 	}
@@ -38,27 +51,32 @@ func createdObject(stmt string) (o object, ok bool) {
 	}
 	switch kind {
 	case "TABLE", "INDEX", "VIEW", "SEQUENCE", "ROLE", "MODEL", "SCHEMA", "PLACEMENT":
+		return kind, true
 	case "CHANGE", "PROPERTY", "LOCALITY":
 		second := map[string]string{"CHANGE": "STREAM", "PROPERTY": "GRAPH", "LOCALITY": "GROUP"}[kind]
 		if next() != second {
-			return object{}, false
+			return "", false
 		}
-		kind += " " + second
-	default:
-		return object{}, false
+		return kind + " " + second, true
 	}
+	return "", false
+}
+
+// objectName reads "[IF NOT EXISTS] name" of a CREATE statement, without
+// quotes.
+func objectName(next func() string) (string, bool) {
 	name := next()
 	if name == "IF" {
 		if next() != "NOT" || next() != "EXISTS" {
-			return object{}, false
+			return "", false
 		}
 		name = next()
 	}
 	name = strings.NewReplacer("`", "", `"`, "").Replace(name)
 	if name == "" || strings.ContainsAny(name, "(),;") {
-		return object{}, false
+		return "", false
 	}
-	return object{kind, name}, true
+	return name, true
 }
 
 // tokens splits the start of a DDL statement into at most limit words,
@@ -73,35 +91,43 @@ func tokens(s string, limit int) []string {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
 		case strings.HasPrefix(s[i:], "--") || c == '#':
-			if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
-				i += j + 1
-			} else {
-				i = len(s)
-			}
+			i = after(s, i, "\n", 0)
 		case strings.HasPrefix(s[i:], "/*"):
-			if j := strings.Index(s[i+2:], "*/"); j >= 0 {
-				i += j + 4
-			} else {
-				i = len(s)
-			}
+			i = after(s, i, "*/", 2)
 		case c == '(' || c == ')' || c == ',' || c == ';':
 			toks = append(toks, string(c))
 			i++
 		default:
-			start := i
-			for i < len(s) && !strings.ContainsRune(" \t\n\r(),;", rune(s[i])) {
-				if q := s[i]; q == '`' || q == '"' {
-					if j := strings.IndexByte(s[i+1:], q); j >= 0 {
-						i += j + 2
-						continue
-					}
-					i = len(s)
-					break
-				}
-				i++
-			}
-			toks = append(toks, s[start:i])
+			end := wordEnd(s, i)
+			toks = append(toks, s[i:end])
+			i = end
 		}
 	}
 	return toks
+}
+
+// after is the index just past the first end found in s from i+skip, or
+// len(s) when there is none: the end of a comment.
+func after(s string, i int, end string, skip int) int {
+	if j := strings.Index(s[i+skip:], end); j >= 0 {
+		return i + skip + j + len(end)
+	}
+	return len(s)
+}
+
+// wordEnd is the index just past the word that starts at i: up to a space
+// or punctuation, with quoted parts (`...` or "...") kept whole.
+func wordEnd(s string, i int) int {
+	for i < len(s) && !strings.ContainsRune(" \t\n\r(),;", rune(s[i])) {
+		if q := s[i]; q == '`' || q == '"' {
+			j := strings.IndexByte(s[i+1:], q)
+			if j < 0 {
+				return len(s)
+			}
+			i += j + 2
+			continue
+		}
+		i++
+	}
+	return i
 }

@@ -8,7 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"time"
 
 	database "cloud.google.com/go/spanner/admin/database/apiv1"
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
@@ -45,6 +45,10 @@ func ClientOptions(emulatorHost string) []option.ClientOption {
 	}
 }
 
+// AdminOf is InstanceAdmin over an instance admin client the caller
+// opened (AdminClients); closing it closes the client.
+func AdminOf(c *instance.InstanceAdminClient) InstanceAdmin { return instanceAdmin{c} }
+
 // AdminClients opens the instance and database admin clients for
 // emulatorHost ("" = real Cloud Spanner; see ClientOptions); extra options
 // follow ClientOptions' and so override them (e.g. a regional endpoint).
@@ -57,7 +61,7 @@ func AdminClients(ctx context.Context, emulatorHost string, extra ...option.Clie
 	}
 	da, err := database.NewDatabaseAdminClient(ctx, opts...)
 	if err != nil {
-		ia.Close()
+		_ = ia.Close()
 		return nil, nil, fmt.Errorf("database admin client: %w", err)
 	}
 	return ia, da, nil
@@ -75,14 +79,18 @@ type Instance struct {
 	// refuses both). Processing units are multiples of 100 below 1000 and of
 	// 1000 from there on; one node is 1000 processing units.
 	Nodes, ProcessingUnits int32
+	// Edition is STANDARD, ENTERPRISE or ENTERPRISE_PLUS; "" leaves the
+	// configuration's default. Only EnsureOwned sets it.
+	Edition string
 }
 
-// EnsureInstance creates the instance unless it exists, and waits for the
-// creation to finish; ctx bounds the wait (on real Spanner it can take
-// minutes). An instance that exists, or that appears concurrently
-// (AlreadyExists), is success and is left as it is, even if its config or
-// size differ from in: changing a live instance is not this helper's job.
-func EnsureInstance(ctx context.Context, admin *instance.InstanceAdminClient, in Instance) error {
+// EnsureInstance creates the instance unless it exists, and waits until it
+// is READY; ctx bounds the wait (on real Spanner it can take minutes). An
+// instance that exists, or that appears concurrently (AlreadyExists), is
+// success and is left as it is, even if its config or size differ from in:
+// changing a live instance is not this helper's job. The instance carries
+// no owner labels: use EnsureOwned for one that belongs to a run.
+func EnsureInstance(ctx context.Context, admin InstanceAdmin, in Instance) error {
 	if in.Project == "" || in.Instance == "" || in.Config == "" {
 		return fmt.Errorf("ensure instance: project (%q), instance (%q) and config (%q) are required",
 			in.Project, in.Instance, in.Config)
@@ -95,23 +103,19 @@ func EnsureInstance(ctx context.Context, admin *instance.InstanceAdminClient, in
 	name := parent + "/instances/" + in.Instance
 	// Look first, so that reusing an existing instance needs no permission
 	// to create one.
-	_, err := admin.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: name})
+	_, err := admin.GetInstance(ctx, name)
 	if err == nil {
 		return nil
 	}
 	if status.Code(err) != codes.NotFound {
 		return fmt.Errorf("get instance %s: %w", name, err)
 	}
-	config := in.Config
-	if !strings.HasPrefix(config, "projects/") {
-		config = parent + "/instanceConfigs/" + config
-	}
-	op, err := admin.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+	err = admin.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
 		Parent:     parent,
 		InstanceId: in.Instance,
 		Instance: &instancepb.Instance{
 			Name:            name,
-			Config:          config,
+			Config:          configName(in.Project, in.Config),
 			DisplayName:     displayName(in.Instance),
 			NodeCount:       in.Nodes,
 			ProcessingUnits: in.ProcessingUnits,
@@ -123,10 +127,26 @@ func EnsureInstance(ctx context.Context, admin *instance.InstanceAdminClient, in
 	if err != nil {
 		return fmt.Errorf("create instance %s: %w", name, err)
 	}
-	if _, err := op.Wait(ctx); err != nil {
-		return fmt.Errorf("create instance %s: wait: %w", name, err)
+	return waitReady(ctx, admin, in.Project, in.Instance)
+}
+
+// waitReady polls the instance until it is READY or ctx ends.
+func waitReady(ctx context.Context, admin InstanceAdmin, project, id string) error {
+	for {
+		info, err := Describe(ctx, admin, project, id)
+		if err == nil && info.Ready() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			last := info.State
+			if err != nil {
+				last = err.Error()
+			}
+			return fmt.Errorf("waiting for instance %s to be READY (last seen: %s): %w", instanceName(project, id), last, ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	return nil
 }
 
 // displayName derives the display name Spanner requires (4 to 30

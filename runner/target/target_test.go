@@ -27,7 +27,7 @@ func adminClients(t *testing.T, e *emulator.Emulator) (context.Context, *instanc
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ia.Close(); da.Close() })
+	t.Cleanup(func() { _ = ia.Close(); _ = da.Close() })
 	return ctx, ia, da
 }
 
@@ -35,7 +35,7 @@ func TestEnsureInstance(t *testing.T) {
 	ctx, ia, _ := adminClients(t, emulator.StartForTest(t))
 	in := Instance{Project: "spanbench-test", Instance: "bench", Config: "regional-asia-northeast1", Nodes: 3}
 	for i := range 2 { // the second call finds it and changes nothing
-		if err := EnsureInstance(ctx, ia, in); err != nil {
+		if err := EnsureInstance(ctx, AdminOf(ia), in); err != nil {
 			t.Fatalf("call %d: %v", i+1, err)
 		}
 		got, err := ia.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: "projects/spanbench-test/instances/bench"})
@@ -51,7 +51,7 @@ func TestEnsureInstance(t *testing.T) {
 
 	// A full config name and processing units work too.
 	in = Instance{Project: "spanbench-test", Instance: "pu", Config: "projects/spanbench-test/instanceConfigs/asia1", ProcessingUnits: 200}
-	if err := EnsureInstance(ctx, ia, in); err != nil {
+	if err := EnsureInstance(ctx, AdminOf(ia), in); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ia.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: "projects/spanbench-test/instances/pu"})
@@ -61,14 +61,14 @@ func TestEnsureInstance(t *testing.T) {
 
 	// Both sizes are refused before any call.
 	in.Instance, in.Nodes = "both", 1
-	if err := EnsureInstance(ctx, ia, in); err == nil || !strings.Contains(err.Error(), "not both") {
+	if err := EnsureInstance(ctx, AdminOf(ia), in); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("nodes and processing units together: %v", err)
 	}
 }
 
 func TestEnsureDatabase(t *testing.T) {
 	ctx, ia, da := adminClients(t, emulator.StartForTest(t))
-	if err := EnsureInstance(ctx, ia, Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
+	if err := EnsureInstance(ctx, AdminOf(ia), Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
 		t.Fatal(err)
 	}
 	ddl := []string{
@@ -184,7 +184,7 @@ func TestClientOptions(t *testing.T) {
 func TestDataClient(t *testing.T) {
 	e := emulator.StartForTest(t)
 	ctx, ia, da := adminClients(t, e)
-	if err := EnsureInstance(ctx, ia, Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
+	if err := EnsureInstance(ctx, AdminOf(ia), Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
 		t.Fatal(err)
 	}
 	ddl := []string{"CREATE TABLE kv (k STRING(MAX) NOT NULL, v INT64) PRIMARY KEY (k)"}

@@ -343,6 +343,41 @@ spec:
 		},
 	},
 	{
+		name: "split-points-keys-and-count",
+		patch: `
+spec:
+  target:
+    splitPoints:
+      keys: ["40000000"]
+      count: 3`,
+		want: []cause{
+			{"spec.target.splitPoints", "Invalid value: \"object\": splitPoints: set keys or count, not both"},
+		},
+	},
+	{
+		name: "split-points-count-too-high",
+		patch: `
+spec:
+  target:
+    splitPoints:
+      count: 5000`,
+		want: []cause{
+			{"spec.target.splitPoints.count", "Invalid value: 5000: spec.target.splitPoints.count in body should be less than or equal to 1000"},
+		},
+	},
+	{
+		name: "edition-unknown",
+		patch: `
+spec:
+  target:
+    instance:
+      edition: Premium`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.target.instance.edition", "Unsupported value: \"Premium\": supported values: \"Standard\", \"Enterprise\", \"EnterprisePlus\""},
+		},
+	},
+	{
 		name: "project-pattern",
 		patch: `
 spec:

@@ -80,6 +80,21 @@ spec:
       mode: Ephemeral
       config: regional-asia-northeast1
       processingUnits: 500`},
+	{name: "ephemeral-multi-region-pre-split", base: "minimal.yaml", patch: `
+spec:
+  target:
+    instance:
+      mode: Ephemeral
+      config: nam-eur-asia1
+      nodes: 3
+      edition: EnterprisePlus
+    splitPoints:
+      count: 30`},
+	{name: "explicit-split-points", base: "minimal.yaml", patch: `
+spec:
+  target:
+    splitPoints:
+      keys: ["40000000", "80000000", "c0000000"]`},
 	{name: "processing-units-of-whole-nodes", base: "minimal.yaml", patch: `
 spec:
   target:

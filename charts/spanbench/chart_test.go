@@ -1,0 +1,475 @@
+// Package spanbench_test checks the Helm chart with a real Helm: lint, the
+// values schema, what `helm template` renders with the defaults and with
+// every toggle on, and that the chart installs the same CRDs, manager
+// permissions and manager pod hardening as the kustomize install
+// (config/default), which is the source of truth.
+//
+// The tests need the helm binary, built from the Go module proxy
+// (hack/helm.sh, a few minutes the first time) and named by SPANBENCH_HELM,
+// which `make test` and `make test-helm` set; without it they fail rather
+// than skip. kubectl (for `kubectl kustomize`) must be on PATH.
+package spanbench_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+const (
+	chartDir  = "."
+	repoRoot  = "../.."
+	release   = "spanbench"
+	namespace = "spanbench-system"
+	// allOnValues turns on every toggle and sets every optional value.
+	allOnValues = "ci/all-on-values.yaml"
+)
+
+// helm returns the helm binary. Without one the tests fail, never skip: a
+// skipped chart test would pass for coverage it does not give.
+func helm(t *testing.T) string {
+	t.Helper()
+	h := os.Getenv("SPANBENCH_HELM")
+	if h == "" {
+		t.Fatal("SPANBENCH_HELM is not set: run `make test` or `make test-helm`, which build Helm and set it")
+	}
+	return h
+}
+
+// run runs a command in the chart directory and returns its stdout, or its
+// stderr as the error.
+func run(name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = chartDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// manifest is a set of rendered objects, keyed by "Kind/name".
+type manifest map[string]*unstructured.Unstructured
+
+func parse(t *testing.T, source, text string) manifest {
+	t.Helper()
+	m := manifest{}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(text), 4096)
+	for {
+		var obj map[string]any
+		err := dec.Decode(&obj)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: output does not parse as YAML: %v", source, err)
+		}
+		if obj == nil {
+			continue // an empty document
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" || u.GetName() == "" {
+			t.Fatalf("%s: an object without apiVersion, kind or name: %v", source, obj)
+		}
+		key := u.GetKind() + "/" + u.GetName()
+		if _, dup := m[key]; dup {
+			t.Fatalf("%s: %s appears twice", source, key)
+		}
+		m[key] = u
+	}
+	return m
+}
+
+func (m manifest) keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// get converts the object key into out, failing the test if it is missing.
+func (m manifest) get(t *testing.T, key string, out any) {
+	t.Helper()
+	u, ok := m[key]
+	if !ok {
+		t.Fatalf("no %s among %v", key, m.keys())
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out); err != nil {
+		t.Fatalf("%s does not convert to %T: %v", key, out, err)
+	}
+}
+
+func template(t *testing.T, args ...string) manifest {
+	t.Helper()
+	args = append([]string{"template", release, chartDir, "--namespace", namespace, "--include-crds"}, args...)
+	out, err := run(helm(t), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parse(t, "helm "+strings.Join(args, " "), out)
+}
+
+func kustomize(t *testing.T) manifest {
+	t.Helper()
+	out, err := run("kubectl", "kustomize", repoRoot+"/config/default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parse(t, "kubectl kustomize config/default", out)
+}
+
+func TestLint(t *testing.T) {
+	h := helm(t)
+	for name, args := range map[string][]string{
+		"defaults": nil,
+		"all on":   {"--values", allOnValues},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"lint", "--strict", chartDir}, args...)
+			if out, err := run(h, args...); err != nil {
+				t.Errorf("helm lint fails:\n%v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// The kinds each values file must render, and no more.
+func TestTemplateRendersTheExpectedObjects(t *testing.T) {
+	base := []string{
+		"ClusterRole/spanbench-manager",
+		"ClusterRole/spanbench-metrics-reader",
+		"ClusterRoleBinding/spanbench-manager",
+		"CustomResourceDefinition/benchmarkruns.bench.spanbench.io",
+		"Deployment/spanbench-manager",
+		"Service/spanbench-manager-metrics",
+		"ServiceAccount/spanbench-manager",
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{name: "defaults", want: base},
+		{name: "all on", args: []string{"--values", allOnValues}, want: append(slices.Clone(base),
+			"ClusterRoleBinding/spanbench-metrics-reader",
+			"NetworkPolicy/spanbench-manager",
+			"PodMonitor/spanbench-runners",
+			"ServiceMonitor/spanbench-manager",
+		)},
+		{name: "existing service account", args: []string{"--set", "serviceAccount.create=false", "--set", "serviceAccount.name=mine"},
+			want: slices.DeleteFunc(slices.Clone(base), func(k string) bool { return k == "ServiceAccount/spanbench-manager" })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := template(t, tc.args...).keys()
+			want := slices.Clone(tc.want)
+			sort.Strings(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("rendered objects (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Every object but the cluster-scoped ones lands in the release namespace.
+func TestTemplateNamespacesObjects(t *testing.T) {
+	t.Parallel()
+	clusterScoped := map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true}
+	for key, u := range template(t, "--values", allOnValues) {
+		if ns := u.GetNamespace(); clusterScoped[u.GetKind()] != (ns == "") || (ns != "" && ns != namespace) {
+			t.Errorf("%s: namespace %q, want %q for namespaced kinds and none for cluster-scoped ones", key, ns, namespace)
+		}
+	}
+}
+
+// The manager's arguments carry the values, and the default values give the
+// kustomize install's arguments (the manager's own defaults are not relied on).
+func TestTemplateManagerArgs(t *testing.T) {
+	t.Parallel()
+	var dep appsv1.Deployment
+	template(t).get(t, "Deployment/spanbench-manager", &dep)
+	args := dep.Spec.Template.Spec.Containers[0].Args
+	for _, want := range []string{
+		"manager", "--leader-elect=true", "--runner-image=localhost/spanbench/spanbench:dev",
+		"--runner-image-pull-policy=IfNotPresent", "--metrics-bind-address=:8443", "--metrics-secure=true",
+		"--health-probe-bind-address=:8081", "--max-runners=100", "--max-duration=24h",
+		"--max-processing-units=10000", "--max-ephemeral-duration=8h", "--keep-runners=false", "--runner-ttl-seconds=-1",
+	} {
+		if !slices.Contains(args, want) {
+			t.Errorf("default args %q lack %q", args, want)
+		}
+	}
+
+	var kdep appsv1.Deployment
+	kustomize(t).get(t, "Deployment/spanbench-manager", &kdep)
+	for _, a := range kdep.Spec.Template.Spec.Containers[0].Args {
+		name, _, _ := strings.Cut(a, "=")
+		if !slices.ContainsFunc(args, func(b string) bool { return b == name || strings.HasPrefix(b, name+"=") }) {
+			t.Errorf("the kustomize install passes %s, the chart does not (chart args %q)", a, args)
+		}
+	}
+
+	// A flag the manager does not define makes it exit at start.
+	defined := managerFlagNames(t)
+	var on appsv1.Deployment
+	template(t, "--values", allOnValues).get(t, "Deployment/spanbench-manager", &on)
+	c := on.Spec.Template.Spec.Containers[0]
+	for _, want := range []string{
+		"--runner-image=us-docker.pkg.dev/my-project/spanbench/spanbench:v0.1.0-runner",
+		"--max-runners=20", "--max-duration=2h30m", "--max-processing-units=1000000",
+		"--keep-runners=true", "--runner-ttl-seconds=3600", "--startup-grace=15s",
+		"--allowed-instance-configs=regional-asia-northeast1,asia1", "--max-ephemeral-duration=4h",
+		"--cluster-id=gke-perf-tokyo", "--sweep-projects=my-project,my-other-project", "--sweep-interval=5m",
+	} {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("all-on args %q lack %q", c.Args, want)
+		}
+	}
+	for _, a := range c.Args[1:] {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !defined[name] {
+			t.Errorf("the chart passes %s, which `spanbench manager` does not define (cmd/spanbench/manager.go)", a)
+		}
+	}
+	if want := "us-docker.pkg.dev/my-project/spanbench/spanbench:v0.1.0"; c.Image != want {
+		t.Errorf("manager image %q, want %q", c.Image, want)
+	}
+	if got := *on.Spec.Replicas; got != 2 {
+		t.Errorf("replicas %d, want 2", got)
+	}
+}
+
+func TestTemplateToggles(t *testing.T) {
+	t.Parallel()
+	m := template(t, "--values", allOnValues)
+
+	var sa corev1.ServiceAccount
+	m.get(t, "ServiceAccount/spanbench-manager", &sa)
+	if got := sa.Annotations["iam.gke.io/gcp-service-account"]; got != "spanbench-manager@my-project.iam.gserviceaccount.com" {
+		t.Errorf("Workload Identity annotation %q is not carried to the service account", got)
+	}
+
+	pm := m["PodMonitor/spanbench-runners"]
+	if pm == nil {
+		t.Fatal("no PodMonitor")
+	}
+	sel, _, _ := unstructured.NestedStringMap(pm.Object, "spec", "selector", "matchLabels")
+	if want := map[string]string{"app.kubernetes.io/name": "spanbench", "app.kubernetes.io/component": "runner"}; !cmp.Equal(sel, want) {
+		t.Errorf("PodMonitor selects %v, want the runner pods' labels %v", sel, want)
+	}
+	eps, _, _ := unstructured.NestedSlice(pm.Object, "spec", "podMetricsEndpoints")
+	if len(eps) != 1 || eps[0].(map[string]any)["port"] != "metrics" {
+		t.Errorf("PodMonitor endpoints %v, want port metrics", eps)
+	}
+
+	sm := m["ServiceMonitor/spanbench-manager"]
+	if sm == nil {
+		t.Fatal("no ServiceMonitor")
+	}
+	smEps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	if len(smEps) != 1 || smEps[0].(map[string]any)["port"] != "metrics" || smEps[0].(map[string]any)["scheme"] != "https" {
+		t.Errorf("ServiceMonitor endpoints %v, want port metrics over https", smEps)
+	}
+	var svc corev1.Service
+	m.get(t, "Service/spanbench-manager-metrics", &svc)
+	smSel, _, _ := unstructured.NestedStringMap(sm.Object, "spec", "selector", "matchLabels")
+	for k, v := range smSel {
+		if svc.Labels[k] != v {
+			t.Errorf("ServiceMonitor selects %s=%s, the metrics Service has %v", k, v, svc.Labels)
+		}
+	}
+
+	var np networkingv1.NetworkPolicy
+	m.get(t, "NetworkPolicy/spanbench-manager", &np)
+	var dep appsv1.Deployment
+	m.get(t, "Deployment/spanbench-manager", &dep)
+	for k, v := range np.Spec.PodSelector.MatchLabels {
+		if dep.Spec.Template.Labels[k] != v {
+			t.Errorf("NetworkPolicy selects %s=%s, the manager pod has %v", k, v, dep.Spec.Template.Labels)
+		}
+	}
+	if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].Ports) != 1 || np.Spec.Ingress[0].Ports[0].Port.String() != "metrics" {
+		t.Errorf("NetworkPolicy ingress %+v, want one rule for the metrics port", np.Spec.Ingress)
+	}
+
+	var rb rbacv1.ClusterRoleBinding
+	m.get(t, "ClusterRoleBinding/spanbench-metrics-reader", &rb)
+	if want := []rbacv1.Subject{{Kind: "ServiceAccount", Name: "prometheus-k8s", Namespace: "monitoring"}}; !cmp.Equal(rb.Subjects, want) {
+		t.Errorf("metrics-reader subjects %v, want %v", rb.Subjects, want)
+	}
+}
+
+// Wrong values are refused with a message that names the field.
+func TestValuesAreValidated(t *testing.T) {
+	h := helm(t)
+	for name, tc := range map[string]struct {
+		set, want string
+	}{
+		"unknown top-level key":      {"replica=2", "additional properties 'replica' not allowed"},
+		"unknown nested key":         {"image.tagg=v1", "at '/image': additional properties 'tagg' not allowed"},
+		"unknown guardrail":          {"guardrails.maxNodes=3", "at '/guardrails': additional properties 'maxNodes' not allowed"},
+		"duration that Go rejects":   {"guardrails.maxDuration=1d", "/guardrails/maxDuration"},
+		"negative guardrail":         {"guardrails.maxRunners=-1", "/guardrails/maxRunners"},
+		"pull policy":                {"image.pullPolicy=Sometimes", "/image/pullPolicy"},
+		"toggle that is not a bool":  {"serviceMonitor.enabled=yes", "/serviceMonitor/enabled"},
+		"port out of range":          {"metrics.port=70000", "/metrics/port"},
+		"replicas without election":  {"replicas=2,leaderElection.enabled=false", "replicas > 1 needs leaderElection.enabled"},
+		"one port for two endpoints": {"metrics.port=8081", "metrics.port and healthProbePort must differ"},
+		"no service account name":    {"serviceAccount.create=false", "serviceAccount.name is required"},
+		"cluster id Spanner refuses": {"clusterID=Perf.Tokyo", "/clusterID"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := run(h, "template", release, chartDir, "--set", tc.set)
+			if err == nil {
+				t.Fatalf("--set %s renders; want it refused", tc.set)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("--set %s: error does not say %q:\n%v", tc.set, tc.want, err)
+			}
+		})
+	}
+}
+
+// The chart and the kustomize install agree on what must not drift: the CRDs,
+// the manager's and the metrics reader's permissions, and how the manager
+// pod is hardened and probed.
+func TestChartMatchesKustomize(t *testing.T) {
+	t.Parallel()
+	chart, kust := template(t), kustomize(t)
+
+	var crds []string
+	for _, key := range kust.keys() {
+		if kust[key].GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, key)
+		}
+	}
+	if len(crds) == 0 {
+		t.Fatal("kubectl kustomize config/default renders no CRD")
+	}
+	for _, key := range crds {
+		c, ok := chart[key]
+		if !ok {
+			t.Errorf("the chart lacks %s; run `make manifests`", key)
+			continue
+		}
+		if diff := cmp.Diff(kust[key].Object, c.Object); diff != "" {
+			t.Errorf("%s differs between kustomize and the chart (-kustomize +chart); run `make manifests`:\n%s", key, diff)
+		}
+	}
+	for key, c := range chart {
+		if c.GetKind() == "CustomResourceDefinition" && !slices.Contains(crds, key) {
+			t.Errorf("the chart installs %s, the kustomize install does not; run `make manifests`", key)
+		}
+	}
+
+	for _, key := range []string{"ClusterRole/spanbench-manager", "ClusterRole/spanbench-metrics-reader"} {
+		var k, c rbacv1.ClusterRole
+		kust.get(t, key, &k)
+		chart.get(t, key, &c)
+		if diff := cmp.Diff(k.Rules, c.Rules); diff != "" {
+			t.Errorf("%s rules differ (-kustomize +chart); run `make manifests`:\n%s", key, diff)
+		}
+	}
+
+	var kd, cd appsv1.Deployment
+	kust.get(t, "Deployment/spanbench-manager", &kd)
+	chart.get(t, "Deployment/spanbench-manager", &cd)
+	kp, cp := kd.Spec.Template.Spec, cd.Spec.Template.Spec
+	kc, cc := kp.Containers[0], cp.Containers[0]
+	for _, f := range []struct {
+		what string
+		k, c any
+	}{
+		{"pod securityContext", kp.SecurityContext, cp.SecurityContext},
+		{"container securityContext", kc.SecurityContext, cc.SecurityContext},
+		{"container ports", kc.Ports, cc.Ports},
+		{"liveness probe", kc.LivenessProbe, cc.LivenessProbe},
+		{"readiness probe", kc.ReadinessProbe, cc.ReadinessProbe},
+		{"resources", kc.Resources, cc.Resources},
+		{"volumes", kp.Volumes, cp.Volumes},
+		{"volume mounts", kc.VolumeMounts, cc.VolumeMounts},
+		{"container name", kc.Name, cc.Name},
+		{"default image", kc.Image, cc.Image},
+	} {
+		// Protocol TCP is the default the chart spells out.
+		if diff := cmp.Diff(f.k, f.c, cmp.Transformer("defaultProtocol", func(p corev1.ContainerPort) corev1.ContainerPort {
+			if p.Protocol == "" {
+				p.Protocol = corev1.ProtocolTCP
+			}
+			return p
+		})); diff != "" {
+			t.Errorf("manager %s differs (-kustomize +chart):\n%s", f.what, diff)
+		}
+	}
+}
+
+// managerFlagNames reads the names of `spanbench manager`'s flags from the
+// source of parseManagerFlags: the string literal each fs.<Kind>(Var)/Func
+// call defines. Reading the source keeps the test fast; a flag set up some
+// other way fails the test loudly rather than passing by accident.
+func managerFlagNames(t *testing.T) map[string]bool {
+	t.Helper()
+	const file = repoRoot + "/cmd/spanbench/manager.go"
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		t.Fatalf("parsing %s: %v", file, err)
+	}
+	names := map[string]bool{}
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "parseManagerFlags" {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "fs" {
+				return true
+			}
+			for _, arg := range call.Args {
+				if lit, ok := arg.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if name, err := strconv.Unquote(lit.Value); err == nil {
+						names[name] = true
+					}
+					break // the first string literal is the flag's name
+				}
+			}
+			return true
+		})
+	}
+	if !names["runner-image"] || !names["metrics-bind-address"] {
+		t.Fatalf("found no manager flags in %s (parseManagerFlags, fs.<Kind>Var calls): %v", file, names)
+	}
+	return names
+}

@@ -1,0 +1,192 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/target"
+)
+
+// FinalizerInstance holds a run whose Ephemeral instance may exist: the
+// run object stays until the instance is deleted, so the instance is
+// deleted even when the run is deleted while the manager is down.
+const FinalizerInstance = "bench.spanbench.io/ephemeral-instance"
+
+// DefaultClusterID is the cluster label of instances when the manager is
+// given none.
+const DefaultClusterID = "default"
+
+// Event reasons of the instance lifecycle (conditions use the API's).
+const (
+	EventInstanceCreated      = "InstanceCreated"
+	EventInstanceDeleted      = "InstanceDeleted"
+	EventInstanceDeleteFailed = "InstanceDeleteFailed"
+)
+
+// releaseTimeout bounds one attempt to delete an instance.
+const releaseTimeout = 2 * time.Minute
+
+// owner is the run as an Ephemeral instance's labels record it.
+func (r *BenchmarkRunReconciler) owner(run *v1alpha1.BenchmarkRun) target.Owner {
+	cluster := r.ClusterID
+	if cluster == "" {
+		cluster = DefaultClusterID
+	}
+	return target.Owner{Cluster: cluster, Namespace: run.Namespace, Run: run.Name, UID: string(run.UID)}
+}
+
+// ensureInstance makes the run's instance exist and be READY, and records
+// what Spanner says about it in status.target. An Ephemeral run gets its
+// finalizer before the instance is created. done is false while the
+// instance is not ready yet (res requeues), or when the run failed.
+func (r *BenchmarkRunReconciler) ensureInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step, clk stageClock) (res ctrl.Result, done bool, err error) {
+	ephemeral := run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral
+	if ephemeral {
+		if err := r.setFinalizer(ctx, run, true); err != nil {
+			return ctrl.Result{}, false, err
+		}
+	}
+	info, err := r.Preparer.Instance(ctx, run, r.owner(run))
+	if err != nil {
+		return r.targetError(run, st, err, clk), false, nil
+	}
+	recordInstance(run, info, ephemeral)
+	if info.Created {
+		st.normal(EventInstanceCreated, fmt.Sprintf("created instance %s (%s, %s) for the run; it is deleted when the run ends",
+			info.ID, info.Config, capacity(run.Status.Target)))
+	}
+	if info.Ready() {
+		return ctrl.Result{}, true, nil
+	}
+	msg := fmt.Sprintf("instance %s is %s, waiting until it is READY", info.ID, info.State)
+	if clk.late {
+		r.fail(run, st, v1alpha1.ReasonInstanceNotReady, fmt.Sprintf("instance %s was still %s when spec.deadlines.%s passed", info.ID, info.State, clk.field))
+		return ctrl.Result{}, false, nil
+	}
+	run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, msg, r.now())
+	return ctrl.Result{RequeueAfter: min(clk.requeue, instancePollEvery)}, false, nil
+}
+
+// recordInstance writes what Spanner reported into status.target.
+func recordInstance(run *v1alpha1.BenchmarkRun, info target.InstanceInfo, created bool) {
+	t := run.Status.Target
+	if t == nil {
+		t = &v1alpha1.TargetStatus{}
+		run.Status.Target = t
+	}
+	t.Instance, t.InstanceConfig, t.Edition, t.InstanceState = info.ID, info.Config, info.Edition, info.State
+	t.Nodes, t.ProcessingUnits = nil, nil
+	if info.Nodes > 0 {
+		t.Nodes = ptr.To(info.Nodes)
+	}
+	if info.ProcessingUnits > 0 {
+		t.ProcessingUnits = ptr.To(info.ProcessingUnits)
+	}
+	t.Created = created
+	t.Database = run.Spec.Target.Database
+}
+
+// wrapUp finishes an ended run: its runners are stopped and an instance
+// spanbench created for it is deleted. The deletion is recorded in the
+// status first; the finalizer goes on the next pass, so that a run never
+// loses its finalizer before its status says what became of its instance.
+func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	if err := r.cleanupRunners(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !controllerutil.ContainsFinalizer(run, FinalizerInstance) {
+		return ctrl.Result{}, nil
+	}
+	if t := run.Status.Target; t != nil && t.DeletionTime != nil {
+		return ctrl.Result{}, r.setFinalizer(ctx, run, false)
+	}
+	deleted, err := r.releaseInstance(ctx, run, st)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if deleted && run.Status.Target != nil {
+		return requeueSoon, nil
+	}
+	return ctrl.Result{}, r.setFinalizer(ctx, run, false)
+}
+
+// finalize runs for a run being deleted: it deletes the run's Ephemeral
+// instance, then lets the run go. The runners are stopped first; against
+// a deleted instance they would only fail.
+func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	if !controllerutil.ContainsFinalizer(run, FinalizerInstance) {
+		return nil
+	}
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.RunnerJobName(run), Namespace: run.Namespace}}
+	if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	st := &step{}
+	_, err := r.releaseInstance(ctx, run, st)
+	st.emit(r.Recorder, run)
+	if err != nil {
+		return err
+	}
+	return r.setFinalizer(ctx, run, false)
+}
+
+// releaseInstance deletes the run's Ephemeral instance; deleted says it is
+// gone (status.target records when). An instance that does not carry the
+// run's labels is never deleted: it is left alone with a warning, and
+// deleted is false. An error means the instance may still exist (and
+// cost): the caller keeps the finalizer and retries.
+func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (deleted bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+	defer cancel()
+	name := run.Spec.Target.Instance.Name
+	err = r.Preparer.ReleaseInstance(ctx, run, r.owner(run))
+	switch {
+	case errors.Is(err, target.ErrNotOwned):
+		st.warning(v1alpha1.ReasonInstanceNotOwned, fmt.Sprintf("instance %s was not created for this run; spanbench left it alone: %v", name, err))
+		return false, nil
+	case err != nil:
+		st.warning(EventInstanceDeleteFailed, fmt.Sprintf("could not delete instance %s, which spanbench created for the run and which costs money until deleted; retrying: %v", name, err))
+		log.FromContext(ctx).Error(err, "deleting the run's instance failed; retrying", "instance", name)
+		return false, fmt.Errorf("deleting instance %s: %w", name, err)
+	}
+	if t := run.Status.Target; t != nil && t.DeletionTime == nil {
+		t.DeletionTime = &metav1.Time{Time: r.now()}
+		t.InstanceState = ""
+	}
+	st.normal(EventInstanceDeleted, fmt.Sprintf("deleted instance %s, which spanbench created for the run", name))
+	log.FromContext(ctx).Info("deleted the run's instance", "instance", name)
+	return true, nil
+}
+
+// setFinalizer adds or removes FinalizerInstance with a patch, never an
+// Update: the spec's immutability rule compares the stored JSON, and a
+// typed Update re-encodes durations (1m becomes 1m0s). The patch is made
+// on a copy so that the status changes of this reconcile stay in run.
+func (r *BenchmarkRunReconciler) setFinalizer(ctx context.Context, run *v1alpha1.BenchmarkRun, present bool) error {
+	if controllerutil.ContainsFinalizer(run, FinalizerInstance) == present {
+		return nil
+	}
+	obj := run.DeepCopy()
+	before := obj.DeepCopy()
+	if present {
+		controllerutil.AddFinalizer(obj, FinalizerInstance)
+	} else {
+		controllerutil.RemoveFinalizer(obj, FinalizerInstance)
+	}
+	if err := r.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	run.Finalizers, run.ResourceVersion = obj.Finalizers, obj.ResourceVersion
+	return nil
+}

@@ -1,0 +1,64 @@
+package controllers
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// loadingRun is a run in its Loading stage since start, with a dataset
+// of rows to load.
+func loadingRun(start time.Time, rows int64) *v1alpha1.BenchmarkRun {
+	run := newBuilderRun("load").obj()
+	run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionTrue, v1alpha1.ReasonTargetAvailable, "ready", start)
+	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, "loading", start)
+	run.Status.Dataset = &v1alpha1.DatasetStatus{Table: "usertable", Rows: rows, Source: v1alpha1.DatasetLoaded}
+	return run
+}
+
+func TestLoadProgressSumsTheShardsReports(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := &BenchmarkRunReconciler{Clock: clocktesting.NewFakePassiveClock(start.Add(10 * time.Second))}
+	run := loadingRun(start, 1000)
+	r.recordLoadProgress(run, []shardOutcome{{index: 0, loaded: 300}, {index: 1, loaded: 100}, {index: 2}})
+	ds := run.Status.Dataset
+	if ds.Loaded != 400 || ds.RowsPerSecond != "40.0" {
+		t.Errorf("status.dataset = %+v; want 400 rows loaded at 40.0 rows/s", ds)
+	}
+	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
+	if c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "400 of 1000 rows (40%)") || !c.LastTransitionTime.Time.Equal(start) {
+		t.Errorf("DatasetLoaded = %+v; want False, saying 400 of 1000 rows (40%%), still since the stage began", c)
+	}
+	if run.Status.Phase != v1alpha1.PhaseLoading {
+		t.Errorf("phase %s during the load, want Loading", run.Status.Phase)
+	}
+
+	// Shard maps are written by pods: an inflated report is capped.
+	r.recordLoadProgress(run, []shardOutcome{{index: 0, loaded: 1 << 40}})
+	if ds.Loaded != 1000 {
+		t.Errorf("an inflated report gives %d rows loaded; want it capped at 1000", ds.Loaded)
+	}
+
+	msg := r.completeLoadProgress(run)
+	if ds.Loaded != 1000 || ds.RowsPerSecond != "100.0" || !strings.Contains(msg, "1000 rows of table usertable in 10s") {
+		t.Errorf("after the load: %+v, %q", ds, msg)
+	}
+}
+
+func TestLoadProgressLeavesAFinishedOrSkippedLoadAlone(t *testing.T) {
+	start := time.Now()
+	r := &BenchmarkRunReconciler{Clock: clocktesting.NewFakePassiveClock(start)}
+	run := loadingRun(start, 1000)
+	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "already holds", start)
+	run.Status.Dataset.Loaded = 1000
+	r.recordLoadProgress(run, []shardOutcome{{loaded: 5}})
+	if run.Status.Dataset.Loaded != 1000 {
+		t.Errorf("a loaded dataset's progress was overwritten: %+v", run.Status.Dataset)
+	}
+}

@@ -1,0 +1,230 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/dataset"
+	"github.com/spanbench/spanbench/runner/session"
+	"github.com/spanbench/spanbench/runner/target"
+	"github.com/spanbench/spanbench/runner/workload"
+)
+
+// TargetPreparer performs the Spanner admin and dataset-marker calls of a
+// run. They run in the manager, with its own Application Default
+// Credentials; the data calls of the load run in the runner pods. The real
+// implementation talks to Spanner or the emulator; tests of error paths the
+// emulator cannot produce inject a fake admin client into it.
+type TargetPreparer interface {
+	// Instance makes the run's instance usable as its mode says and reports
+	// what Spanner says about it; it may still be CREATING. Existing: read,
+	// never changed (on the emulator a missing instance is created, which
+	// costs nothing). Ephemeral: created with owner's labels unless it
+	// exists; an existing one is used only if its labels name owner
+	// (target.ErrNotOwned otherwise).
+	Instance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) (target.InstanceInfo, error)
+	// ReleaseInstance deletes the run's instance if its labels name owner.
+	// It returns nil once the instance is gone, and target.ErrNotOwned,
+	// deleting nothing, for an instance that is not the run's.
+	ReleaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) error
+	// Prepare makes the database and the workload's schema exist, and
+	// plans the dataset: the database holds it already, or the runners
+	// load it. A different dataset is dataset.ErrMismatch unless the spec
+	// allows a reload, in which case it is cleared.
+	Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) (DatasetPlan, error)
+	// AddSplitPoints pre-splits the workload's main table at keys;
+	// target.ErrSplitPointsUnsupported where the API is missing.
+	AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, keys []string) error
+	// CompleteDataset records that the runners loaded the dataset.
+	CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error
+}
+
+// DatasetPlan is what Prepare found and decided about the dataset.
+type DatasetPlan struct {
+	// Marker is the dataset the database holds once the run is ready.
+	Marker dataset.Marker
+	// Source is Existing (nothing to load), Loaded or Reloaded.
+	Source v1alpha1.DatasetSource
+}
+
+// SpannerPreparer is the TargetPreparer that talks to Spanner.
+type SpannerPreparer struct {
+	// OpenInstanceAdmin opens the instance admin API of an emulator host
+	// ("" is Cloud Spanner). nil is target.OpenInstanceAdmin; tests wrap it
+	// to inject the errors of a real project (quota, permission).
+	OpenInstanceAdmin func(ctx context.Context, emulatorHost string) (target.InstanceAdmin, error)
+}
+
+func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, emulatorHost string) (target.InstanceAdmin, error) {
+	if p.OpenInstanceAdmin != nil {
+		return p.OpenInstanceAdmin(ctx, emulatorHost)
+	}
+	return target.OpenInstanceAdmin(ctx, emulatorHost)
+}
+
+// emulatorConfig is the configuration of instances the emulator creates
+// for Existing runs that name none.
+const emulatorConfig = "emulator-config"
+
+// Instance implements TargetPreparer.
+func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) (target.InstanceInfo, error) {
+	t := run.Spec.Target
+	if err := session.Probe(ctx, t); err != nil {
+		return target.InstanceInfo{}, err
+	}
+	admin, err := p.openInstanceAdmin(ctx, t.EmulatorHost)
+	if err != nil {
+		return target.InstanceInfo{}, err
+	}
+	defer func() { _ = admin.Close() }()
+	in := instanceOf(t)
+	if t.Instance.Mode != v1alpha1.InstanceEphemeral {
+		if t.EmulatorHost != "" {
+			if in.Config == "" {
+				in.Config = emulatorConfig
+			}
+			if in.Nodes == 0 && in.ProcessingUnits == 0 {
+				in.Nodes = 1
+			}
+			if err := target.EnsureInstance(ctx, admin, in); err != nil {
+				return target.InstanceInfo{}, err
+			}
+		}
+		info, err := target.Describe(ctx, admin, t.Project, t.Instance.Name)
+		if errors.Is(err, target.ErrInstanceNotFound) {
+			err = fmt.Errorf("%w; create it, or set spec.target.instance.mode: Ephemeral to have spanbench create one for the run", err)
+		}
+		return info, err
+	}
+	if t.EmulatorHost == "" {
+		// The emulator lists only its own configuration but accepts any.
+		if err := target.CheckConfig(ctx, admin, t.Project, t.Instance.Config); err != nil {
+			return target.InstanceInfo{}, err
+		}
+	}
+	return target.EnsureOwned(ctx, admin, in, owner)
+}
+
+// instanceOf is the instance a target asks for.
+func instanceOf(t v1alpha1.TargetSpec) target.Instance {
+	in := target.Instance{Project: t.Project, Instance: t.Instance.Name, Config: t.Instance.Config, Edition: t.Instance.Edition.APIName()}
+	if t.Instance.Nodes != nil {
+		in.Nodes = *t.Instance.Nodes
+	}
+	if t.Instance.ProcessingUnits != nil {
+		in.ProcessingUnits = *t.Instance.ProcessingUnits
+	}
+	return in
+}
+
+// emulatorGoneAfter bounds a deletion on an emulator: one that does not
+// answer took its instances with it.
+const emulatorGoneAfter = 10 * time.Second
+
+// ReleaseInstance implements TargetPreparer. On the emulator, an emulator
+// that does not answer counts as gone: its instances live in its memory
+// and cost nothing.
+func (p SpannerPreparer) ReleaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) error {
+	t := run.Spec.Target
+	if t.EmulatorHost != "" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, emulatorGoneAfter)
+		defer cancel()
+	}
+	admin, err := p.openInstanceAdmin(ctx, t.EmulatorHost)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = admin.Close() }()
+	err = target.DeleteOwned(ctx, admin, t.Project, t.Instance.Name, owner)
+	if t.EmulatorHost != "" && unreachable(ctx, err) {
+		return nil
+	}
+	return err
+}
+
+// unreachable reports whether err says the endpoint did not answer.
+func unreachable(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	code := status.Code(err) // unwraps
+	return ctx.Err() != nil || code == codes.Unavailable || code == codes.DeadlineExceeded
+}
+
+// Prepare implements TargetPreparer.
+func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) (DatasetPlan, error) {
+	t, spec := run.Spec.Target, run.Spec.Workload
+	spec.Default()
+	schema, err := workload.SchemaFor(&spec)
+	if err != nil {
+		return DatasetPlan{}, err
+	}
+	// The instance is there: Instance made it so.
+	if err := session.EnsureDatabase(ctx, t, schema, false); err != nil {
+		return DatasetPlan{}, err
+	}
+	s, err := session.Open(ctx, t)
+	if err != nil {
+		return DatasetPlan{}, err
+	}
+	defer s.Close()
+	want := dataset.Want(schema, *spec.Dataset.Rows)
+	plan := DatasetPlan{Marker: want, Source: v1alpha1.DatasetLoaded}
+	have, ok, err := dataset.ReadMarker(ctx, s.Client, schema.Table())
+	switch {
+	case err != nil:
+		return DatasetPlan{}, err
+	case ok && have == want:
+		plan.Source = v1alpha1.DatasetExisting
+	case ok && !spec.Dataset.Reload:
+		return DatasetPlan{}, fmt.Errorf("%w: table %s holds %d rows of schema %s, the spec asks for %d rows of schema %s; "+
+			"set spec.workload.dataset.reload: true to replace it, or use another database",
+			dataset.ErrMismatch, schema.Table(), have.Rows, have.SchemaHash, want.Rows, want.SchemaHash)
+	case ok:
+		plan.Source = v1alpha1.DatasetReloaded
+		if err := dataset.Clear(ctx, s.Client, schema.Table()); err != nil {
+			return DatasetPlan{}, err
+		}
+	}
+	return plan, nil
+}
+
+// AddSplitPoints implements TargetPreparer.
+func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, keys []string) error {
+	t, spec := run.Spec.Target, run.Spec.Workload
+	spec.Default()
+	schema, err := workload.SchemaFor(&spec)
+	if err != nil {
+		return err
+	}
+	ia, da, err := target.AdminClients(ctx, t.EmulatorHost)
+	if err != nil {
+		return err
+	}
+	defer ia.Close()
+	defer da.Close()
+	return target.AddSplitPoints(ctx, da, t.Project, t.Instance.Name, t.Database, schema.Table(), keys)
+}
+
+// CompleteDataset implements TargetPreparer.
+func (SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	spec := run.Spec.Workload
+	spec.Default()
+	schema, err := workload.SchemaFor(&spec)
+	if err != nil {
+		return err
+	}
+	s, err := session.Open(ctx, run.Spec.Target)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return dataset.WriteMarker(ctx, s.Client, dataset.Want(schema, *spec.Dataset.Rows))
+}

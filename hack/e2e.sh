@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `make test-e2e`: the end-to-end suite's whole cycle, timed — the local
+# cluster up, the image built and loaded, a fresh emulator, the suite
+# (test/e2e, build tag e2e), then the teardown and a check that it left no
+# process, mount, address or iptables chain behind.
+#
+# Usage (as root):
+#   hack/e2e.sh              the whole cycle; exits with the suite's status,
+#                            or 1 if the teardown left something behind
+#   hack/e2e.sh check-clean  only the leftover check
+# Env:
+#   E2E_RUN       -run regexp for go test (default: every test)
+#   E2E_TIMEOUT   go test -timeout (default 20m)
+#   E2E_KEEP=1    leave the cluster and emulator up afterwards (then
+#                 `go test -tags e2e ./test/e2e/` reruns the suite in about
+#                 two minutes; `make demo-down` stops everything)
+# The suite's output is also written to bin/e2e.log.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+HACK="${ROOT}/hack"
+LOG_TAG=e2e
+# shellcheck source=cluster-env.sh source-path=SCRIPTDIR
+source "${HACK}/cluster-env.sh"
+
+# check_clean reports anything of the cluster or the suite still on the host.
+# It only looks; it stops nothing.
+check_clean() {
+  local left=() pid cmd f
+  for f in /proc/[0-9]*; do
+    pid="${f#/proc/}"
+    cmd="$(tr '\0' ' ' < "${f}/cmdline" 2>/dev/null)" || continue
+    [[ -n "${cmd}" ]] || continue
+    case "${cmd}" in
+      # Cluster components, containerd shims, the emulator on the node
+      # address, the suite's Prometheus (its data lives in a Test* dir).
+      *"${ROOT}/bin/k8s/"*|*"${CLUSTER_DIR}"*|*"${RUN_DIR}"*|*"${NODE_IP}"*|*"/TestPrometheus"*)
+        left+=("process ${pid}: ${cmd:0:160}") ;;
+    esac
+    # Any process still in a pod's cgroup.
+    if grep -q kubepods "${f}/cgroup" 2>/dev/null; then
+      left+=("pod process ${pid}: ${cmd:0:160}")
+    fi
+  done
+  while IFS= read -r m; do
+    left+=("mount ${m}")
+  done < <(awk -v a="${CLUSTER_DIR}" -v b="${RUN_DIR}" '
+    index($5, a) == 1 || index($5, b) == 1 || index($5, "/run/netns/cni-") == 1 || index($5, "/var/lib/kubelet") == 1 {print $5}' /proc/self/mountinfo)
+  if node_ip_on_lo; then left+=("address ${NODE_IP} on lo"); fi
+  if ip link show "${BRIDGE}" >/dev/null 2>&1; then left+=("bridge ${BRIDGE}"); fi
+  local chains
+  chains="$( { iptables-save 2>/dev/null || true; } | awk '/^:SPANBENCH-/ {print substr($1, 2)}' | tr '\n' ' ')"
+  [[ -z "${chains}" ]] || left+=("iptables chains ${chains}")
+  if [[ ${#left[@]} -gt 0 ]]; then
+    warn "left behind after the teardown:"
+    printf '  %s\n' "${left[@]}" >&2
+    return 1
+  fi
+  log "clean: no process, mount, address, bridge or iptables chain of the cluster left"
+}
+
+case "${1:-run}" in
+  check-clean) check_clean; exit ;;
+  run) ;;
+  *) die "unknown command '$1' (run|check-clean)" ;;
+esac
+
+require_root
+T0=${SECONDS}
+# Prometheus is part of the suite (a real one scrapes the pods).
+"${HACK}/install-deps.sh" prometheus
+
+teardown_done=false
+teardown() {
+  "${teardown_done}" && return 0
+  teardown_done=true
+  if [[ "${E2E_KEEP:-}" == 1 ]]; then
+    log "E2E_KEEP=1: leaving the cluster and the emulator up (make demo-down stops them)"
+    return 0
+  fi
+  local t=${SECONDS}
+  "${HACK}/demo.sh" down || warn "teardown failed"
+  T_DOWN=$((SECONDS - t))
+}
+T_UP=0 T_TEST=0 T_DOWN=0
+trap 'teardown' EXIT
+trap 'exit 130' INT TERM
+
+t=${SECONDS}
+"${HACK}/demo.sh" up
+T_UP=$((SECONDS - t))
+
+t=${SECONDS}
+log "running the suite (go test -tags e2e ./test/e2e/; log in bin/e2e.log)"
+rc=0
+# -parallel 4: the tests run in their own namespaces; on 2 cores the
+# default (GOMAXPROCS) would run them two at a time.
+# The suite's runs use the emulator that demo.sh started on the node address.
+export SPANBENCH_E2E_EMULATOR_HOST="${NODE_IP}:9010"
+(cd "${ROOT}" && go test -tags e2e -count=1 -v -parallel 4 -timeout "${E2E_TIMEOUT:-20m}" \
+  ${E2E_RUN:+-run "${E2E_RUN}"} ./test/e2e/) 2>&1 | tee "${ROOT}/bin/e2e.log" || rc=$?
+T_TEST=$((SECONDS - t))
+
+teardown
+clean=0
+if [[ "${E2E_KEEP:-}" != 1 ]]; then
+  check_clean || clean=1
+fi
+log "timings: environment up ${T_UP} s, suite ${T_TEST} s, teardown ${T_DOWN} s; total $((SECONDS - T0)) s"
+if [[ ${rc} -ne 0 ]]; then
+  die "the e2e suite failed (exit ${rc}); see bin/e2e.log"
+fi
+[[ ${clean} -eq 0 ]] || die "the teardown left things behind (listed above)"
+log "e2e passed"

@@ -1,0 +1,392 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
+	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
+	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// InstanceAdmin is the part of the Spanner instance admin API that the
+// instance lifecycle uses. OpenInstanceAdmin returns the real one; tests of
+// error paths the emulator cannot produce (quota, permission) wrap it in a
+// fake. Names are resource names ("projects/P/instances/I").
+type InstanceAdmin interface {
+	// GetInstance reads an instance, labels and state included.
+	GetInstance(ctx context.Context, name string) (*instancepb.Instance, error)
+	// ListInstances lists a project's instances that match a filter in the
+	// API's syntax ("labels.key:value"); "" lists all.
+	ListInstances(ctx context.Context, project, filter string) ([]*instancepb.Instance, error)
+	// GetInstanceConfig reads an instance configuration.
+	GetInstanceConfig(ctx context.Context, name string) (*instancepb.InstanceConfig, error)
+	// CreateInstance starts creating an instance. It returns once Spanner
+	// accepted the request and either finished it or is still working on it
+	// (the instance is then CREATING); an error of the creation itself is
+	// returned when it arrives within CreateWait.
+	CreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) error
+	// DeleteInstance deletes an instance and its databases.
+	DeleteInstance(ctx context.Context, name string) error
+	// Close releases the connection.
+	Close() error
+}
+
+// CreateWait is how long CreateInstance waits for the creation to finish
+// before it leaves the instance CREATING and returns: a caller polls the
+// state rather than holding a reconcile for the minutes a large instance
+// can take.
+const CreateWait = 5 * time.Second
+
+// OpenInstanceAdmin opens the instance admin API of emulatorHost ("" is
+// Cloud Spanner with Application Default Credentials; see ClientOptions).
+// The caller closes it.
+func OpenInstanceAdmin(ctx context.Context, emulatorHost string, extra ...option.ClientOption) (InstanceAdmin, error) {
+	c, err := instance.NewInstanceAdminClient(ctx, append(ClientOptions(emulatorHost), extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("instance admin client: %w", err)
+	}
+	return instanceAdmin{c}, nil
+}
+
+// instanceAdmin is InstanceAdmin over the generated client.
+type instanceAdmin struct{ c *instance.InstanceAdminClient }
+
+func (a instanceAdmin) GetInstance(ctx context.Context, name string) (*instancepb.Instance, error) {
+	return a.c.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: name})
+}
+
+func (a instanceAdmin) ListInstances(ctx context.Context, project, filter string) ([]*instancepb.Instance, error) {
+	it := a.c.ListInstances(ctx, &instancepb.ListInstancesRequest{Parent: "projects/" + project, Filter: filter})
+	var out []*instancepb.Instance
+	for {
+		in, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+}
+
+func (a instanceAdmin) GetInstanceConfig(ctx context.Context, name string) (*instancepb.InstanceConfig, error) {
+	return a.c.GetInstanceConfig(ctx, &instancepb.GetInstanceConfigRequest{Name: name})
+}
+
+func (a instanceAdmin) CreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) error {
+	op, err := a.c.CreateInstance(ctx, req)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, CreateWait)
+	defer cancel()
+	_, err = op.Wait(wctx)
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		return nil // still creating: the caller polls the instance's state
+	}
+	return err
+}
+
+func (a instanceAdmin) DeleteInstance(ctx context.Context, name string) error {
+	return a.c.DeleteInstance(ctx, &instancepb.DeleteInstanceRequest{Name: name})
+}
+
+func (a instanceAdmin) Close() error { return a.c.Close() }
+
+// Errors of the lifecycle a caller tells apart with errors.Is.
+var (
+	// ErrInstanceNotFound: the instance does not exist.
+	ErrInstanceNotFound = errors.New("instance not found")
+	// ErrNotOwned: an instance of that name exists but its labels do not
+	// name the run, so spanbench neither adopts nor deletes it.
+	ErrNotOwned = errors.New("instance belongs to someone else")
+	// ErrConfigNotFound: the instance configuration does not exist in the
+	// project.
+	ErrConfigNotFound = errors.New("instance configuration not found")
+)
+
+// Labels of an instance spanbench created for a run. Spanner label keys
+// and values are lower case, at most 63 characters of letters, digits, '_'
+// and '-'; a run's name (DNS-1035), namespace (DNS-1123) and UID fit as
+// they are.
+const (
+	// LabelRun is the BenchmarkRun's name.
+	LabelRun = "spanbench-run"
+	// LabelNamespace is the BenchmarkRun's namespace.
+	LabelNamespace = "spanbench-namespace"
+	// LabelUID is the BenchmarkRun's UID: a new run of the same name is
+	// another owner.
+	LabelUID = "spanbench-uid"
+	// LabelCluster names the Kubernetes cluster whose manager created the
+	// instance, so that a sweep by one cluster's manager never deletes the
+	// instances of another sharing the project.
+	LabelCluster = "spanbench-cluster"
+)
+
+// Owner is the BenchmarkRun an ephemeral instance belongs to: the manager's
+// cluster, the run's namespace, name and UID, each a label (Labels).
+type Owner struct {
+	Cluster, Namespace, Run, UID string
+}
+
+// Labels are the instance labels that record the owner.
+func (o Owner) Labels() map[string]string {
+	return map[string]string{LabelCluster: o.Cluster, LabelNamespace: o.Namespace, LabelRun: o.Run, LabelUID: o.UID}
+}
+
+// String names the owner for messages.
+func (o Owner) String() string { return fmt.Sprintf("run %s/%s (uid %s)", o.Namespace, o.Run, o.UID) }
+
+// Validate checks that every part is a valid Spanner label value.
+func (o Owner) Validate() error {
+	for k, v := range o.Labels() {
+		if !ValidLabelValue(v) || v == "" {
+			return fmt.Errorf("instance label %s=%q: a value must be 1 to 63 characters of lower-case letters, digits, '_' and '-'", k, v)
+		}
+	}
+	return nil
+}
+
+// ValidLabelValue reports whether Spanner accepts v as a label value.
+func ValidLabelValue(v string) bool {
+	if len(v) > 63 {
+		return false
+	}
+	for _, c := range v {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// OwnerOf reads the owner from an instance's labels; ok is false when the
+// labels do not name a complete owner (not an instance spanbench created).
+func OwnerOf(labels map[string]string) (o Owner, ok bool) {
+	o = Owner{Cluster: labels[LabelCluster], Namespace: labels[LabelNamespace], Run: labels[LabelRun], UID: labels[LabelUID]}
+	return o, o.Cluster != "" && o.Namespace != "" && o.Run != "" && o.UID != ""
+}
+
+// InstanceInfo is what Spanner reports about an instance.
+type InstanceInfo struct {
+	// Project and ID name the instance.
+	Project, ID string
+	// Config is the instance configuration's ID, such as asia1.
+	Config string
+	// Nodes is the node count when the instance is sized in whole nodes
+	// (0 otherwise); ProcessingUnits its compute capacity.
+	Nodes, ProcessingUnits int32
+	// Edition is STANDARD, ENTERPRISE or ENTERPRISE_PLUS; "" when Spanner
+	// does not say (the emulator).
+	Edition string
+	// State is CREATING or READY.
+	State string
+	// Labels are the instance's labels.
+	Labels map[string]string
+	// Created is true when this call created the instance.
+	Created bool
+}
+
+// Ready reports whether the instance serves requests.
+func (i InstanceInfo) Ready() bool { return i.State == instancepb.Instance_READY.String() }
+
+// infoOf converts the API's instance.
+func infoOf(project string, in *instancepb.Instance) InstanceInfo {
+	info := InstanceInfo{
+		Project: project, ID: lastSegment(in.GetName()), Config: lastSegment(in.GetConfig()),
+		ProcessingUnits: in.GetProcessingUnits(), State: in.GetState().String(), Labels: in.GetLabels(),
+	}
+	// Spanner reports both for an instance of whole nodes; an instance of
+	// processing units below 1000 has no node count.
+	if n := in.GetNodeCount(); n > 0 && (info.ProcessingUnits == 0 || info.ProcessingUnits == n*1000) {
+		info.Nodes, info.ProcessingUnits = n, n*1000
+	}
+	if e := in.GetEdition(); e != instancepb.Instance_EDITION_UNSPECIFIED {
+		info.Edition = e.String()
+	}
+	return info
+}
+
+func lastSegment(name string) string { return name[strings.LastIndexByte(name, '/')+1:] }
+
+func instanceName(project, id string) string { return "projects/" + project + "/instances/" + id }
+
+// Describe reads an instance as it is; it never changes it.
+func Describe(ctx context.Context, admin InstanceAdmin, project, id string) (InstanceInfo, error) {
+	in, err := admin.GetInstance(ctx, instanceName(project, id))
+	if status.Code(err) == codes.NotFound {
+		return InstanceInfo{}, fmt.Errorf("%w: %s in project %s: %w", ErrInstanceNotFound, id, project, err)
+	}
+	if err != nil {
+		return InstanceInfo{}, fmt.Errorf("reading instance %s: %w", instanceName(project, id), err)
+	}
+	return infoOf(project, in), nil
+}
+
+// CheckConfig fails with ErrConfigNotFound when the instance configuration
+// does not exist in the project. Only for Cloud Spanner: the emulator lists
+// only its own configuration but creates instances of any.
+func CheckConfig(ctx context.Context, admin InstanceAdmin, project, config string) error {
+	_, err := admin.GetInstanceConfig(ctx, configName(project, config))
+	if status.Code(err) == codes.NotFound {
+		return fmt.Errorf("%w: %s in project %s: %w", ErrConfigNotFound, lastSegment(config), project, err)
+	}
+	if err != nil {
+		return fmt.Errorf("reading instance configuration %s: %w", configName(project, config), err)
+	}
+	return nil
+}
+
+func configName(project, config string) string {
+	if strings.HasPrefix(config, "projects/") {
+		return config
+	}
+	return "projects/" + project + "/instanceConfigs/" + config
+}
+
+// EnsureOwned makes the instance in exist for owner: it creates it, with
+// owner's labels, unless it exists. An instance that exists is adopted
+// only when its labels name the same owner (a restarted manager finds what
+// it created); any other is refused with ErrNotOwned and left alone. The
+// instance may still be CREATING when EnsureOwned returns: poll Describe
+// until it is Ready.
+func EnsureOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Owner) (InstanceInfo, error) {
+	if err := owner.Validate(); err != nil {
+		return InstanceInfo{}, err
+	}
+	if in.Nodes != 0 && in.ProcessingUnits != 0 {
+		return InstanceInfo{}, fmt.Errorf("instance %s: set nodes (%d) or processing units (%d), not both", in.Instance, in.Nodes, in.ProcessingUnits)
+	}
+	info, err := Describe(ctx, admin, in.Project, in.Instance)
+	switch {
+	case err == nil:
+		return info, checkOwned(info, owner)
+	case !errors.Is(err, ErrInstanceNotFound):
+		return InstanceInfo{}, err
+	}
+	edition, err := editionOf(in.Edition)
+	if err != nil {
+		return InstanceInfo{}, err
+	}
+	name := instanceName(in.Project, in.Instance)
+	err = admin.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+		Parent:     "projects/" + in.Project,
+		InstanceId: in.Instance,
+		Instance: &instancepb.Instance{
+			Name: name, Config: configName(in.Project, in.Config), DisplayName: displayName(in.Instance),
+			NodeCount: in.Nodes, ProcessingUnits: in.ProcessingUnits, Labels: owner.Labels(), Edition: edition,
+		},
+	})
+	switch code := status.Code(err); {
+	case code == codes.AlreadyExists:
+		// Created concurrently: adopt it only if it is ours.
+		info, err := Describe(ctx, admin, in.Project, in.Instance)
+		if err != nil {
+			return InstanceInfo{}, err
+		}
+		return info, checkOwned(info, owner)
+	case code == codes.NotFound:
+		// The project exists (the lookup above answered NotFound for the
+		// instance alone), so the missing resource is the configuration.
+		return InstanceInfo{}, fmt.Errorf("%w: creating instance %s with configuration %s: %w", ErrConfigNotFound, name, in.Config, err)
+	case err != nil:
+		return InstanceInfo{}, fmt.Errorf("creating instance %s: %w", name, err)
+	}
+	info, err = Describe(ctx, admin, in.Project, in.Instance)
+	if errors.Is(err, ErrInstanceNotFound) {
+		// Accepted, but not visible yet.
+		info, err = InstanceInfo{Project: in.Project, ID: in.Instance, Config: lastSegment(in.Config),
+			Nodes: in.Nodes, ProcessingUnits: in.ProcessingUnits, State: instancepb.Instance_CREATING.String(), Labels: owner.Labels()}, nil
+	}
+	info.Created = true
+	return info, err
+}
+
+// editionOf maps an edition name (STANDARD, ENTERPRISE, ENTERPRISE_PLUS,
+// or "" for the configuration's default) to the API's value.
+func editionOf(name string) (instancepb.Instance_Edition, error) {
+	if name == "" {
+		return instancepb.Instance_EDITION_UNSPECIFIED, nil
+	}
+	v, ok := instancepb.Instance_Edition_value[name]
+	if !ok || v == int32(instancepb.Instance_EDITION_UNSPECIFIED) {
+		return 0, fmt.Errorf("unknown Spanner edition %q", name)
+	}
+	return instancepb.Instance_Edition(v), nil
+}
+
+// checkOwned refuses an instance whose labels do not name owner.
+func checkOwned(info InstanceInfo, owner Owner) error {
+	if have, ok := OwnerOf(info.Labels); ok && have == owner {
+		return nil
+	}
+	who := "it has no spanbench labels"
+	if have, ok := OwnerOf(info.Labels); ok {
+		who = "its labels name " + have.String()
+		if have.Cluster != owner.Cluster {
+			who += " of cluster " + have.Cluster
+		}
+	}
+	return fmt.Errorf("%w: instance %s exists and %s, not %s", ErrNotOwned, instanceName(info.Project, info.ID), who, owner)
+}
+
+// DeleteOwned deletes the instance if its labels name owner. It returns
+// nil when the instance is gone (deleted now, or absent), and ErrNotOwned,
+// without deleting anything, when the instance belongs to someone else.
+func DeleteOwned(ctx context.Context, admin InstanceAdmin, project, id string, owner Owner) error {
+	info, err := Describe(ctx, admin, project, id)
+	if errors.Is(err, ErrInstanceNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := checkOwned(info, owner); err != nil {
+		return err
+	}
+	return deleteInstance(ctx, admin, project, id)
+}
+
+func deleteInstance(ctx context.Context, admin InstanceAdmin, project, id string) error {
+	err := admin.DeleteInstance(ctx, instanceName(project, id))
+	if err != nil && status.Code(err) != codes.NotFound {
+		return fmt.Errorf("deleting instance %s: %w", instanceName(project, id), err)
+	}
+	return nil
+}
+
+// ListOwned lists the project's instances that spanbench of cluster
+// created, with their owners. Labels are checked here as well as in the
+// filter, so an endpoint that ignores filters (an old emulator) cannot
+// widen the result.
+func ListOwned(ctx context.Context, admin InstanceAdmin, project, cluster string) ([]InstanceInfo, error) {
+	all, err := admin.ListInstances(ctx, project, "labels."+LabelCluster+":"+cluster)
+	if err != nil {
+		return nil, fmt.Errorf("listing the instances of project %s: %w", project, err)
+	}
+	var out []InstanceInfo
+	for _, in := range all {
+		if o, ok := OwnerOf(in.GetLabels()); ok && o.Cluster == cluster {
+			out = append(out, infoOf(project, in))
+		}
+	}
+	return out, nil
+}
+
+// DeleteOrphan deletes an instance ListOwned returned, after checking once
+// more that it still carries the same owner's labels.
+func DeleteOrphan(ctx context.Context, admin InstanceAdmin, info InstanceInfo) error {
+	owner, ok := OwnerOf(info.Labels)
+	if !ok {
+		return fmt.Errorf("%w: instance %s has no spanbench labels", ErrNotOwned, info.ID)
+	}
+	return DeleteOwned(ctx, admin, info.Project, info.ID, owner)
+}
