@@ -13,10 +13,11 @@ SAMPLE ?= config/samples/ycsb-read-vs-sql.yaml
 
 include hack/toolchain.mk
 include hack/helm.mk
+include hack/e2e.mk
 
 .PHONY: help
 help: ## list the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 .PHONY: build
 build: ## build bin/spanbench (static)
@@ -64,7 +65,10 @@ emulator-check: ## fail with a clear message when the Cloud Spanner emulator is 
 	@hack/emulator.sh path >/dev/null
 
 .PHONY: test
-test: verify lint envtest-assets emulator-check ## run every test suite: unit, emulator, envtest, Helm chart
+test: test-unit test-e2e ## every suite: unit, emulator, envtest, Helm chart, then end to end on a local cluster (root)
+
+.PHONY: test-unit
+test-unit: verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

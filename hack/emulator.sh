@@ -14,6 +14,10 @@
 #   stop    stop gateway_main and the emulator_main it spawned.
 #   status  print the host and exit 0 if it runs, else exit 1.
 # Env:
+#   SPANBENCH_EMULATOR_HOSTNAME   address to bind (default 127.0.0.1). The
+#                                 local cluster's scripts use the node address
+#                                 (10.245.255.1, on lo) so pods reach it too;
+#                                 see docs/local-cluster.md
 #   SPANBENCH_EMULATOR_GRPC_PORT  gRPC port (default 9010, the usual one)
 #   SPANBENCH_EMULATOR_HTTP_PORT  REST port (default 9020)
 #   SPANBENCH_EMULATOR_TIMEOUT    seconds to wait for start or stop (default 30)
@@ -28,6 +32,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pid_file="${root}/bin/emulator.pid"
 host_file="${root}/bin/emulator.host"
 log_file="${root}/bin/emulator.log"
+hostname="${SPANBENCH_EMULATOR_HOSTNAME:-127.0.0.1}"
 grpc_port="${SPANBENCH_EMULATOR_GRPC_PORT:-9010}"
 http_port="${SPANBENCH_EMULATOR_HTTP_PORT:-9020}"
 timeout="${SPANBENCH_EMULATOR_TIMEOUT:-30}"
@@ -100,12 +105,12 @@ wait_until() {
 }
 
 ready() {
-  curl -sf -m 2 -o /dev/null "http://127.0.0.1:${http_port}/v1/projects/spanbench-probe/instanceConfigs"
+  curl -sf -m 2 -o /dev/null "http://${hostname}:${http_port}/v1/projects/spanbench-probe/instanceConfigs"
 }
 
 group_gone() { [[ -z "$(group_members "$1")" ]]; }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_open() { (exec 3<>"/dev/tcp/${hostname}/$1") 2>/dev/null; }
 
 cmd_start() {
   local gw pid
@@ -115,6 +120,12 @@ cmd_start() {
     return 0
   fi
   gw="$(find_emulator)" || exit 1
+  # Only an address of this machine: probing any other (e.g. the local
+  # cluster's node address while the cluster is down) would leave it.
+  if [[ "${hostname}" != 127.* && "${hostname}" != localhost ]] \
+    && [[ " $(ip -o addr show 2>/dev/null | awk '{sub("/.*", "", $4); printf "%s ", $4}')" != *" ${hostname} "* ]]; then
+    die "${hostname} is not an address of this machine (the local cluster's node address exists only while it runs: hack/cluster-up.sh)"
+  fi
   for p in "${grpc_port}" "${http_port}"; do
     port_open "$p" && die "port $p is in use; set SPANBENCH_EMULATOR_GRPC_PORT / SPANBENCH_EMULATOR_HTTP_PORT"
   done
@@ -122,11 +133,11 @@ cmd_start() {
   # setsid makes gateway_main a process-group leader (pgid = its pid) so that
   # stop reaches the emulator_main it spawns. A background job of a script
   # is no group leader, so setsid execs in place and $! is gateway_main.
-  setsid "$gw" --hostname 127.0.0.1 --grpc_port "${grpc_port}" --http_port "${http_port}" \
+  setsid "$gw" --hostname "${hostname}" --grpc_port "${grpc_port}" --http_port "${http_port}" \
     </dev/null >"${log_file}" 2>&1 &
   pid=$!
   printf '%s\n' "$pid" >"${pid_file}"
-  printf '127.0.0.1:%s\n' "${grpc_port}" >"${host_file}"
+  printf '%s:%s\n' "${hostname}" "${grpc_port}" >"${host_file}"
   if ! wait_until "${timeout}" ready; then
     log "not ready within ${timeout}s; last output (${log_file}):"
     tail -n 15 "${log_file}" >&2 || true
@@ -134,7 +145,7 @@ cmd_start() {
     exit 1
   fi
   log "running (pid ${pid}); stop with: hack/emulator.sh stop"
-  printf 'export SPANNER_EMULATOR_HOST=127.0.0.1:%s\n' "${grpc_port}"
+  printf 'export SPANNER_EMULATOR_HOST=%s:%s\n' "${hostname}" "${grpc_port}"
 }
 
 cmd_stop() {

@@ -127,7 +127,10 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 		HealthProbeBindAddress: f.probeAddr,
 		LeaderElection:         f.leaderElect,
 		LeaderElectionID:       "spanbench-manager.bench.spanbench.io",
-		Cache:                  cache.Options{ByObject: ownedByRuns()},
+		// A replaced manager hands over at once instead of after the lease
+		// expires (about 15 s): nothing runs after Start returns.
+		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cache.Options{ByObject: ownedByRuns()},
 	})
 	if err != nil {
 		return nil, err

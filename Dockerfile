@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# spanbench's one image: the manager (`spanbench manager`) and the runner
+# pods (`spanbench runner`) run the same static binary.
+#
+#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) \
+#     -t REGISTRY/spanbench:TAG .
+#
+# Then install with that image: in config/default,
+# `kustomize edit set image localhost/spanbench/spanbench=REGISTRY/spanbench:TAG`
+# (the runners follow the manager's image), or Helm's image values.
+# Without Docker (the local cluster): hack/build-images.sh builds the same
+# layout — the binary at /spanbench, user 65532 — as an OCI archive.
+
+FROM golang:1.26 AS build
+WORKDIR /src
+# Modules first, so that a source change does not refetch them.
+COPY go.mod go.sum ./
+RUN go mod download
+COPY api/ api/
+COPY cmd/ cmd/
+COPY controllers/ controllers/
+COPY runner/ runner/
+ARG VERSION=dev
+# Static (no libc in the final image); -trimpath for reproducible builds.
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
+      -ldflags "-s -w -X github.com/spanbench/spanbench/runner/session.Version=${VERSION}" \
+      -o /out/spanbench ./cmd/spanbench
+
+# Distroless static: CA certificates (for Cloud Spanner's TLS) and tzdata,
+# no shell, no package manager. Non-root: runner pods and the manager run
+# with runAsNonRoot and a read-only root filesystem.
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/spanbench /spanbench
+USER 65532:65532
+ENTRYPOINT ["/spanbench"]
