@@ -8,7 +8,8 @@
 #   make demo        a BenchmarkRun from real pods on a local cluster, against
 #                    the emulator; prints its result (hack/demo.sh)
 #   make demo-down   stop the emulator and the local cluster
-#   make test-e2e    cluster up, end-to-end suite, teardown, timed (hack/e2e.sh;
+#   make test-e2e    cluster up, end-to-end suite once per install (kustomize,
+#                    then Helm), teardown, timed (hack/e2e.sh;
 #                    E2E_RUN=regexp, E2E_KEEP=1)
 
 E2E_HACK_DIR := $(dir $(lastword $(MAKEFILE_LIST)))

@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # `make test-e2e`: the end-to-end suite's whole cycle, timed — the local
-# cluster up, the image built and loaded, a fresh emulator, the suite
-# (test/e2e, build tag e2e), then the teardown and a check that it left no
-# process, mount, address or iptables chain behind.
+# cluster up, the image built and loaded, then the suite (test/e2e, build tag
+# e2e) once per install method on the same cluster — spanbench installed with
+# kustomize, then with Helm (charts/spanbench), each pass with a fresh
+# emulator; the suite installs and uninstalls spanbench itself and fails if
+# its uninstall leaves anything — then the teardown and a check that it left
+# no process, mount, address or iptables chain behind. One failing pass fails
+# the run (the other passes still run).
 #
 # Usage (as root):
 #   hack/e2e.sh              the whole cycle; exits with the suite's status,
 #                            or 1 if the teardown left something behind
 #   hack/e2e.sh check-clean  only the leftover check
 # Env:
+#   E2E_INSTALLS  the install methods, in order (default "kustomize helm";
+#                 each sets SPANBENCH_E2E_INSTALL for its pass)
 #   E2E_RUN       -run regexp for go test (default: every test)
-#   E2E_TIMEOUT   go test -timeout (default 20m)
-#   E2E_KEEP=1    leave the cluster and emulator up afterwards (then
-#                 `go test -tags e2e ./test/e2e/` reruns the suite in about
-#                 two minutes; `make demo-down` stops everything)
-# The suite's output is also written to bin/e2e.log.
+#   E2E_TIMEOUT   go test -timeout of each pass (default 20m)
+#   E2E_KEEP=1    leave the cluster, the emulator and the last pass's
+#                 install up afterwards (then
+#                 `SPANBENCH_E2E_INSTALL=helm go test -tags e2e ./test/e2e/`
+#                 reruns a pass in about a minute; `make demo-down` stops
+#                 everything)
+# Each pass's output is written to bin/e2e-<method>.log, all of them to
+# bin/e2e.log.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -67,8 +76,17 @@ esac
 
 require_root
 T0=${SECONDS}
+read -r -a INSTALLS <<< "${E2E_INSTALLS:-kustomize helm}"
+[[ ${#INSTALLS[@]} -gt 0 ]] || die "E2E_INSTALLS is empty"
+for m in "${INSTALLS[@]}"; do
+  case "${m}" in kustomize|helm) ;; *) die "E2E_INSTALLS: unknown install method '${m}' (kustomize|helm)" ;; esac
+done
 # Prometheus is part of the suite (a real one scrapes the pods).
 "${HACK}/install-deps.sh" prometheus
+# The Helm CLI, found (or built: minutes the first time) before the cluster
+# starts; the suite's Helm pass uses it.
+SPANBENCH_E2E_HELM="$("${HACK}/helm.sh")"
+export SPANBENCH_E2E_HELM
 
 teardown_done=false
 teardown() {
@@ -82,7 +100,7 @@ teardown() {
   "${HACK}/demo.sh" down || warn "teardown failed"
   T_DOWN=$((SECONDS - t))
 }
-T_UP=0 T_TEST=0 T_DOWN=0
+T_UP=0 T_DOWN=0
 trap 'teardown' EXIT
 trap 'exit 130' INT TERM
 
@@ -90,25 +108,57 @@ t=${SECONDS}
 "${HACK}/demo.sh" up
 T_UP=$((SECONDS - t))
 
-t=${SECONDS}
-log "running the suite (go test -tags e2e ./test/e2e/; log in bin/e2e.log)"
-rc=0
-# -parallel 4: the tests run in their own namespaces; on 2 cores the
-# default (GOMAXPROCS) would run them two at a time.
-# The suite's runs use the emulator that demo.sh started on the node address.
-export SPANBENCH_E2E_EMULATOR_HOST="${NODE_IP}:9010"
-(cd "${ROOT}" && go test -tags e2e -count=1 -v -parallel 4 -timeout "${E2E_TIMEOUT:-20m}" \
-  ${E2E_RUN:+-run "${E2E_RUN}"} ./test/e2e/) 2>&1 | tee "${ROOT}/bin/e2e.log" || rc=$?
-T_TEST=$((SECONDS - t))
+# The suite's runs use the emulator that demo.sh started on the node address
+# (same port as hack/demo.sh's).
+EMULATOR_PORT=9010
+export SPANBENCH_E2E_EMULATOR_HOST="${NODE_IP}:${EMULATOR_PORT}"
+
+# emulator_fresh restarts the emulator, as demo.sh does before the first
+# pass: its strong reads slow down the longer it runs (shared/EMULATOR.md).
+emulator_fresh() {
+  "${HACK}/emulator.sh" stop
+  SPANBENCH_EMULATOR_HOSTNAME="${NODE_IP}" SPANBENCH_EMULATOR_GRPC_PORT="${EMULATOR_PORT}" \
+    SPANBENCH_EMULATOR_HTTP_PORT=$((EMULATOR_PORT + 10)) "${HACK}/emulator.sh" start >/dev/null
+}
+
+: > "${ROOT}/bin/e2e.log"
+rc=0 failed=() timings=()
+for i in "${!INSTALLS[@]}"; do
+  m="${INSTALLS[i]}"
+  t=${SECONDS}
+  if [[ ${i} -gt 0 ]]; then
+    log "restarting the emulator for the ${m} pass"
+    emulator_fresh
+  fi
+  log "running the suite with the ${m} install (SPANBENCH_E2E_INSTALL=${m} go test -tags e2e ./test/e2e/; log in bin/e2e-${m}.log)"
+  keep=""
+  # E2E_KEEP=1: the last pass leaves its install for a look afterwards.
+  if [[ "${E2E_KEEP:-}" == 1 && ${i} -eq $((${#INSTALLS[@]} - 1)) ]]; then keep=1; fi
+  prc=0
+  # -parallel 4: the tests run in their own namespaces; on 2 cores the
+  # default (GOMAXPROCS) would run them two at a time.
+  (cd "${ROOT}" && SPANBENCH_E2E_INSTALL="${m}" SPANBENCH_E2E_KEEP_INSTALL="${keep}" \
+    go test -tags e2e -count=1 -v -parallel 4 -timeout "${E2E_TIMEOUT:-20m}" \
+    ${E2E_RUN:+-run "${E2E_RUN}"} ./test/e2e/) 2>&1 | tee "${ROOT}/bin/e2e-${m}.log" | tee -a "${ROOT}/bin/e2e.log" || prc=$?
+  timings+=("suite with ${m} $((SECONDS - t)) s")
+  if [[ ${prc} -ne 0 ]]; then
+    warn "the suite failed with the ${m} install (exit ${prc}); see bin/e2e-${m}.log"
+    rc=${prc} failed+=("${m}")
+  else
+    log "the suite passed with the ${m} install in $((SECONDS - t)) s"
+  fi
+done
 
 teardown
 clean=0
 if [[ "${E2E_KEEP:-}" != 1 ]]; then
   check_clean || clean=1
 fi
-log "timings: environment up ${T_UP} s, suite ${T_TEST} s, teardown ${T_DOWN} s; total $((SECONDS - T0)) s"
+summary="environment up ${T_UP} s"
+for x in "${timings[@]}"; do summary+=", ${x}"; done
+log "timings: ${summary}, teardown ${T_DOWN} s; total $((SECONDS - T0)) s"
 if [[ ${rc} -ne 0 ]]; then
-  die "the e2e suite failed (exit ${rc}); see bin/e2e.log"
+  die "the e2e suite failed with the ${failed[*]} install (last exit ${rc}); see bin/e2e-<method>.log"
 fi
 [[ ${clean} -eq 0 ]] || die "the teardown left things behind (listed above)"
-log "e2e passed"
+log "e2e passed (${INSTALLS[*]})"

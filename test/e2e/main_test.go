@@ -32,10 +32,8 @@ const (
 	defaultContainerdSock = "/run/spanbench-cluster/containerd.sock"
 	managerNamespace      = "spanbench-system"
 	managerDeployment     = "spanbench-manager"
-	managerSelector       = "app.kubernetes.io/component=manager"
 	image                 = "localhost/spanbench/spanbench:dev"
 	demoSample            = "config/samples/demo.yaml"
-	installDir            = "test/e2e/testdata/install"
 )
 
 // suite is what every test uses, set up once by TestMain.
@@ -45,20 +43,69 @@ var suite struct {
 	// (the node address), or $SPANBENCH_E2E_EMULATOR_HOST.
 	emulatorHost string
 	c            client.Client
+	// install is how spanbench is installed: installKustomize or
+	// installHelm ($SPANBENCH_E2E_INSTALL); installed once setup began
+	// installing it.
+	install   string
+	installed bool
+	// helm and helmHome: the Helm CLI and its cache/config directory, set
+	// when Helm is first needed.
+	helm, helmHome string
 }
 
+// TestMain installs spanbench, runs the tests, and uninstalls it again:
+// the suite leaves the cluster without spanbench, so that the next run, of
+// either install method, starts from scratch. A failed uninstall (or one
+// that leaves an object behind) fails the suite.
+// SPANBENCH_E2E_KEEP_INSTALL=1 (or SPANBENCH_E2E_KEEP_NAMESPACES, whose runs
+// need the CRD) leaves the install in place for a look afterwards.
 func TestMain(m *testing.M) {
+	var code int
+	start := time.Now()
 	if err := setup(); err != nil {
 		fmt.Fprintf(os.Stderr, "\ne2e: %v\n\n", err)
-		os.Exit(1)
+		code = 1
+	} else {
+		fmt.Fprintf(os.Stderr, "e2e: spanbench installed with %s in %s\n", suite.install, time.Since(start).Round(time.Second))
+		code = m.Run()
 	}
-	os.Exit(m.Run())
+	if err := teardown(); err != nil {
+		fmt.Fprintf(os.Stderr, "\ne2e: uninstalling (%s): %v\n\n", suite.install, err)
+		code = max(code, 1)
+	}
+	if suite.helmHome != "" {
+		_ = os.RemoveAll(suite.helmHome)
+	}
+	os.Exit(code)
+}
+
+// teardown uninstalls what setup installed (see TestMain).
+func teardown() error {
+	if !suite.installed {
+		return nil
+	}
+	if os.Getenv("SPANBENCH_E2E_KEEP_INSTALL") != "" || os.Getenv("SPANBENCH_E2E_KEEP_NAMESPACES") != "" {
+		fmt.Fprintf(os.Stderr, "e2e: leaving the %s install in place (SPANBENCH_E2E_KEEP_*)\n", suite.install)
+		return nil
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := uninstall(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: spanbench (%s) uninstalled in %s; nothing of it left on the cluster\n", suite.install, time.Since(start).Round(time.Second))
+	return nil
 }
 
 // setup finds the cluster, the emulator and the image, and installs
-// spanbench. Anything missing is an error that says how to provide it:
-// the suite fails, it never skips.
+// spanbench ($SPANBENCH_E2E_INSTALL: kustomize or helm). Anything missing is
+// an error that says how to provide it: the suite fails, it never skips.
 func setup() error {
+	var err error
+	if suite.install, err = installMethod(); err != nil {
+		return err
+	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		return err
@@ -90,7 +137,8 @@ func setup() error {
 	if err := requireLocal(u.Hostname()); err != nil {
 		return fmt.Errorf("API server %s: %v: %s", cfg.Host, err, notUp)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// Checks, removing an earlier install (2 min at most), installing (3).
+	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
 	if out, err := kubectlCtx(ctx, 10*time.Second, "get", "--raw", "/readyz"); err != nil {
 		return fmt.Errorf("the API server does not answer (%v: %s): %s", err, out, notUp)
@@ -129,30 +177,6 @@ func setup() error {
 		return fmt.Errorf("image %s is not in the cluster's containerd (%v): build and load it with `hack/build-images.sh --tag dev --import`", image, err)
 	}
 	return install(ctx)
-}
-
-// install applies the e2e kustomization (config/default with
-// --keep-runners) and waits for the manager. A manager that already ran is
-// restarted: the image tag is reused across builds.
-func install(ctx context.Context) error {
-	_, getErr := kubectlCtx(ctx, 20*time.Second, "-n", managerNamespace, "get", "deployment", managerDeployment)
-	existed := getErr == nil
-	if out, err := kubectlCtx(ctx, time.Minute, "apply", "-k", filepath.Join(suite.root, installDir)); err != nil {
-		return fmt.Errorf("kubectl apply -k %s: %v: %s", installDir, err, out)
-	}
-	if out, err := kubectlCtx(ctx, 40*time.Second, "wait", "--for=condition=Established", "crd/benchmarkruns.bench.spanbench.io", "--timeout=30s"); err != nil {
-		return fmt.Errorf("the BenchmarkRun CRD is not established: %v: %s", err, out)
-	}
-	if existed {
-		if out, err := kubectlCtx(ctx, 20*time.Second, "-n", managerNamespace, "rollout", "restart", "deployment/"+managerDeployment); err != nil {
-			return fmt.Errorf("restarting the manager: %v: %s", err, out)
-		}
-	}
-	if out, err := kubectlCtx(ctx, 130*time.Second, "-n", managerNamespace, "rollout", "status", "deployment/"+managerDeployment, "--timeout=120s"); err != nil {
-		pods, _ := kubectlCtx(ctx, 10*time.Second, "-n", managerNamespace, "get", "pods", "-o", "wide")
-		return fmt.Errorf("the manager did not become ready: %v: %s\n%s", err, out, pods)
-	}
-	return nil
 }
 
 // readSample decodes the demo sample, the run every test starts from.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,12 +32,16 @@ import (
 // pod IPs the way config/prometheus/scrape-config.yaml does in a cluster:
 // runner pods by their prometheus.io annotations, the manager's metrics port
 // over HTTPS with a service account token bound to spanbench-metrics-reader.
-// Then the runners' live series and the manager's exact result series of
-// the run are queried over Prometheus' HTTP API.
+// The manager is scraped a second time the way the ServiceMonitors
+// (config/prometheus/monitor.yaml, the chart's serviceMonitor) do: the
+// endpoints of its metrics Service, selected by label, at the port named
+// metrics, with honor_labels. Then the runners' live series and the
+// manager's exact result series of the run, through both, are queried over
+// Prometheus' HTTP API.
 //
 // Debian builds Prometheus without kubernetes_sd, so this test discovers the
-// pods itself (the same selection and relabelling) and hands Prometheus the
-// targets through file_sd.
+// pods and endpoints itself (the same selection and relabelling) and hands
+// Prometheus the targets through file_sd.
 func TestPrometheusScrapesRunnersAndManager(t *testing.T) {
 	t.Parallel()
 	bin, err := exec.LookPath("prometheus")
@@ -76,6 +81,8 @@ func TestPrometheusScrapesRunnersAndManager(t *testing.T) {
 
 	// The manager's exact figures of the finished run, as the status has
 	// them.
+	// One series per manager job: through the pod, and through the
+	// Service. honor_labels keeps the run's namespace (not the manager's).
 	want := run.Status.Overall.Latency.P99.Seconds()
 	q = fmt.Sprintf(`spanbench_run_latency_seconds{namespace=%q, run=%q, operation="overall", quantile="0.99"}`, ns, run.Name)
 	eventually(t, 30*time.Second, "the manager's result series in Prometheus", func(ctx context.Context) (bool, string) {
@@ -83,12 +90,18 @@ func TestPrometheusScrapesRunnersAndManager(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		if len(res) != 1 {
-			up, _ := prom.query(ctx, `up`)
-			return false, fmt.Sprintf("%s: %d series (targets up: %v)", q, len(res), up)
+		byJob := map[string][]sample{}
+		for _, r := range res {
+			byJob[r.labels["job"]] = append(byJob[r.labels["job"]], r)
 		}
-		if res[0].value != want {
-			return false, fmt.Sprintf("%s = %v, status p99 %v", q, res[0].value, want)
+		for _, job := range []string{"spanbench-manager", "spanbench-manager-service"} {
+			if len(byJob[job]) != 1 {
+				up, _ := prom.query(ctx, `up`)
+				return false, fmt.Sprintf("%s: %d series of job %s, want 1 (all: %v; targets up: %v)", q, len(byJob[job]), job, res, up)
+			}
+			if v := byJob[job][0].value; v != want {
+				return false, fmt.Sprintf("%s = %v in job %s, status p99 %v", q, v, job, want)
+			}
 		}
 		return true, ""
 	})
@@ -102,7 +115,7 @@ func metricsReaderToken(t *testing.T, ns string) string {
 	create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "prometheus"}})
 	crb := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: ns + "-prometheus"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "spanbench-metrics-reader"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReaderRole},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "prometheus"}},
 	}
 	create(t, crb)
@@ -127,9 +140,13 @@ func startPrometheus(t *testing.T, bin, ns, token string) *prometheus {
 	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	runners, manager := filepath.Join(dir, "runners.json"), filepath.Join(dir, "manager.json")
-	discover(t, ns, runners, manager)
-	cfg := fmt.Sprintf(scrapeConfig, runners, tokenFile, manager)
+	files := targetFiles{
+		runners: filepath.Join(dir, "runners.json"),
+		manager: filepath.Join(dir, "manager.json"),
+		service: filepath.Join(dir, "manager-service.json"),
+	}
+	discover(t, ns, files)
+	cfg := fmt.Sprintf(scrapeConfig, files.runners, tokenFile, files.manager, tokenFile, files.service)
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +204,10 @@ func startPrometheus(t *testing.T, bin, ns, token string) *prometheus {
 }
 
 // scrapeConfig is config/prometheus/scrape-config.yaml with file_sd in
-// place of kubernetes_sd (see discover). Arguments: the runners' targets
-// file, the token file, the manager's targets file.
+// place of kubernetes_sd (see discover), and a job that scrapes the manager
+// through its Service's endpoints as a ServiceMonitor does. Arguments: the
+// runners' targets file, the token file, the manager's targets file, the
+// token file, the manager Service's targets file.
 const scrapeConfig = `
 global:
   scrape_interval: 1s
@@ -202,14 +221,24 @@ scrape_configs:
     tls_config: {insecure_skip_verify: true}
     authorization: {credentials_file: %s}
     file_sd_configs: [{files: [%s]}]
+  - job_name: spanbench-manager-service
+    honor_labels: true
+    scheme: https
+    tls_config: {insecure_skip_verify: true}
+    authorization: {credentials_file: %s}
+    file_sd_configs: [{files: [%s]}]
 `
+
+// targetFiles are Prometheus' file_sd files, one per job.
+type targetFiles struct{ runners, manager, service string }
 
 // discover writes Prometheus' targets files now and then every half second
 // until the test ends, as kubernetes_sd with the relabelling of
 // config/prometheus/scrape-config.yaml would find them: running pods of ns
 // annotated prometheus.io/scrape=true, at podIP:prometheus.io/port, and the
-// manager pods' port named metrics.
-func discover(t *testing.T, ns, runnersFile, managerFile string) {
+// manager pods' port named metrics; and as a ServiceMonitor's would: the
+// ready endpoints of the manager's metrics Service (serviceTargets).
+func discover(t *testing.T, ns string, files targetFiles) {
 	t.Helper()
 	write := func(ctx context.Context) error {
 		runners, err := targets(ctx, ns, nil, func(p *corev1.Pod) string {
@@ -221,7 +250,7 @@ func discover(t *testing.T, ns, runnersFile, managerFile string) {
 		if err != nil {
 			return err
 		}
-		manager, err := targets(ctx, managerNamespace, map[string]string{"app.kubernetes.io/component": "manager"}, func(p *corev1.Pod) string {
+		manager, err := targets(ctx, managerNamespace, managerLabels, func(p *corev1.Pod) string {
 			for _, c := range p.Spec.Containers {
 				for _, port := range c.Ports {
 					if port.Name == "metrics" {
@@ -234,10 +263,17 @@ func discover(t *testing.T, ns, runnersFile, managerFile string) {
 		if err != nil {
 			return err
 		}
-		if err := writeAtomically(runnersFile, runners); err != nil {
+		service, err := serviceTargets(ctx)
+		if err != nil {
 			return err
 		}
-		return writeAtomically(managerFile, manager)
+		if err := writeAtomically(files.runners, runners); err != nil {
+			return err
+		}
+		if err := writeAtomically(files.manager, manager); err != nil {
+			return err
+		}
+		return writeAtomically(files.service, service)
 	}
 	if err := write(t.Context()); err != nil {
 		t.Fatalf("writing Prometheus targets: %v", err)
@@ -282,6 +318,51 @@ func targets(ctx context.Context, ns string, labels map[string]string, port func
 			Targets: []string{net.JoinHostPort(p.Status.PodIP, pt)},
 			Labels:  map[string]string{"namespace": p.Namespace, "pod": p.Name},
 		})
+	}
+	return out, nil
+}
+
+// serviceTargets finds the manager the way a ServiceMonitor selecting
+// managerLabels does: the Services of the manager namespace with those
+// labels, their EndpointSlices' ready endpoints, at the port named metrics.
+func serviceTargets(ctx context.Context) ([]targetGroup, error) {
+	svcs := &corev1.ServiceList{}
+	if err := suite.c.List(ctx, svcs, client.InNamespace(managerNamespace), client.MatchingLabels(managerLabels)); err != nil {
+		return nil, err
+	}
+	out := []targetGroup{}
+	for _, svc := range svcs.Items {
+		eps := &discoveryv1.EndpointSliceList{}
+		if err := suite.c.List(ctx, eps, client.InNamespace(svc.Namespace), client.MatchingLabels{discoveryv1.LabelServiceName: svc.Name}); err != nil {
+			return nil, err
+		}
+		for _, es := range eps.Items {
+			var port int32
+			for _, p := range es.Ports {
+				if p.Name != nil && *p.Name == "metrics" && p.Port != nil {
+					port = *p.Port
+				}
+			}
+			if port == 0 {
+				continue
+			}
+			for _, ep := range es.Endpoints {
+				// A nil ready condition means ready (EndpointConditions).
+				if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+					continue
+				}
+				pod := ""
+				if ep.TargetRef != nil {
+					pod = ep.TargetRef.Name
+				}
+				for _, a := range ep.Addresses {
+					out = append(out, targetGroup{
+						Targets: []string{net.JoinHostPort(a, strconv.Itoa(int(port)))},
+						Labels:  map[string]string{"namespace": svc.Namespace, "service": svc.Name, "pod": pod},
+					})
+				}
+			}
+		}
 	}
 	return out, nil
 }

@@ -249,7 +249,7 @@ func managerPod(t *testing.T) corev1.Pod {
 	var pod corev1.Pod
 	eventually(t, 2*time.Minute, "one ready manager pod", func(ctx context.Context) (bool, string) {
 		pods := &corev1.PodList{}
-		if err := suite.c.List(ctx, pods, client.InNamespace(managerNamespace), client.MatchingLabels{"app.kubernetes.io/component": "manager"}); err != nil {
+		if err := suite.c.List(ctx, pods, client.InNamespace(managerNamespace), client.MatchingLabels(managerLabels)); err != nil {
 			return false, err.Error()
 		}
 		var ready []corev1.Pod
