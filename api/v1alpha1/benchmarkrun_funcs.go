@@ -29,7 +29,7 @@ const (
 	// MaxStageDeadline bounds every spec.deadlines entry.
 	MaxStageDeadline = 7 * 24 * time.Hour
 	// MaxRunNameLength bounds a BenchmarkRun's name, so that the names of its
-	// children (RunnerJobName, ShardResultName, ...) stay within the 63
+	// children (RunnerJobName, the shard ConfigMaps, ...) stay within the 63
 	// characters of a label value and a DNS label.
 	MaxRunNameLength = 50
 )
@@ -60,11 +60,6 @@ func RunnerServiceAccountName(r *BenchmarkRun) string { return r.Name + "-runner
 // ResultConfigMapName is the ConfigMap holding the run's merged result
 // document (status.report).
 func ResultConfigMapName(r *BenchmarkRun) string { return r.Name + "-result" }
-
-// ShardResultName names the object holding runner index's shard result.
-func ShardResultName(r *BenchmarkRun, index int32) string {
-	return r.Name + "-shard-" + strconv.Itoa(int(index))
-}
 
 // RunLabels are the labels of the run's child objects.
 func RunLabels(r *BenchmarkRun) map[string]string {

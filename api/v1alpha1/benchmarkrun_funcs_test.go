@@ -103,14 +103,16 @@ func TestMarkOutcomeEndsTheRunOnce(t *testing.T) {
 
 func TestChildNamesAndDefaults(t *testing.T) {
 	r := goodRun()
-	got := []string{RunnerJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r), ShardResultName(r, 12)}
-	want := []string{"tokyo-runners", "tokyo-runner", "tokyo-result", "tokyo-shard-12"}
+	got := []string{RunnerJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r)}
+	want := []string{"tokyo-runners", "tokyo-runner", "tokyo-result"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("child names (-want +got):\n%s", diff)
 	}
 	r.Name = strings.Repeat("a", MaxRunNameLength)
-	if n := len(ShardResultName(r, 999)); n > 63 {
-		t.Errorf("the longest child name of a run named at the limit is %d characters, over 63", n)
+	for _, name := range []string{RunnerJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r)} {
+		if len(name) > 63 {
+			t.Errorf("child name %s of a run named at the limit is %d characters, over 63", name, len(name))
+		}
 	}
 	if got := RunLabels(r)[LabelRun]; got != r.Name {
 		t.Errorf("RunLabels[%s] = %q, want the run's name", LabelRun, got)

@@ -108,3 +108,15 @@ func TestTruncateKeepsValidUTF8(t *testing.T) {
 		t.Fatal("truncate changed a short message")
 	}
 }
+
+func TestProtocolNamesFitAtTheRunNameLimit(t *testing.T) {
+	if got := ShardConfigMapName("tokyo", 12); got != "tokyo-shard-12" {
+		t.Errorf("ShardConfigMapName = %q, want tokyo-shard-12", got)
+	}
+	run := strings.Repeat("a", v1alpha1.MaxRunNameLength)
+	for _, name := range []string{ShardConfigMapName(run, 999), ControlConfigMapName(run)} {
+		if len(name) > 63 {
+			t.Errorf("%s is %d characters for a run named at the limit, over 63", name, len(name))
+		}
+	}
+}
