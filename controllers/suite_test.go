@@ -24,8 +24,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/spanbench/spanbench/internal/testenv"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
@@ -40,22 +41,17 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test`, or export KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh)")
-		os.Exit(1)
-	}
 	ctrl.SetLogger(logr.Discard())
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = v1alpha1.AddToScheme(scheme)
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
-	var err error
-	if restConfig, err = env.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, "starting envtest:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = env.Stop()
-	os.Exit(code)
+	crds := []string{filepath.Join("..", "config", "crd", "bases")}
+	os.Exit(testenv.Run(m, "controllers", crds, func(c *rest.Config) error {
+		// The managers' watches are long-lived; a per-request timeout would
+		// cut them.
+		restConfig = rest.CopyConfig(c)
+		restConfig.Timeout = 0
+		return nil
+	}))
 }
 
 // harness is one scenario: its own namespace, emulator and manager.

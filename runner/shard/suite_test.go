@@ -23,11 +23,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/spanbench/spanbench/internal/testenv"
 )
 
 // requestTimeout bounds every call the test makes to the API server.
-const requestTimeout = 30 * time.Second
+const requestTimeout = testenv.RequestTimeout
 
 var (
 	cfg       *rest.Config
@@ -39,27 +40,11 @@ func TestMain(m *testing.M) {
 }
 
 func runSuite(m *testing.M) int {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "shard: KUBEBUILDER_ASSETS is not set; run: KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh) go test ./runner/shard/")
-		return 1
-	}
-	env := &envtest.Environment{ControlPlaneStartTimeout: 2 * time.Minute, ControlPlaneStopTimeout: time.Minute}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "shard: starting kube-apiserver and etcd: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "shard: stopping envtest: %v\n", err)
-		}
-	}()
-	cfg.Timeout = requestTimeout
-	if k8sClient, err = client.New(cfg, client.Options{}); err != nil {
-		fmt.Fprintf(os.Stderr, "shard: creating a client: %v\n", err)
-		return 1
-	}
-	return m.Run()
+	return testenv.Run(m, "shard", nil, func(c *rest.Config) (err error) {
+		cfg = c
+		k8sClient, err = client.New(cfg, client.Options{})
+		return err
+	})
 }
 
 // bounded is a context for one API call.

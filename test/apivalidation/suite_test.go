@@ -12,19 +12,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/spanbench/spanbench/internal/testenv"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // requestTimeout bounds every call to the API server.
-const requestTimeout = 30 * time.Second
+const requestTimeout = testenv.RequestTimeout
 
 var (
 	cfg       *rest.Config
@@ -37,10 +37,6 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "apivalidation: KUBEBUILDER_ASSETS is not set; run: KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh) go test ./test/apivalidation/")
-		return 1
-	}
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		fmt.Fprintf(os.Stderr, "apivalidation: registering client-go types: %v\n", err)
 		return 1
@@ -49,30 +45,12 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "apivalidation: registering v1alpha1: %v\n", err)
 		return 1
 	}
-	env := &envtest.Environment{
-		CRDDirectoryPaths:        []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing:    true,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
-	var err error
-	cfg, err = env.Start()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "apivalidation: starting kube-apiserver and etcd, or installing config/crd/bases: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "apivalidation: stopping envtest: %v\n", err)
-		}
-	}()
-	cfg.Timeout = requestTimeout
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "apivalidation: creating a client: %v\n", err)
-		return 1
-	}
-	return m.Run()
+	crds := []string{filepath.Join("..", "..", "config", "crd", "bases")}
+	return testenv.Run(m, "apivalidation", crds, func(c *rest.Config) (err error) {
+		cfg = c
+		k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
+		return err
+	})
 }
 
 // bounded is a context for one API call.
