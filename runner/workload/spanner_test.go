@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
-	"google.golang.org/grpc/codes"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -135,44 +134,69 @@ func distinct(a []string) int {
 	return len(m)
 }
 
-// TestStaleReadSeesDataOlderThanItsStaleness writes a row's new value and
-// checks that a 2 s exact-staleness read returns the old value at first, and
-// the new one only once 2 s have passed.
+// TestStaleReadSeesDataOlderThanItsStaleness gives every row a new value,
+// then checks that the workload's Read operation with a 2 s exact
+// staleness, through either API, sees only older data at first (or no row:
+// the rows themselves were loaded moments ago) and the new value only once
+// 2 s have passed.
 func TestStaleReadSeesDataOlderThanItsStaleness(t *testing.T) {
 	const staleness = 2 * time.Second
+	stale := &v1alpha1.StalenessSpec{Exact: &metav1.Duration{Duration: staleness}}
 	s := session.StartForTest(t, ycsbSpec(v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 1}))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	key := workload.YCSBKey(7)
-	written, err := s.Client.Apply(ctx, []*spanner.Mutation{spanner.Update("usertable", []string{"id", "field0"}, []any{key, "new"})})
+	if _, err := s.Client.PartitionedUpdate(ctx, spanner.Statement{SQL: "UPDATE usertable SET field0 = 'new' WHERE true"}); err != nil {
+		t.Fatal(err)
+	}
+	written := time.Now()
+	reads := map[v1alpha1.ReadAPI]func() []string{}
+	for _, api := range []v1alpha1.ReadAPI{v1alpha1.APIRead, v1alpha1.APISQL} {
+		reads[api] = staleReader(t, ctx, s, api, stale)
+	}
+	for api, read := range reads {
+		if got := read(); len(got) > 0 && got[0] == "new" {
+			t.Fatalf("a %s-stale read through the %s API right after the write saw the new value", staleness, api)
+		}
+	}
+	if time.Since(written) >= staleness {
+		t.Fatalf("the first reads took %s, longer than the staleness: the check above proved nothing", time.Since(written))
+	}
+	for api, read := range reads {
+		deadline := time.Now().Add(20 * time.Second)
+		for got := read(); len(got) == 0 || got[0] != "new"; got = read() {
+			if time.Now().After(deadline) {
+				t.Fatalf("a %s-stale read through the %s API never saw a value written at %s", staleness, api, written)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if age := time.Since(written); age < staleness {
+			t.Fatalf("a %s-stale read through the %s API saw a value only %s old", staleness, api, age)
+		}
+	}
+}
+
+// staleReader returns a function running the workload's stale Read
+// operation through api once, returning field0 of the rows it read.
+func staleReader(t *testing.T, ctx context.Context, s *session.Session, api v1alpha1.ReadAPI, stale *v1alpha1.StalenessSpec) func() []string {
+	t.Helper()
+	w, err := s.Workload(ycsbSpec(v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 1, API: api, Staleness: stale}), "test", 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func() string {
-		row, err := s.Client.Single().WithTimestampBound(spanner.ExactStaleness(staleness)).ReadRow(ctx, "usertable", spanner.Key{key}, []string{"field0"})
-		if spanner.ErrCode(err) == codes.NotFound {
-			return "" // the row itself was loaded less than 2 s ago
+	op, rng := w.Ops()[0], rand.New(rand.NewPCG(1, 2))
+	var seen []string
+	op.ObserveRows(func(r *spanner.Row) {
+		var v spanner.NullString
+		if err := r.ColumnByName("field0", &v); err != nil {
+			t.Errorf("reading field0: %v", err)
 		}
-		if err != nil {
-			t.Fatalf("stale read: %v", err)
+		seen = append(seen, v.StringVal)
+	})
+	return func() []string {
+		seen = nil
+		if _, err := op.Do(ctx, rng); err != nil {
+			t.Fatalf("%s stale read: %v", api, err)
 		}
-		var v string
-		if err := row.Columns(&v); err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	if v := read(); v == "new" {
-		t.Fatalf("a %s-stale read right after the write saw the new value", staleness)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for read() != "new" {
-		if time.Now().After(deadline) {
-			t.Fatalf("a %s-stale read never saw a value written at %s", staleness, written)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if age := time.Since(written); age < staleness {
-		t.Fatalf("a %s-stale read saw a value only %s old", staleness, age)
+		return seen
 	}
 }
