@@ -96,13 +96,28 @@ func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.
 	return r.ensure(ctx, run, cm)
 }
 
-// cleanupRunners deletes the runner Job and its pods once a run has ended,
-// unless the operator keeps them. Results live in ConfigMaps, not pods.
+// cleanupRunners deletes the loader and runner Jobs and their pods once a
+// run has ended, unless the operator keeps them. Results live in
+// ConfigMaps, not pods.
 func (r *BenchmarkRunReconciler) cleanupRunners(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
 	if r.KeepRunners {
 		return nil
 	}
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.RunnerJobName(run), Namespace: run.Namespace}}
+	return r.deleteJobs(ctx, run)
+}
+
+// deleteJobs deletes the run's loader and runner Jobs and their pods.
+func (r *BenchmarkRunReconciler) deleteJobs(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	if err := r.deleteJob(ctx, run, v1alpha1.LoaderJobName(run)); err != nil {
+		return err
+	}
+	return r.deleteJob(ctx, run, v1alpha1.RunnerJobName(run))
+}
+
+// deleteJob deletes one of the run's Jobs, with its pods; a Job that is
+// gone already is not an error.
+func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, run *v1alpha1.BenchmarkRun, name string) error {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace}}
 	err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	return client.IgnoreNotFound(err)
 }

@@ -131,7 +131,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 		return r.wrapUp(ctx, run, st)
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
 		res, err = r.prepareTarget(ctx, run, st)
-	case v1alpha1.PhaseLoading, v1alpha1.PhaseWaitingForRunners:
+	case v1alpha1.PhaseLoading:
+		res, err = r.awaitLoad(ctx, run, st)
+	case v1alpha1.PhaseWaitingForRunners:
 		res, err = r.awaitRunners(ctx, run, st)
 	case v1alpha1.PhaseRunning:
 		res, err = r.awaitShards(ctx, run, st)

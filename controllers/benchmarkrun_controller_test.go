@@ -102,17 +102,14 @@ func TestRunnerThatNeverGetsReadyFailsTheRunAfterItsDeadline(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.runSpec("lonely", 2)
-	// The first run on a new database loads while it waits for the
-	// runners, so the load deadline governs too.
 	run.Spec.Deadlines.RunnersReady = &metav1.Duration{Duration: 4 * time.Second}
-	run.Spec.Deadlines.Load = &metav1.Duration{Duration: 4 * time.Second}
 	if err := h.c.Create(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
 	h.kubelet(run, 0)
 	got := h.finished(run, 60*time.Second)
 	c := h.condition(got, v1alpha1.ConditionSucceeded)
-	if c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ReasonRunnersNotReady || !strings.Contains(c.Message, "1 of 2 runners ready within spec.deadlines.load") {
+	if c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ReasonRunnersNotReady || !strings.Contains(c.Message, "1 of 2 runners ready within spec.deadlines.runnersReady") {
 		t.Fatalf("run ended %s/%s %q; want False/RunnersNotReady saying 1 of 2 runners were ready", c.Status, c.Reason, c.Message)
 	}
 }
@@ -136,7 +133,7 @@ func TestRunnerThatFailsMidRunGivesPartialResults(t *testing.T) {
 		_ = h.c.Get(context.Background(), client.ObjectKeyFromObject(run), cur)
 		return cur.Status.StartTime != nil
 	})
-	h.failJobIndex(run, "1")
+	h.failJobIndex(v1alpha1.RunnerJobName(run), "1")
 	got := h.finished(run, 60*time.Second)
 	c := h.condition(got, v1alpha1.ConditionSucceeded)
 	if c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ReasonPartialResults || !got.Status.Partial {
@@ -192,6 +189,7 @@ func TestUntrustedShardDataBecomesAConditionNotAPanic(t *testing.T) {
 	if err := h.c.Create(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
+	h.loadDataset(run)
 	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(shard.ShardConfigMapName(run.Name, 2)) != nil })
 	for i := range 3 {
 		h.patchShard(run, i, map[string]string{shard.KeyReady: shard.FormatTime(time.Now())})
@@ -264,12 +262,12 @@ func (h *harness) patchShardBinary(run *v1alpha1.BenchmarkRun, i int, result []b
 	}
 }
 
-// failJobIndex records a failed runner index in the Job's status, as the
-// Job controller would.
-func (h *harness) failJobIndex(run *v1alpha1.BenchmarkRun, indexes string) {
+// failJobIndex records failed indexes in a Job's status, as the Job
+// controller would once an index has used up its retries.
+func (h *harness) failJobIndex(jobName, indexes string) {
 	h.t.Helper()
 	job := &batchv1.Job{}
-	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: v1alpha1.RunnerJobName(run)}, job); err != nil {
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: jobName}, job); err != nil {
 		h.t.Fatal(err)
 	}
 	before := job.DeepCopy()

@@ -53,3 +53,15 @@ func newShardConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
 		},
 	}
 }
+
+// newLoaderConfigMap builds loader i's ConfigMap, empty, for the same
+// reasons as newShardConfigMap.
+func newLoaderConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      shard.LoaderConfigMapName(run.Name, i),
+			Namespace: run.Namespace,
+			Labels:    v1alpha1.RunLabels(run),
+		},
+	}
+}

@@ -29,7 +29,7 @@ func TestNewControlConfigMap(t *testing.T) {
 			w.Default()
 			c := shard.Control{
 				Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
-				Target: run.Spec.Target, Workload: w, Load: true, Region: runnerRegion(run),
+				Target: run.Spec.Target, Workload: w, Loaders: 2, Region: runnerRegion(run),
 			}
 			callerCredentials := c.Target.Credentials
 
@@ -103,5 +103,14 @@ func TestNewShardConfigMapDoesNotShareLabels(t *testing.T) {
 	}
 	if _, ok := v1alpha1.RunLabels(run)[shard.LabelShard]; ok {
 		t.Errorf("v1alpha1.RunLabels gained the shard label")
+	}
+}
+
+func TestNewLoaderConfigMap(t *testing.T) {
+	run := newBuilderRun("nightly").obj()
+	got := newLoaderConfigMap(run, 4)
+	want := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "nightly-load-4", Namespace: "bench", Labels: builderRunLabels("nightly")}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("newLoaderConfigMap (-want +got):\n%s", diff)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -48,8 +47,12 @@ func (r *BenchmarkRunReconciler) owner(run *v1alpha1.BenchmarkRun) target.Owner 
 
 // ensureInstance makes the run's instance exist and be READY, and records
 // what Spanner says about it in status.target. An Ephemeral run gets its
-// finalizer before the instance is created. done is false while the
-// instance is not ready yet (res requeues), or when the run failed.
+// finalizer before the instance is created. While Spanner creates it, the
+// creation's operation is kept in status.target.createOperation, which the
+// next reconcile (of this manager or a restarted one) polls: a creation
+// that fails late fails the run with Spanner's error, and is not started
+// again. done is false while the instance is not ready yet (res requeues),
+// or when the run failed.
 func (r *BenchmarkRunReconciler) ensureInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step, clk stageClock) (res ctrl.Result, done bool, err error) {
 	ephemeral := run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral
 	if ephemeral {
@@ -94,7 +97,8 @@ func recordInstance(run *v1alpha1.BenchmarkRun, info target.InstanceInfo, create
 		t.ProcessingUnits = ptr.To(info.ProcessingUnits)
 	}
 	t.Created = created
-	t.Database = run.Spec.Target.Database
+	t.CreateOperation = info.CreateOperation
+	t.Database, t.Dialect = run.Spec.Target.Database, run.Spec.Target.Dialect.OrDefault()
 }
 
 // wrapUp finishes an ended run: its runners are stopped and an instance
@@ -128,8 +132,7 @@ func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.Ben
 	if !controllerutil.ContainsFinalizer(run, FinalizerInstance) {
 		return nil
 	}
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.RunnerJobName(run), Namespace: run.Namespace}}
-	if err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+	if err := r.deleteJobs(ctx, run); err != nil {
 		return err
 	}
 	st := &step{}

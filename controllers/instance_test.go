@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -338,7 +340,7 @@ func TestExistingInstanceIsNeverModified(t *testing.T) {
 }
 
 // TestSecondRunOnTheSameDatabaseSkipsLoading runs twice on one database:
-// the second finds the marker and its runners are not asked to load.
+// the second finds the marker and creates no loaders.
 func TestSecondRunOnTheSameDatabaseSkipsLoading(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
@@ -362,17 +364,12 @@ func TestSecondRunOnTheSameDatabaseSkipsLoading(t *testing.T) {
 	if ds := got.Status.Dataset; ds == nil || ds.Source != v1alpha1.DatasetExisting || ds.Loaded != 300 {
 		t.Errorf("status.dataset = %+v; want source Existing with 300 rows", ds)
 	}
-	ctl := h.configMap(shard.ControlConfigMapName(second.Name))
-	sm := h.configMap(shard.ShardConfigMapName(second.Name, 0))
-	if ctl == nil || sm == nil {
-		t.Fatal("the second run's control or shard map is missing")
+	// Loader maps stay until the run is deleted: none means no loader ran.
+	if cm := h.configMap(shard.LoaderConfigMapName(second.Name, 0)); cm != nil {
+		t.Errorf("the second run created loader map %s; it should not load", cm.Name)
 	}
-	decoded, err := shard.DecodeControl([]byte(ctl.Data[shard.KeyControl]))
-	if err != nil || decoded.Load {
-		t.Errorf("the second run told its runners Load=%v (err %v); want false", decoded != nil && decoded.Load, err)
-	}
-	if v, ok := sm.Data[shard.KeyLoaded]; ok {
-		t.Errorf("the second run's runner reported loading %s rows; it should not load", v)
+	if cm := h.configMap(shard.LoaderConfigMapName(first.Name, 0)); cm == nil {
+		t.Error("the first run has no loader map; the check above proves nothing")
 	}
 }
 
@@ -426,16 +423,84 @@ func TestGuardrailsRefuseAnEphemeralRunBeforeAnyInstanceIsCreated(t *testing.T) 
 
 // fakeInstanceAdminForTest is the real instance admin API of the emulator
 // with the failures of a real project injected per instance id: errors the
-// emulator cannot produce (quota, permission, unknown configuration) and
-// an instance that never becomes READY.
+// emulator cannot produce (quota, permission, unknown configuration), an
+// instance that never becomes READY, and a creation that Spanner accepts
+// and fails minutes later (the emulator finishes every creation at once).
 type fakeInstanceAdminForTest struct {
 	target.InstanceAdmin
 	faults *sync.Map // instance id -> fault
+	// creations stands in for Spanner's memory of creations: it outlives
+	// the admin clients, and the managers, of a scenario.
+	creations *fakeCreations
 }
 
 type fault struct {
 	create       error // CreateInstance fails so
 	staysCreated bool  // GetInstance says CREATING forever
+	// failsLate: CreateInstance is accepted and its operation left
+	// running until the test calls fakeCreations.finish; it then fails
+	// with this status. Meanwhile the instance reads CREATING and its id
+	// is taken (a second CreateInstance is AlreadyExists); once failed it
+	// is gone. That is Cloud Spanner's contract (CreateInstance's doc);
+	// the emulator never shows it.
+	failsLate *status.Status
+}
+
+// fakeCreations records the creations the fake was asked for, and the
+// operations it left running.
+type fakeCreations struct {
+	mu      sync.Mutex
+	started map[string]int     // instance id -> CreateInstance calls
+	ops     map[string]*fakeOp // operation name -> state
+	last    map[string]*fakeOp // instance id -> its last operation
+}
+
+type fakeOp struct {
+	name     string
+	instance *instancepb.Instance // as requested, CREATING
+	err      error                // the creation's result once done
+	done     bool
+	polls    int
+}
+
+func newFakeCreations() *fakeCreations {
+	return &fakeCreations{started: map[string]int{}, ops: map[string]*fakeOp{}, last: map[string]*fakeOp{}}
+}
+
+// count is how many times CreateInstance was called for the instance.
+func (c *fakeCreations) count(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started[id]
+}
+
+// polled is the instance's last operation and how often it was polled.
+func (c *fakeCreations) polled(id string) (operation string, polls int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if op := c.last[id]; op != nil {
+		return op.name, op.polls
+	}
+	return "", 0
+}
+
+// finish ends the instance's running operation with its late error.
+func (c *fakeCreations) finish(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if op := c.last[id]; op != nil {
+		op.done = true
+	}
+}
+
+// running is the instance's operation still running; nil if none.
+func (c *fakeCreations) running(id string) *fakeOp {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if op := c.last[id]; op != nil && !op.done {
+		return op
+	}
+	return nil
 }
 
 func (f fakeInstanceAdminForTest) fault(name string) fault {
@@ -444,19 +509,68 @@ func (f fakeInstanceAdminForTest) fault(name string) fault {
 	return flt
 }
 
-func (f fakeInstanceAdminForTest) CreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) error {
-	if err := f.fault(req.GetInstanceId()).create; err != nil {
-		return err
+func (f fakeInstanceAdminForTest) StartCreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) (string, error) {
+	id, c := req.GetInstanceId(), f.creations
+	c.mu.Lock()
+	c.started[id]++
+	n := c.started[id]
+	c.mu.Unlock()
+	flt := f.fault(id)
+	if flt.create != nil {
+		return "", flt.create
 	}
-	return f.InstanceAdmin.CreateInstance(ctx, req)
+	if flt.failsLate == nil {
+		return f.InstanceAdmin.StartCreateInstance(ctx, req)
+	}
+	if c.running(id) != nil {
+		return "", status.Errorf(codes.AlreadyExists, "Instance already exists: %s/instances/%s", req.GetParent(), id)
+	}
+	in := proto.CloneOf(req.GetInstance())
+	in.State = instancepb.Instance_CREATING
+	op := &fakeOp{name: fmt.Sprintf("%s/instances/%s/operations/fake-%d", req.GetParent(), id, n), instance: in, err: flt.failsLate.Err()}
+	c.mu.Lock()
+	c.ops[op.name], c.last[id] = op, op
+	c.mu.Unlock()
+	return op.name, nil
+}
+
+func (f fakeInstanceAdminForTest) PollCreateInstance(ctx context.Context, operation string) (bool, error) {
+	c := f.creations
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	op, ok := c.ops[operation]
+	if !ok {
+		return f.InstanceAdmin.PollCreateInstance(ctx, operation)
+	}
+	op.polls++
+	if !op.done {
+		return false, nil
+	}
+	return true, op.err
 }
 
 func (f fakeInstanceAdminForTest) GetInstance(ctx context.Context, name string) (*instancepb.Instance, error) {
+	if op := f.creations.running(name[strings.LastIndexByte(name, '/')+1:]); op != nil {
+		return proto.CloneOf(op.instance), nil
+	}
 	in, err := f.InstanceAdmin.GetInstance(ctx, name)
 	if err == nil && f.fault(name).staysCreated {
 		in.State = instancepb.Instance_CREATING
 	}
 	return in, err
+}
+
+// fakePreparer is the real preparer over fakeInstanceAdminForTest, whose
+// faults and creations the scenario sets and reads.
+func fakePreparer(faults *sync.Map, creations *fakeCreations) controllers.SpannerPreparer {
+	open := func(ctx context.Context, host string) (target.InstanceAdmin, error) {
+		real, err := target.OpenInstanceAdmin(ctx, host)
+		if err != nil {
+			return nil, err
+		}
+		return fakeInstanceAdminForTest{InstanceAdmin: real, faults: faults, creations: creations}, nil
+	}
+	return controllers.SpannerPreparer{OpenInstanceAdmin: open}
 }
 
 // TestActionableTargetErrorsLeaveNothingBehind: each failure of a real
@@ -465,14 +579,7 @@ func (f fakeInstanceAdminForTest) GetInstance(ctx context.Context, name string) 
 func TestActionableTargetErrorsLeaveNothingBehind(t *testing.T) {
 	h := newHarness(t)
 	faults := &sync.Map{}
-	open := func(ctx context.Context, host string) (target.InstanceAdmin, error) {
-		real, err := target.OpenInstanceAdmin(ctx, host)
-		if err != nil {
-			return nil, err
-		}
-		return fakeInstanceAdminForTest{InstanceAdmin: real, faults: faults}, nil
-	}
-	h.startManager(controllers.SpannerPreparer{OpenInstanceAdmin: open})
+	h.startManager(fakePreparer(faults, newFakeCreations()))
 	cases := []struct {
 		name, reason, says string
 		fault              fault
@@ -509,6 +616,87 @@ func TestActionableTargetErrorsLeaveNothingBehind(t *testing.T) {
 	}
 }
 
+// lateQuota is the error of a creation Spanner accepted and then refused.
+var lateQuota = status.New(codes.ResourceExhausted, "Quota exceeded for quota metric 'Nodes' and limit 'Nodes per project per region' in region asia-northeast1")
+
+// creationRunning waits until the run records its instance CREATING with
+// the operation the fake started, and the manager has polled it.
+func (h *harness) creationRunning(run *v1alpha1.BenchmarkRun, creations *fakeCreations) {
+	h.t.Helper()
+	id := run.Spec.Target.Instance.Name
+	h.eventually("status.target.createOperation records the running creation, and the manager polls it", 20*time.Second, func() bool {
+		cur := h.current(run)
+		op, polls := creations.polled(id)
+		return op != "" && polls > 0 && cur != nil && cur.Status.Target != nil && cur.Status.Target.InstanceState == "CREATING" &&
+			cur.Status.Target.CreateOperation == op
+	})
+}
+
+// failedLate checks a run whose creation failed late: it failed with
+// QuotaExceeded and Spanner's message, CreateInstance was called once,
+// and nothing is left (no instance, no finalizer, the deletion recorded).
+func (h *harness) failedLate(run *v1alpha1.BenchmarkRun, creations *fakeCreations) {
+	h.t.Helper()
+	var got *v1alpha1.BenchmarkRun
+	h.eventually("the run ends; a creation that failed after CreateWait must end it, not leave it CREATING until spec.deadlines.prepare",
+		30*time.Second, func() bool {
+			got = h.current(run)
+			return got != nil && got.IsFinished()
+		})
+	c := h.condition(got, v1alpha1.ConditionSucceeded)
+	if c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ReasonQuotaExceeded || !strings.Contains(c.Message, lateQuota.Message()) {
+		h.t.Errorf("run ended %s/%s %q; want False/QuotaExceeded with Spanner's error %q: a creation that fails after CreateWait "+
+			"must fail the run with its own error, not be retried until spec.deadlines.prepare", c.Status, c.Reason, c.Message, lateQuota.Message())
+	}
+	if n := creations.count(run.Spec.Target.Instance.Name); n != 1 {
+		h.t.Errorf("CreateInstance was called %d times; want 1: while the creation runs the manager must poll its operation, not create again", n)
+	}
+	h.eventually("the failed run released its finalizer and left no instance", 30*time.Second, func() bool {
+		cur := h.current(run)
+		return cur != nil && len(cur.Finalizers) == 0 && len(h.instances()) == 0
+	})
+	if ts := h.current(run).Status.Target; ts == nil || ts.DeletionTime == nil {
+		h.t.Errorf("status.target = %+v; the wrap-up should record that the instance is gone", ts)
+	}
+}
+
+// TestEphemeralCreationThatFailsLateFailsTheRunWithSpannersError: Spanner
+// accepts the creation, is still working on it after CreateWait, and then
+// refuses it for quota. The run fails at once with QuotaExceeded and
+// Spanner's message, without a second CreateInstance.
+func TestEphemeralCreationThatFailsLateFailsTheRunWithSpannersError(t *testing.T) {
+	h := newHarness(t)
+	faults, creations := &sync.Map{}, newFakeCreations()
+	h.startManager(fakePreparer(faults, creations))
+	run := h.ephemeralSpec("late", 1)
+	faults.Store(run.Spec.Target.Instance.Name, fault{failsLate: lateQuota})
+	h.create(run)
+
+	h.creationRunning(run, creations)
+	creations.finish(run.Spec.Target.Instance.Name)
+	h.failedLate(run, creations)
+}
+
+// TestEphemeralCreationThatFailsLateWhileTheManagerIsDown: the manager
+// stops while the creation runs and the creation fails meanwhile; the new
+// manager knows the creation only from status.target.createOperation, and
+// fails the run with Spanner's error instead of creating the instance
+// again.
+func TestEphemeralCreationThatFailsLateWhileTheManagerIsDown(t *testing.T) {
+	h := newHarness(t)
+	faults, creations := &sync.Map{}, newFakeCreations()
+	h.startManager(fakePreparer(faults, creations))
+	run := h.ephemeralSpec("restart", 1)
+	faults.Store(run.Spec.Target.Instance.Name, fault{failsLate: lateQuota})
+	h.create(run)
+
+	h.creationRunning(run, creations)
+	h.stopManager()
+	creations.finish(run.Spec.Target.Instance.Name)
+	h.startManager(fakePreparer(faults, creations))
+	h.failedLate(run, creations)
+}
+
 // TestSplitPointsAreSkippedOnTheEmulatorAndTheRunGoesOn: the emulator has
 // no AddSplitPoints; the run records it and succeeds.
 func TestSplitPointsAreSkippedOnTheEmulatorAndTheRunGoesOn(t *testing.T) {
@@ -528,28 +716,5 @@ func TestSplitPointsAreSkippedOnTheEmulatorAndTheRunGoesOn(t *testing.T) {
 	}
 	if sp := got.Status.Target.SplitPoints; sp == nil || sp.Requested != 3 || sp.Added != 0 {
 		t.Errorf("status.target.splitPoints = %+v; want 3 requested, 0 added", sp)
-	}
-}
-
-// TestLoadProgressShowsInTheStatus plays two loading runners reporting
-// their rows: the run is in phase Loading and its status sums them.
-func TestLoadProgressShowsInTheStatus(t *testing.T) {
-	h := newHarness(t)
-	h.startManager(controllers.SpannerPreparer{})
-	run := h.runSpec("progress", 2)
-	h.create(run)
-	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(shard.ShardConfigMapName(run.Name, 1)) != nil })
-	h.patchShard(run, 0, map[string]string{shard.KeyLoaded: "100"})
-	h.patchShard(run, 1, map[string]string{shard.KeyLoaded: "50"})
-	var got *v1alpha1.BenchmarkRun
-	h.eventually("the status shows 150 rows loaded", 10*time.Second, func() bool {
-		got = h.current(run)
-		return got.Status.Dataset != nil && got.Status.Dataset.Loaded == 150
-	})
-	if got.Status.Phase != v1alpha1.PhaseLoading || got.Status.Dataset.RowsPerSecond == "" {
-		t.Errorf("phase %s, dataset %+v; want Loading with a rate", got.Status.Phase, got.Status.Dataset)
-	}
-	if c := h.condition(got, v1alpha1.ConditionDatasetLoaded); c.Reason != v1alpha1.ReasonLoading || !strings.Contains(c.Message, "150 of 300 rows (50%)") {
-		t.Errorf("DatasetLoaded is %s %q; want Loading with 150 of 300 rows (50%%)", c.Reason, c.Message)
 	}
 }

@@ -12,11 +12,17 @@ import (
 
 func TestRecordInstanceWritesWhatSpannerReported(t *testing.T) {
 	run := newBuilderRun("r").ephemeral("asia1", 3).obj()
-	recordInstance(run, target.InstanceInfo{ID: "eph", Config: "asia1", ProcessingUnits: 500, State: "CREATING", Edition: "ENTERPRISE_PLUS"}, true)
+	const op = "projects/p/instances/eph/operations/o1"
+	recordInstance(run, target.InstanceInfo{ID: "eph", Config: "asia1", ProcessingUnits: 500, State: "CREATING", Edition: "ENTERPRISE_PLUS",
+		CreateOperation: op}, true)
 	want := &v1alpha1.TargetStatus{Instance: "eph", InstanceConfig: "asia1", ProcessingUnits: ptr.To[int32](500), Edition: "ENTERPRISE_PLUS",
-		InstanceState: "CREATING", Created: true, Database: "ycsb"}
+		InstanceState: "CREATING", Created: true, Database: "ycsb", Dialect: v1alpha1.DialectGoogleSQL, CreateOperation: op}
 	if diff := cmp.Diff(want, run.Status.Target); diff != "" {
-		t.Errorf("status.target differs (-want +got):\n%s", diff)
+		t.Errorf("status.target differs (-want +got); the running creation's operation must be kept for the next reconcile:\n%s", diff)
+	}
+	recordInstance(run, target.InstanceInfo{ID: "eph", Config: "asia1", ProcessingUnits: 500, State: "READY"}, true)
+	if got := run.Status.Target.CreateOperation; got != "" {
+		t.Errorf("status.target.createOperation = %q once the instance is READY; want it cleared", got)
 	}
 }
 

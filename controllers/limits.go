@@ -14,7 +14,8 @@ import (
 // before anything is created for it, Spanner instance included. The API
 // server cannot check them at admission: CEL rules do not know the flags.
 type Limits struct {
-	// MaxRunners caps spec.runners.replicas.
+	// MaxRunners caps spec.runners.replicas, and the loader pods
+	// (spec.workload.dataset.loaderPods).
 	MaxRunners int32
 	// MaxDuration caps the workload's duration.
 	MaxDuration time.Duration
@@ -38,6 +39,8 @@ func (l Limits) check(run *v1alpha1.BenchmarkRun) string {
 	switch {
 	case l.MaxRunners > 0 && run.Replicas() > l.MaxRunners:
 		return fmt.Sprintf("spec.runners.replicas %d exceeds the operator's limit of %d (--max-runners)", run.Replicas(), l.MaxRunners)
+	case l.MaxRunners > 0 && loaderPods(run) > l.MaxRunners:
+		return fmt.Sprintf("spec.workload.dataset.loaderPods %d exceeds the operator's limit of %d pods (--max-runners)", loaderPods(run), l.MaxRunners)
 	case l.MaxDuration > 0 && run.Spec.Workload.TotalDuration() > l.MaxDuration:
 		return fmt.Sprintf("the workload runs %s, more than the operator's limit of %s (--max-duration)", run.Spec.Workload.TotalDuration(), l.MaxDuration)
 	case l.MaxProcessingUnits > 0 && in.Capacity() > l.MaxProcessingUnits:

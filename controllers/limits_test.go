@@ -26,6 +26,11 @@ func TestLimitsRefuseWhatTheOperatorDoesNotAllow(t *testing.T) {
 	}{
 		{"an Existing run within every limit", newBuilderRun("ok").obj(), ""},
 		{"too many runners", newBuilderRun("wide").replicas(5).obj(), "--max-runners"},
+		{"too many loader pods", func() *v1alpha1.BenchmarkRun {
+			r := newBuilderRun("loaders").obj()
+			r.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](5)
+			return r
+		}(), "dataset.loaderPods 5 exceeds the operator's limit of 4 pods (--max-runners)"},
 		{"too big an instance", newBuilderRun("big").ephemeral("asia1", 4).obj(), "--max-processing-units"},
 		{"an allowed configuration", newBuilderRun("tokyo").ephemeral("regional-asia-northeast1", 3).obj(), ""},
 		{"an allowed configuration by full name", newBuilderRun("full").ephemeral("projects/p/instanceConfigs/asia1", 1).obj(), ""},

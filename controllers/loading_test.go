@@ -10,6 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/shard"
 )
 
 // loadingRun is a run in its Loading stage since start, with a dataset
@@ -22,25 +23,33 @@ func loadingRun(start time.Time, rows int64) *v1alpha1.BenchmarkRun {
 	return run
 }
 
-func TestLoadProgressSumsTheShardsReports(t *testing.T) {
+func TestLoadProgressSumsTheLoadersReports(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r := &BenchmarkRunReconciler{Clock: clocktesting.NewFakePassiveClock(start.Add(10 * time.Second))}
 	run := loadingRun(start, 1000)
-	r.recordLoadProgress(run, []shardOutcome{{index: 0, loaded: 300}, {index: 1, loaded: 100}, {index: 2}})
+	r.recordLoadProgress(run, []loaderOutcome{
+		{index: 0, loaded: 300, state: shard.StateSucceeded},
+		{index: 1, loaded: 100, state: shard.StateFailed, message: "node drained"},
+		{index: 2}})
 	ds := run.Status.Dataset
 	if ds.Loaded != 400 || ds.RowsPerSecond != "40.0" {
 		t.Errorf("status.dataset = %+v; want 400 rows loaded at 40.0 rows/s", ds)
 	}
 	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
-	if c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "400 of 1000 rows (40%)") || !c.LastTransitionTime.Time.Equal(start) {
-		t.Errorf("DatasetLoaded = %+v; want False, saying 400 of 1000 rows (40%%), still since the stage began", c)
+	for _, want := range []string{"3 loader pods", "400 of 1000 rows (40%)", "1 loaders done", "loader 1 failed and is retried: node drained"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("DatasetLoaded says %q; want it to say %q", c.Message, want)
+		}
+	}
+	if c.Status != metav1.ConditionFalse || !c.LastTransitionTime.Time.Equal(start) {
+		t.Errorf("DatasetLoaded = %+v; want False, still since the stage began", c)
 	}
 	if run.Status.Phase != v1alpha1.PhaseLoading {
 		t.Errorf("phase %s during the load, want Loading", run.Status.Phase)
 	}
 
-	// Shard maps are written by pods: an inflated report is capped.
-	r.recordLoadProgress(run, []shardOutcome{{index: 0, loaded: 1 << 40}})
+	// Loader maps are written by pods: an inflated report is capped.
+	r.recordLoadProgress(run, []loaderOutcome{{index: 0, loaded: 1 << 40}})
 	if ds.Loaded != 1000 {
 		t.Errorf("an inflated report gives %d rows loaded; want it capped at 1000", ds.Loaded)
 	}
@@ -57,8 +66,18 @@ func TestLoadProgressLeavesAFinishedOrSkippedLoadAlone(t *testing.T) {
 	run := loadingRun(start, 1000)
 	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "already holds", start)
 	run.Status.Dataset.Loaded = 1000
-	r.recordLoadProgress(run, []shardOutcome{{loaded: 5}})
+	r.recordLoadProgress(run, []loaderOutcome{{loaded: 5}})
 	if run.Status.Dataset.Loaded != 1000 {
 		t.Errorf("a loaded dataset's progress was overwritten: %+v", run.Status.Dataset)
+	}
+}
+
+func TestLoaderMessagesNameTheFailedSlices(t *testing.T) {
+	outcomes := []loaderOutcome{{index: 0}, {index: 1, message: "permission denied"}, {index: 2, message: "table not found"}}
+	if got := loaderMessages(outcomes, []int{2, 1, 7}); got != "loader 1: permission denied; loader 2: table not found" {
+		t.Errorf("loaderMessages = %q; want both failures in index order, the unknown index skipped", got)
+	}
+	if got := loaderMessages(outcomes, []int{0}); !strings.Contains(got, "logs") {
+		t.Errorf("loaderMessages without a message = %q; want a pointer to the logs", got)
 	}
 }

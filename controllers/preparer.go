@@ -27,7 +27,11 @@ type TargetPreparer interface {
 	// never changed (on the emulator a missing instance is created, which
 	// costs nothing). Ephemeral: created with owner's labels unless it
 	// exists; an existing one is used only if its labels name owner
-	// (target.ErrNotOwned otherwise).
+	// (target.ErrNotOwned otherwise). While an Ephemeral instance is being
+	// created, the creation's operation is InstanceInfo.CreateOperation;
+	// the caller records it in status.target.createOperation, and the next
+	// call polls it instead of creating again, returning the creation's
+	// error (with its gRPC status) if it failed.
 	Instance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) (target.InstanceInfo, error)
 	// ReleaseInstance deletes the run's instance if its labels name owner.
 	// It returns nil once the instance is gone, and target.ErrNotOwned,
@@ -41,7 +45,7 @@ type TargetPreparer interface {
 	// AddSplitPoints pre-splits the workload's main table at keys;
 	// target.ErrSplitPointsUnsupported where the API is missing.
 	AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, keys []string) error
-	// CompleteDataset records that the runners loaded the dataset.
+	// CompleteDataset records that the loaders loaded the dataset.
 	CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error
 }
 
@@ -51,6 +55,8 @@ type DatasetPlan struct {
 	Marker dataset.Marker
 	// Source is Existing (nothing to load), Loaded or Reloaded.
 	Source v1alpha1.DatasetSource
+	// DDL is the workload's schema in the database's dialect.
+	DDL []string
 }
 
 // SpannerPreparer is the TargetPreparer that talks to Spanner.
@@ -108,7 +114,11 @@ func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRu
 			return target.InstanceInfo{}, err
 		}
 	}
-	return target.EnsureOwned(ctx, admin, in, owner)
+	var operation string
+	if st := run.Status.Target; st != nil {
+		operation = st.CreateOperation
+	}
+	return target.EnsureOwned(ctx, admin, in, owner, operation)
 }
 
 // instanceOf is the instance a target asks for.
@@ -162,7 +172,7 @@ func unreachable(ctx context.Context, err error) bool {
 func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) (DatasetPlan, error) {
 	t, spec := run.Spec.Target, run.Spec.Workload
 	spec.Default()
-	schema, err := workload.SchemaFor(&spec)
+	schema, err := workload.SchemaFor(&spec, t.Dialect)
 	if err != nil {
 		return DatasetPlan{}, err
 	}
@@ -176,7 +186,7 @@ func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) 
 	}
 	defer s.Close()
 	want := dataset.Want(schema, *spec.Dataset.Rows)
-	plan := DatasetPlan{Marker: want, Source: v1alpha1.DatasetLoaded}
+	plan := DatasetPlan{Marker: want, Source: v1alpha1.DatasetLoaded, DDL: schema.DDL()}
 	have, ok, err := dataset.ReadMarker(ctx, s.Client, schema.Table())
 	switch {
 	case err != nil:
@@ -189,7 +199,7 @@ func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) 
 			dataset.ErrMismatch, schema.Table(), have.Rows, have.SchemaHash, want.Rows, want.SchemaHash)
 	case ok:
 		plan.Source = v1alpha1.DatasetReloaded
-		if err := dataset.Clear(ctx, s.Client, schema.Table()); err != nil {
+		if err := dataset.Clear(ctx, s.Client, schema); err != nil {
 			return DatasetPlan{}, err
 		}
 	}
@@ -200,7 +210,7 @@ func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) 
 func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, keys []string) error {
 	t, spec := run.Spec.Target, run.Spec.Workload
 	spec.Default()
-	schema, err := workload.SchemaFor(&spec)
+	schema, err := workload.SchemaFor(&spec, t.Dialect)
 	if err != nil {
 		return err
 	}
@@ -217,7 +227,7 @@ func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.Benchma
 func (SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
 	spec := run.Spec.Workload
 	spec.Default()
-	schema, err := workload.SchemaFor(&spec)
+	schema, err := workload.SchemaFor(&spec, run.Spec.Target.Dialect)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/spanner"
@@ -49,7 +48,7 @@ func (r *BenchmarkRunReconciler) stageClock(run *v1alpha1.BenchmarkRun) stageClo
 
 // prepareTarget checks the guardrails, makes the instance, database and
 // schema ready, pre-splits the table if asked, and decides whether the
-// runners must load the dataset. Nothing is created for a run the
+// dataset must be loaded (by the loader Job). Nothing is created for a run the
 // guardrails refuse.
 func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
 	if msg := r.Limits.check(run); msg != "" {
@@ -82,7 +81,7 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 	if plan.Source == v1alpha1.DatasetExisting {
 		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "the database already holds the dataset; not loading", r.now())
 	} else {
-		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, "the runners load the dataset before they report ready", r.now())
+		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, "the loader pods load the dataset before the runners start", r.now())
 	}
 	return requeueSoon, nil
 }
@@ -100,7 +99,7 @@ func capacity(t *v1alpha1.TargetStatus) string {
 
 // recordDataset writes the plan into status.dataset.
 func recordDataset(run *v1alpha1.BenchmarkRun, plan DatasetPlan) {
-	ds := &v1alpha1.DatasetStatus{Table: plan.Marker.Table, SchemaHash: plan.Marker.SchemaHash, Rows: plan.Marker.Rows, Source: plan.Source}
+	ds := &v1alpha1.DatasetStatus{Table: plan.Marker.Table, SchemaHash: plan.Marker.SchemaHash, DDL: plan.DDL, Rows: plan.Marker.Rows, Source: plan.Source}
 	if plan.Source == v1alpha1.DatasetExisting {
 		ds.Loaded = plan.Marker.Rows
 	}
@@ -136,7 +135,9 @@ func classify(err error) (reason string, retry bool) {
 		return v1alpha1.ReasonInstanceConfigNotFound, false
 	case errors.Is(err, target.ErrInstanceNotFound):
 		return v1alpha1.ReasonTargetUnreachable, false
-	case databaseBusy(err):
+	case errors.Is(err, target.ErrDialectMismatch):
+		return v1alpha1.ReasonDialectMismatch, false
+	case errors.Is(err, target.ErrDatabaseBusy):
 		return v1alpha1.ReasonDatabaseBusy, true
 	}
 	code := status.Code(err)
@@ -152,28 +153,4 @@ func classify(err error) (reason string, retry bool) {
 		return v1alpha1.ReasonTargetUnreachable, false
 	}
 	return v1alpha1.ReasonTargetUnreachable, true
-}
-
-// databaseBusy recognises a database that cannot take the schema or
-// dataset work now but will later: Aborted, or FailedPrecondition while
-// another schema change runs or the database is still being created or
-// restored.
-func databaseBusy(err error) bool {
-	code := status.Code(err)
-	if code == codes.Unknown {
-		code = spanner.ErrCode(err)
-	}
-	if code == codes.Aborted {
-		return true
-	}
-	if code != codes.FailedPrecondition {
-		return false
-	}
-	msg := strings.ToLower(err.Error())
-	for _, s := range []string{"concurrent schema change", "schema change operation", "in progress", "is not ready", "being created", "being restored"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -27,9 +27,13 @@ func TestClassifyGivesEveryTargetErrorAReasonAUserCanActOn(t *testing.T) {
 		{fmt.Errorf("%w: asia9", target.ErrConfigNotFound), v1alpha1.ReasonInstanceConfigNotFound, false},
 		{fmt.Errorf("%w: instance i", target.ErrNotOwned), v1alpha1.ReasonInstanceNotOwned, false},
 		{fmt.Errorf("%w: 300 rows", dataset.ErrMismatch), v1alpha1.ReasonDatasetMismatch, false},
-		{wrap(status.Error(codes.FailedPrecondition, "Schema change operation rejected because a concurrent schema change operation or read-write transaction is already in progress.")), v1alpha1.ReasonDatabaseBusy, true},
-		{status.Error(codes.FailedPrecondition, "Database projects/p/instances/i/databases/d is not ready"), v1alpha1.ReasonDatabaseBusy, true},
-		{status.Error(codes.Aborted, "aborted"), v1alpha1.ReasonDatabaseBusy, true},
+		// target marks the schema change's FailedPrecondition and Aborted
+		// as busy; the type decides, not the message.
+		{wrap(fmt.Errorf("%w: %w", target.ErrDatabaseBusy, status.Error(codes.FailedPrecondition, "Schema change operation rejected because a concurrent schema change operation or read-write transaction is already in progress."))), v1alpha1.ReasonDatabaseBusy, true},
+		{fmt.Errorf("%w: database d is still being created or restored", target.ErrDatabaseBusy), v1alpha1.ReasonDatabaseBusy, true},
+		{fmt.Errorf("%w: %w", target.ErrDatabaseBusy, status.Error(codes.Aborted, "aborted")), v1alpha1.ReasonDatabaseBusy, true},
+		{status.Error(codes.Aborted, "aborted"), v1alpha1.ReasonTargetUnreachable, true},
+		{wrap(fmt.Errorf("%w: database d is PostgreSQL, the spec asks for GoogleSQL", target.ErrDialectMismatch)), v1alpha1.ReasonDialectMismatch, false},
 		{status.Error(codes.FailedPrecondition, "Cannot drop table with indexes"), v1alpha1.ReasonTargetUnreachable, false},
 		{fmt.Errorf("%w: instance i", target.ErrInstanceNotFound), v1alpha1.ReasonTargetUnreachable, false},
 		{status.Error(codes.NotFound, "Database not found"), v1alpha1.ReasonTargetUnreachable, false},

@@ -22,7 +22,6 @@ const ReportKey = "result.json.gz"
 // shardOutcome is what one shard ConfigMap says.
 type shardOutcome struct {
 	index   int
-	loaded  int64 // rows of the dataset slice loaded, as reported
 	ready   bool
 	state   string
 	message string
@@ -38,9 +37,6 @@ func readShard(i int, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun) shardOut
 		return o
 	}
 	_, o.ready = cm.Data[shard.KeyReady]
-	if n, err := strconv.ParseInt(cm.Data[shard.KeyLoaded], 10, 64); err == nil && n > 0 {
-		o.loaded = n
-	}
 	o.state, o.message = cm.Data[shard.KeyState], cm.Data[shard.KeyMessage]
 	if o.state != shard.StateSucceeded {
 		return o

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,23 +15,51 @@ import (
 )
 
 // ensureRunnerChildren creates, or adopts, everything the runners need:
-// their service account and least-privilege role, the control ConfigMap,
-// one ConfigMap per shard, and the Indexed Job. Names are deterministic, so
-// a restarted manager finds what it created and never duplicates it.
+// the pods' access (ensurePodAccess), one ConfigMap per shard, and the
+// Indexed Job. Names are deterministic, so a restarted manager finds what
+// it created and never duplicates it.
 func (r *BenchmarkRunReconciler) ensureRunnerChildren(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
-	control, err := newControlConfigMap(run, r.control(run))
+	objs, err := r.podAccess(run)
 	if err != nil {
 		return err
 	}
-	objs := []client.Object{control}
 	for i := range int(run.Replicas()) {
 		objs = append(objs, newShardConfigMap(run, i))
 	}
-	sa := runnerServiceAccountName(run)
+	return r.ensureAll(ctx, run, append(objs, newRunnerJob(run, r.Runner)))
+}
+
+// ensureLoaderChildren creates, or adopts, everything the loaders need:
+// the pods' access, one ConfigMap per loader, and the loader Job.
+func (r *BenchmarkRunReconciler) ensureLoaderChildren(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	objs, err := r.podAccess(run)
+	if err != nil {
+		return err
+	}
+	for i := range int(loaderPods(run)) {
+		objs = append(objs, newLoaderConfigMap(run, i))
+	}
+	return r.ensureAll(ctx, run, append(objs, newLoaderJob(run, r.Runner)))
+}
+
+// podAccess is what loader and runner pods share: the control ConfigMap,
+// their service account (unless the user brings one) and their
+// least-privilege Role and RoleBinding. Their content does not depend on
+// the stage that creates them first, since ensure never updates.
+func (r *BenchmarkRunReconciler) podAccess(run *v1alpha1.BenchmarkRun) ([]client.Object, error) {
+	control, err := newControlConfigMap(run, r.control(run))
+	if err != nil {
+		return nil, err
+	}
+	objs := []client.Object{control}
 	if run.Spec.Runners.ServiceAccountName == "" {
 		objs = append(objs, newRunnerServiceAccount(run))
 	}
-	objs = append(objs, newRunnerRole(run), newRunnerRoleBinding(run, sa), newRunnerJob(run, r.Runner))
+	return append(objs, newRunnerRole(run), newRunnerRoleBinding(run, runnerServiceAccountName(run))), nil
+}
+
+// ensureAll ensures each object in order.
+func (r *BenchmarkRunReconciler) ensureAll(ctx context.Context, run *v1alpha1.BenchmarkRun, objs []client.Object) error {
 	for _, o := range objs {
 		if err := r.ensure(ctx, run, o); err != nil {
 			return err
@@ -41,15 +68,13 @@ func (r *BenchmarkRunReconciler) ensureRunnerChildren(ctx context.Context, run *
 	return nil
 }
 
-// control is what every runner of the run is told.
+// control is what every loader and runner of the run is told.
 func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun) shard.Control {
 	w := run.Spec.Workload
 	w.Default()
-	dataset := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
 	return shard.Control{
-		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
+		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()), Loaders: int(loaderPods(run)),
 		Target: observedTarget(run), Workload: w, Region: runnerRegion(run),
-		Load: dataset == nil || dataset.Status != metav1.ConditionTrue,
 	}
 }
 

@@ -66,6 +66,8 @@ const (
 	labelComponent = "app.kubernetes.io/component"
 	// componentRunner is labelComponent's value on runner pods.
 	componentRunner = "runner"
+	// componentLoader is labelComponent's value on loader pods.
+	componentLoader = "loader"
 	// Node labels the runners are placed by (spec.runners.region, zone).
 	labelTopologyRegion = "topology.kubernetes.io/region"
 	labelTopologyZone   = "topology.kubernetes.io/zone"
@@ -95,24 +97,23 @@ func runnerRegion(run *v1alpha1.BenchmarkRun) string {
 }
 
 // runnerJobActiveDeadline bounds how long the runner Job may be active: the
-// runners may load their slices of the dataset (spec.deadlines.load), take
-// runnersReady to become ready, wait StartupGrace for the common start, run
-// the workload and overrun. It is a backstop for when the controller is not
-// there to enforce the stage deadlines itself, so it errs long: cutting a
-// run that is within its deadlines would be worse than a hung runner living
-// a little longer. The load deadline is in it because a runner loads before
-// it reports ready when the dataset marker does not match (shard.Control.Load).
+// runners take runnersReady to become ready, wait StartupGrace for the
+// common start, run the workload and overrun. It is a backstop for when
+// the controller is not there to enforce the stage deadlines itself, so it
+// errs long: cutting a run that is within its deadlines would be worse
+// than a hung runner living a little longer. The dataset is loaded before
+// the runner Job exists (the loader Job), so the load is not in it.
 func runnerJobActiveDeadline(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) time.Duration {
 	d := run.Spec.Deadlines.Resolve()
-	return d.Load + d.RunnersReady + cfg.StartupGrace + run.Spec.Workload.TotalDuration() + d.Overrun
+	return d.RunnersReady + cfg.StartupGrace + run.Spec.Workload.TotalDuration() + d.Overrun
 }
 
 // runnerReadyTimeout is how long a runner waits for the start time after
-// reporting ready: a runner that finished loading its slice early may wait
-// out the rest of the load and the runnersReady stage, plus the grace.
+// reporting ready: the slowest runner may take the whole runnersReady
+// stage to get ready, and then comes the grace.
 func runnerReadyTimeout(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) time.Duration {
 	d := run.Spec.Deadlines.Resolve()
-	return d.Load + d.RunnersReady + cfg.StartupGrace
+	return d.RunnersReady + cfg.StartupGrace
 }
 
 // newRunnerJob builds the run's runners: an Indexed Job of replicas pods,
@@ -125,25 +126,106 @@ func runnerReadyTimeout(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) time.Durat
 // state in its ConfigMap already tells the controller what happened. The
 // other shards keep going (maxFailedIndexes = replicas, so the Job is never
 // failed early for a failed index) and the run ends with partial results.
+func newRunnerJob(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) *batchv1.Job {
+	replicas := run.Replicas()
+	port := cfg.metricsPort()
+	args := []string{"runner", "--run", run.Name, "--metrics-addr", ":" + strconv.Itoa(int(port)),
+		"--ready-timeout", runnerReadyTimeout(run, cfg).String()}
+	tmpl := podTemplate(run, cfg, componentRunner, args)
+	tmpl.Annotations = map[string]string{
+		"prometheus.io/scrape": "true",
+		"prometheus.io/port":   strconv.Itoa(int(port)),
+		"prometheus.io/path":   "/metrics",
+	}
+	tmpl.Spec.Containers[0].Ports = []corev1.ContainerPort{{
+		Name:          runnerMetricsPortName,
+		ContainerPort: port,
+		Protocol:      corev1.ProtocolTCP,
+	}}
+	return indexedJob(run, v1alpha1.RunnerJobName(run), replicas, 0, runnerJobActiveDeadline(run, cfg), cfg, tmpl)
+}
+
+// indexedJob is an Indexed Job of n pods, all running at once, pod i
+// given index i (JOB_COMPLETION_INDEX), each index retried up to retries
+// times. maxFailedIndexes = n: a failed index never fails the Job early,
+// the controller decides what it means for the run. deadline becomes
+// activeDeadlineSeconds, a backstop for when the controller is away.
+func indexedJob(run *v1alpha1.BenchmarkRun, name string, n, retries int32, deadline time.Duration, cfg RunnerConfig, tmpl corev1.PodTemplateSpec) *batchv1.Job {
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      name,
+			Namespace: run.Namespace,
+			Labels:    v1alpha1.RunLabels(run),
+		},
+		Spec: batchv1.JobSpec{
+			CompletionMode:          ptr.To(batchv1.IndexedCompletion),
+			Completions:             ptr.To(n),
+			Parallelism:             ptr.To(n),
+			BackoffLimitPerIndex:    ptr.To(retries),
+			MaxFailedIndexes:        ptr.To(n),
+			ActiveDeadlineSeconds:   ptr.To(ceilSeconds(deadline)),
+			TTLSecondsAfterFinished: copyInt32(cfg.TTLAfterFinished),
+			Template:                tmpl,
+		},
+	}
+}
+
+// podTemplate is the pod of a run's runners and loaders: the spanbench
+// image running args as component, placed and sized as spec.runners says.
 //
 // The pod runs restricted (Pod Security Standards): non-root, no privilege
 // escalation, no capabilities, read-only root with an emptyDir at /tmp,
 // RuntimeDefault seccomp. Credentials, when the run references a Secret,
 // are only mounted — that key of that Secret, read-only — and named by
 // GOOGLE_APPLICATION_CREDENTIALS; no other object ever carries them.
-func newRunnerJob(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) *batchv1.Job {
-	replicas := run.Replicas()
-	port := cfg.metricsPort()
+func podTemplate(run *v1alpha1.BenchmarkRun, cfg RunnerConfig, component string, args []string) corev1.PodTemplateSpec {
 	spec := &run.Spec.Runners
-
 	image := cfg.Image
 	if spec.Image != "" {
 		image = spec.Image
 	}
+	labels := v1alpha1.RunLabels(run)
+	labels[labelComponent] = component
+	volumes, mounts, env := podEnvironment(run)
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{
+			ServiceAccountName: runnerServiceAccountName(run),
+			RestartPolicy:      corev1.RestartPolicyNever,
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr.To(true),
+				RunAsUser:      ptr.To(runnerUID),
+				RunAsGroup:     ptr.To(runnerUID),
+				FSGroup:        ptr.To(runnerUID),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+			Containers: []corev1.Container{{
+				Name:            runnerContainerName,
+				Image:           image,
+				ImagePullPolicy: cfg.ImagePullPolicy,
+				Args:            args,
+				Env:             env,
+				Resources:       *spec.Resources.DeepCopy(),
+				VolumeMounts:    mounts,
+				SecurityContext: &corev1.SecurityContext{
+					RunAsNonRoot:             ptr.To(true),
+					RunAsUser:                ptr.To(runnerUID),
+					ReadOnlyRootFilesystem:   ptr.To(true),
+					AllowPrivilegeEscalation: ptr.To(false),
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}},
+			Volumes:      volumes,
+			Affinity:     runnerAffinity(spec),
+			NodeSelector: maps.Clone(spec.NodeSelector),
+			Tolerations:  cloneTolerations(spec.Tolerations),
+		},
+	}
+}
 
-	podLabels := v1alpha1.RunLabels(run)
-	podLabels[labelComponent] = componentRunner
-
+// podEnvironment is the pod's writable /tmp, its namespace and name, and
+// the credentials Secret's key file when the run references one.
+func podEnvironment(run *v1alpha1.BenchmarkRun) ([]corev1.Volume, []corev1.VolumeMount, []corev1.EnvVar) {
 	volumes := []corev1.Volume{{
 		Name:         runnerTmpVolume,
 		VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
@@ -157,95 +239,34 @@ func newRunnerJob(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) *batchv1.Job {
 			FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"},
 		}},
 	}
-	if cred := run.Spec.Target.Credentials; cred != nil {
-		key := cred.Key
-		if key == "" {
-			key = defaultCredentialsKey
-		}
-		volumes = append(volumes, corev1.Volume{
-			Name: runnerCredentialsVolume,
-			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-				SecretName: cred.SecretName,
-				// Only the key file, readable by the runner's group
-				// (fsGroup) and nobody else.
-				Items:       []corev1.KeyToPath{{Key: key, Path: runnerCredentialsFile}},
-				DefaultMode: ptr.To[int32](0o440),
-			}},
-		})
-		mounts = append(mounts, corev1.VolumeMount{
-			Name:      runnerCredentialsVolume,
-			MountPath: runnerCredentialsDir,
-			ReadOnly:  true,
-		})
-		env = append(env, corev1.EnvVar{
-			Name:  "GOOGLE_APPLICATION_CREDENTIALS",
-			Value: path.Join(runnerCredentialsDir, runnerCredentialsFile),
-		})
+	cred := run.Spec.Target.Credentials
+	if cred == nil {
+		return volumes, mounts, env
 	}
-
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      v1alpha1.RunnerJobName(run),
-			Namespace: run.Namespace,
-			Labels:    v1alpha1.RunLabels(run),
-		},
-		Spec: batchv1.JobSpec{
-			CompletionMode:          ptr.To(batchv1.IndexedCompletion),
-			Completions:             ptr.To(replicas),
-			Parallelism:             ptr.To(replicas),
-			BackoffLimitPerIndex:    ptr.To[int32](0),
-			MaxFailedIndexes:        ptr.To(replicas),
-			ActiveDeadlineSeconds:   ptr.To(ceilSeconds(runnerJobActiveDeadline(run, cfg))),
-			TTLSecondsAfterFinished: copyInt32(cfg.TTLAfterFinished),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{
-					Labels: podLabels,
-					Annotations: map[string]string{
-						"prometheus.io/scrape": "true",
-						"prometheus.io/port":   strconv.Itoa(int(port)),
-						"prometheus.io/path":   "/metrics",
-					},
-				},
-				Spec: corev1.PodSpec{
-					ServiceAccountName: runnerServiceAccountName(run),
-					RestartPolicy:      corev1.RestartPolicyNever,
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(runnerUID),
-						RunAsGroup:     ptr.To(runnerUID),
-						FSGroup:        ptr.To(runnerUID),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					Containers: []corev1.Container{{
-						Name:            runnerContainerName,
-						Image:           image,
-						ImagePullPolicy: cfg.ImagePullPolicy,
-						Args: []string{"runner", "--run", run.Name, "--metrics-addr", ":" + strconv.Itoa(int(port)),
-							"--ready-timeout", runnerReadyTimeout(run, cfg).String()},
-						Env: env,
-						Ports: []corev1.ContainerPort{{
-							Name:          runnerMetricsPortName,
-							ContainerPort: port,
-							Protocol:      corev1.ProtocolTCP,
-						}},
-						Resources:    *spec.Resources.DeepCopy(),
-						VolumeMounts: mounts,
-						SecurityContext: &corev1.SecurityContext{
-							RunAsNonRoot:             ptr.To(true),
-							RunAsUser:                ptr.To(runnerUID),
-							ReadOnlyRootFilesystem:   ptr.To(true),
-							AllowPrivilegeEscalation: ptr.To(false),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
-					}},
-					Volumes:      volumes,
-					Affinity:     runnerAffinity(spec),
-					NodeSelector: maps.Clone(spec.NodeSelector),
-					Tolerations:  cloneTolerations(spec.Tolerations),
-				},
-			},
-		},
+	key := cred.Key
+	if key == "" {
+		key = defaultCredentialsKey
 	}
+	volumes = append(volumes, corev1.Volume{
+		Name: runnerCredentialsVolume,
+		VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: cred.SecretName,
+			// Only the key file, readable by the runner's group (fsGroup)
+			// and nobody else.
+			Items:       []corev1.KeyToPath{{Key: key, Path: runnerCredentialsFile}},
+			DefaultMode: ptr.To[int32](0o440),
+		}},
+	})
+	mounts = append(mounts, corev1.VolumeMount{
+		Name:      runnerCredentialsVolume,
+		MountPath: runnerCredentialsDir,
+		ReadOnly:  true,
+	})
+	env = append(env, corev1.EnvVar{
+		Name:  "GOOGLE_APPLICATION_CREDENTIALS",
+		Value: path.Join(runnerCredentialsDir, runnerCredentialsFile),
+	})
+	return volumes, mounts, env
 }
 
 // runnerAffinity requires the nodes of spec.runners.region and zone, so that

@@ -145,8 +145,8 @@ func TestNewRunnerJob(t *testing.T) {
 					Parallelism:          ptr.To[int32](1),
 					BackoffLimitPerIndex: ptr.To[int32](0),
 					MaxFailedIndexes:     ptr.To[int32](1),
-					// load 1h + runnersReady 10m + grace 30s + duration 10m + overrun 5m
-					ActiveDeadlineSeconds: ptr.To[int64](5130),
+					// runnersReady 10m + grace 30s + duration 10m + overrun 5m
+					ActiveDeadlineSeconds: ptr.To[int64](1530),
 					Template: corev1.PodTemplateSpec{
 						ObjectMeta: metav1.ObjectMeta{
 							Labels: builderPodLabels("nightly"),
@@ -163,7 +163,7 @@ func TestNewRunnerJob(t *testing.T) {
 							Containers: []corev1.Container{{
 								Name:            "runner",
 								Image:           "ghcr.io/spanbench/spanbench:v0.1.0",
-								Args:            []string{"runner", "--run", "nightly", "--metrics-addr", ":9090", "--ready-timeout", "1h10m30s"},
+								Args:            []string{"runner", "--run", "nightly", "--metrics-addr", ":9090", "--ready-timeout", "10m30s"},
 								Env:             downwardEnv(),
 								Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP}},
 								VolumeMounts:    []corev1.VolumeMount{tmpMount()},
@@ -208,8 +208,8 @@ func TestNewRunnerJob(t *testing.T) {
 					Parallelism:          ptr.To[int32](3),
 					BackoffLimitPerIndex: ptr.To[int32](0),
 					MaxFailedIndexes:     ptr.To[int32](3),
-					// load 20m + runnersReady 2m + grace 10s + duration 10m + overrun 1m
-					ActiveDeadlineSeconds:   ptr.To[int64](1990),
+					// runnersReady 2m + grace 10s + duration 10m + overrun 1m
+					ActiveDeadlineSeconds:   ptr.To[int64](790),
 					TTLSecondsAfterFinished: ptr.To[int32](3600),
 					Template: corev1.PodTemplateSpec{
 						ObjectMeta: metav1.ObjectMeta{
@@ -228,7 +228,7 @@ func TestNewRunnerJob(t *testing.T) {
 								Name:            "runner",
 								Image:           "registry.example/spanbench:dev",
 								ImagePullPolicy: corev1.PullIfNotPresent,
-								Args:            []string{"runner", "--run", "multi", "--metrics-addr", ":8080", "--ready-timeout", "22m10s"},
+								Args:            []string{"runner", "--run", "multi", "--metrics-addr", ":8080", "--ready-timeout", "2m10s"},
 								Env: append(downwardEnv(), corev1.EnvVar{
 									Name: "GOOGLE_APPLICATION_CREDENTIALS", Value: "/var/run/secrets/spanbench/key.json",
 								}),
@@ -342,15 +342,15 @@ func TestRunnerJobActiveDeadline(t *testing.T) {
 		want time.Duration
 	}{
 		{
-			name: "defaults: load 1h, runnersReady 10m, overrun 5m around a 10m workload",
+			name: "defaults: runnersReady 10m, overrun 5m around a 10m workload; the load is the loader Job's",
 			run:  newBuilderRun("r").obj(),
-			want: time.Hour + 10*time.Minute + 10*time.Minute + 5*time.Minute,
+			want: 10*time.Minute + 10*time.Minute + 5*time.Minute,
 		},
 		{
 			name: "the startup grace is allowed for",
 			run:  newBuilderRun("r").obj(),
 			cfg:  RunnerConfig{StartupGrace: 45 * time.Second},
-			want: time.Hour + 10*time.Minute + 45*time.Second + 10*time.Minute + 5*time.Minute,
+			want: 10*time.Minute + 45*time.Second + 10*time.Minute + 5*time.Minute,
 		},
 		{
 			name: "a stepped load counts the sum of its steps",
@@ -363,7 +363,7 @@ func TestRunnerJobActiveDeadline(t *testing.T) {
 				}}
 				return r
 			}(),
-			want: time.Minute + 2*time.Minute + 12*time.Minute + 3*time.Minute,
+			want: time.Minute + 12*time.Minute + 3*time.Minute,
 		},
 	}
 	for _, tc := range tests {

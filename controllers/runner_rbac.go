@@ -43,9 +43,9 @@ func newRunnerServiceAccount(run *v1alpha1.BenchmarkRun) *corev1.ServiceAccount 
 	}
 }
 
-// newRunnerRole builds the least-privilege Role of a run's runners: get on
-// the run's control ConfigMap, and get/update/patch on each of its shard
-// ConfigMaps, all by name. Nothing else: no Secrets (credentials reach the
+// newRunnerRole builds the least-privilege Role of a run's runners and
+// loaders: get on the run's control ConfigMap, and get/update/patch on each
+// of its shard and loader ConfigMaps, all by name. Nothing else: no Secrets (credentials reach the
 // pod as a volume, by the kubelet), no list or watch (a runner polls its own
 // maps by name), no create (the controller creates every shard map up
 // front), and nothing of any other run.
@@ -54,10 +54,12 @@ func newRunnerServiceAccount(run *v1alpha1.BenchmarkRun) *corev1.ServiceAccount 
 // cannot tell pods of one service account apart, and the controller treats
 // shard data as untrusted input anyway (shard.DecodeResult).
 func newRunnerRole(run *v1alpha1.BenchmarkRun) *rbacv1.Role {
-	n := int(run.Replicas())
-	shards := make([]string, n)
-	for i := range n {
-		shards[i] = shard.ShardConfigMapName(run.Name, i)
+	var own []string
+	for i := range int(run.Replicas()) {
+		own = append(own, shard.ShardConfigMapName(run.Name, i))
+	}
+	for i := range int(loaderPods(run)) {
+		own = append(own, shard.LoaderConfigMapName(run.Name, i))
 	}
 	return &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{
@@ -76,7 +78,7 @@ func newRunnerRole(run *v1alpha1.BenchmarkRun) *rbacv1.Role {
 				APIGroups:     []string{""},
 				Resources:     []string{"configmaps"},
 				Verbs:         []string{"get", "update", "patch"},
-				ResourceNames: shards,
+				ResourceNames: own,
 			},
 		},
 	}

@@ -43,11 +43,15 @@ func TestNewRunnerRole(t *testing.T) {
 		run    *v1alpha1.BenchmarkRun
 		shards []string
 	}{
-		{name: "one runner", run: newBuilderRun("nightly").obj(), shards: []string{"nightly-shard-0"}},
+		{name: "one runner, one loader", run: newBuilderRun("nightly").obj(), shards: []string{"nightly-shard-0", "nightly-load-0"}},
 		{
-			name:   "three runners: the control map and three shard maps",
-			run:    newBuilderRun("nightly").replicas(3).obj(),
-			shards: []string{"nightly-shard-0", "nightly-shard-1", "nightly-shard-2"},
+			name: "three runners, two loaders: the control map, three shard maps and two loader maps",
+			run: func() *v1alpha1.BenchmarkRun {
+				r := newBuilderRun("nightly").replicas(3).obj()
+				r.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
+				return r
+			}(),
+			shards: []string{"nightly-shard-0", "nightly-shard-1", "nightly-shard-2", "nightly-load-0", "nightly-load-1"},
 		},
 	}
 	for _, tc := range tests {
@@ -72,9 +76,13 @@ func TestNewRunnerRole(t *testing.T) {
 func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 	for _, replicas := range []int32{1, 7, 1000} {
 		run := newBuilderRun("nightly").replicas(replicas).obj()
+		run.Spec.Workload.Dataset.LoaderPods = ptr.To(min(replicas, v1alpha1.MaxLoaderPods))
 		own := map[string]bool{shard.ControlConfigMapName(run.Name): true}
 		for i := range int(replicas) {
 			own[shard.ShardConfigMapName(run.Name, i)] = true
+		}
+		for i := range int(*run.Spec.Workload.Dataset.LoaderPods) {
+			own[shard.LoaderConfigMapName(run.Name, i)] = true
 		}
 		named := map[string]bool{}
 		for _, rule := range newRunnerRole(run).Rules {
@@ -100,7 +108,7 @@ func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 			}
 		}
 		if len(named) != len(own) {
-			t.Errorf("replicas %d: the Role names %d ConfigMaps, want the control map and %d shard maps", replicas, len(named), replicas)
+			t.Errorf("replicas %d: the Role names %d ConfigMaps, want the control map, %d shard maps and the loader maps", replicas, len(named), replicas)
 		}
 	}
 }
@@ -139,9 +147,13 @@ func allRunnerChildren(t *testing.T, run *v1alpha1.BenchmarkRun) []builtChild {
 		{"Role", newRunnerRole(run)},
 		{"RoleBinding", newRunnerRoleBinding(run, runnerServiceAccountName(run))},
 		{"Job", newRunnerJob(run, RunnerConfig{Image: "img", StartupGrace: time.Second})},
+		{"Job", newLoaderJob(run, RunnerConfig{Image: "img"})},
 	}
 	for i := range int(run.Replicas()) {
 		children = append(children, builtChild{"ConfigMap", newShardConfigMap(run, i)})
+	}
+	for i := range int(loaderPods(run)) {
+		children = append(children, builtChild{"ConfigMap", newLoaderConfigMap(run, i)})
 	}
 	return children
 }

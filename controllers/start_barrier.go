@@ -11,7 +11,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,8 +20,8 @@ import (
 )
 
 // awaitRunners creates the runners and holds them at the start barrier:
-// once every runner reported ready (after loading its slice of the dataset
-// if needed), it publishes one start time a little ahead, for all of them.
+// once every runner reported ready, it publishes one start time a little
+// ahead, for all of them. The dataset is loaded by then (awaitLoad).
 func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
 	if err := r.ensureRunnerChildren(ctx, run); err != nil {
 		var refused *refusedError
@@ -40,7 +39,6 @@ func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1
 		r.fail(run, st, reason, msg)
 		return ctrl.Result{}, nil
 	}
-	r.recordLoadProgress(run, outcomes)
 	ready := 0
 	for _, o := range outcomes {
 		if o.ready {
@@ -69,16 +67,8 @@ func (r *BenchmarkRunReconciler) notReadyYet(ctx context.Context, run *v1alpha1.
 	return ctrl.Result{}, nil
 }
 
-// releaseRunners records the dataset as loaded and publishes the start.
+// releaseRunners publishes the start.
 func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
-	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded); c == nil || c.Status != metav1.ConditionTrue {
-		if err := r.Preparer.CompleteDataset(ctx, run); err != nil {
-			return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
-		}
-		msg := r.completeLoadProgress(run)
-		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, msg, r.now())
-		st.normal(v1alpha1.ReasonDatasetReady, msg)
-	}
 	start, err := r.publishStart(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -193,20 +193,21 @@ func (h *harness) runSpec(name string, replicas int32) *v1alpha1.BenchmarkRun {
 }
 
 // kubelet stands in for the kubelet and the Job controller, which envtest
-// does not run: once the run's Job exists, it runs the real runner code for
-// the given indexes, each as the runner service account (so the runners'
-// RBAC is what the controller granted).
+// does not run. When the run loads its dataset, it runs the real loader
+// code for every index of the loader Job to its end; then, once the runner
+// Job exists, the real runner code for the given indexes. Every pod acts as
+// the runner service account, so the pods' RBAC is what the controller
+// granted.
 func (h *harness) kubelet(run *v1alpha1.BenchmarkRun, indexes ...int) *sync.WaitGroup {
 	h.t.Helper()
-	h.eventually("the runner Job exists", 20*time.Second, func() bool {
-		return h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: v1alpha1.RunnerJobName(run)}, &batchv1.Job{}) == nil
+	h.eventually("the loader or runner Job exists", 20*time.Second, func() bool {
+		return h.job(v1alpha1.LoaderJobName(run)) != nil || h.job(v1alpha1.RunnerJobName(run)) != nil
 	})
-	cfg := rest.CopyConfig(restConfig)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + h.ns + ":" + v1alpha1.RunnerServiceAccountName(run)}
-	rc, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		h.t.Fatal(err)
+	rc := h.podClient(run)
+	if h.job(v1alpha1.RunnerJobName(run)) == nil {
+		h.loadDataset(run)
 	}
+	h.eventually("the runner Job exists", 20*time.Second, func() bool { return h.job(v1alpha1.RunnerJobName(run)) != nil })
 	var wg sync.WaitGroup
 	for _, i := range indexes {
 		wg.Add(1)
@@ -219,6 +220,61 @@ func (h *harness) kubelet(run *v1alpha1.BenchmarkRun, indexes ...int) *sync.Wait
 		}()
 	}
 	return &wg
+}
+
+// loadDataset plays the loader Job of a run on a new database: once it
+// exists, every loader runs to its end and must succeed.
+func (h *harness) loadDataset(run *v1alpha1.BenchmarkRun) {
+	h.t.Helper()
+	h.eventually("the loader Job exists", 20*time.Second, func() bool { return h.job(v1alpha1.LoaderJobName(run)) != nil })
+	for i, err := range h.runLoaders(h.podClient(run), run) {
+		if err != nil {
+			h.t.Fatalf("loader %d of run %s failed: %v", i, run.Name, err)
+		}
+	}
+}
+
+// runLoaders runs every index of the run's loader Job to its end, as rc,
+// and returns their errors by index.
+func (h *harness) runLoaders(rc client.Client, run *v1alpha1.BenchmarkRun) []error {
+	job := h.job(v1alpha1.LoaderJobName(run))
+	if job == nil {
+		h.t.Fatalf("run %s has no loader Job", run.Name)
+	}
+	errs := make([]error, *job.Spec.Completions)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			errs[i] = shard.Load(ctx, rc, shard.Options{Namespace: h.ns, Run: run.Name, Index: i, Log: logr.Discard()})
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// podClient is a client acting as the run's runner service account.
+func (h *harness) podClient(run *v1alpha1.BenchmarkRun) client.Client {
+	h.t.Helper()
+	cfg := rest.CopyConfig(restConfig)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + h.ns + ":" + v1alpha1.RunnerServiceAccountName(run)}
+	rc, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return rc
+}
+
+// job is the Job name of the scenario's namespace, or nil.
+func (h *harness) job(name string) *batchv1.Job {
+	job := &batchv1.Job{}
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, job); err != nil {
+		return nil
+	}
+	return job
 }
 
 // eventually polls cond every 100 ms until it holds or the timeout passes.

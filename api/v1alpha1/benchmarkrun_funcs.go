@@ -53,6 +53,9 @@ func (r *BenchmarkRun) Replicas() int32 {
 // RunnerJobName is the name of the run's Indexed Job of runners.
 func RunnerJobName(r *BenchmarkRun) string { return r.Name + "-runners" }
 
+// LoaderJobName is the name of the run's Indexed Job of loader pods.
+func LoaderJobName(r *BenchmarkRun) string { return r.Name + "-loader" }
+
 // RunnerServiceAccountName is the service account spanbench creates for the
 // run's runners when spec.runners.serviceAccountName is empty.
 func RunnerServiceAccountName(r *BenchmarkRun) string { return r.Name + "-runner" }

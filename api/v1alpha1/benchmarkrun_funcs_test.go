@@ -103,13 +103,13 @@ func TestMarkOutcomeEndsTheRunOnce(t *testing.T) {
 
 func TestChildNamesAndDefaults(t *testing.T) {
 	r := goodRun()
-	got := []string{RunnerJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r)}
-	want := []string{"tokyo-runners", "tokyo-runner", "tokyo-result"}
+	got := []string{RunnerJobName(r), LoaderJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r)}
+	want := []string{"tokyo-runners", "tokyo-loader", "tokyo-runner", "tokyo-result"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("child names (-want +got):\n%s", diff)
 	}
 	r.Name = strings.Repeat("a", MaxRunNameLength)
-	for _, name := range []string{RunnerJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r)} {
+	for _, name := range []string{RunnerJobName(r), LoaderJobName(r), RunnerServiceAccountName(r), ResultConfigMapName(r)} {
 		if len(name) > 63 {
 			t.Errorf("child name %s of a run named at the limit is %d characters, over 63", name, len(name))
 		}

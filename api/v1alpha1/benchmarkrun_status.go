@@ -95,6 +95,10 @@ const (
 	// ReasonDatabaseBusy: the database stayed busy (being created, restored
 	// or changing its schema) until spec.deadlines.prepare.
 	ReasonDatabaseBusy = "DatabaseBusy"
+	// ReasonDialectMismatch: the database exists in the other SQL dialect
+	// than spec.target.dialect asks for. spanbench never converts a
+	// database: set the dialect it has, or use another database.
+	ReasonDialectMismatch = "DialectMismatch"
 	// ReasonDatasetMismatch: the database holds another dataset (schema or
 	// row count) and spec.workload.dataset.reload is false.
 	ReasonDatasetMismatch = "DatasetMismatch"

@@ -130,6 +130,8 @@ type DeadlinesSpec struct {
 // +kubebuilder:resource:shortName=br;bench,categories=spanbench
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`,description="Stage of the run, derived from the conditions"
 // +kubebuilder:printcolumn:name="Loaded",type=integer,JSONPath=`.status.dataset.loaded`,description="Dataset rows loaded so far (while Loading), or in all"
+// +kubebuilder:printcolumn:name="Rows",type=integer,JSONPath=`.status.dataset.rows`,description="Dataset rows in all",priority=1
+// +kubebuilder:printcolumn:name="Load Rate",type=string,JSONPath=`.status.dataset.rowsPerSecond`,description="Dataset rows loaded per second, on average since loading began",priority=1
 // +kubebuilder:printcolumn:name="Config",type=string,JSONPath=`.spec.target.instance.config`,description="Spanner instance configuration"
 // +kubebuilder:printcolumn:name="Rate",type=integer,JSONPath=`.spec.workload.load.rate`,description="Target rate in operations per second (constant-rate runs)"
 // +kubebuilder:printcolumn:name="Achieved",type=string,JSONPath=`.status.overall.throughput`,description="Measured throughput in operations per second, after the warm-up"

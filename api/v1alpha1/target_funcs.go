@@ -49,7 +49,7 @@ func (t *TargetSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, name(path.Child("project"), t.Project, 6, 30, projectPattern)...)
 	errs = append(errs, t.Instance.validate(path.Child("instance"))...)
 	errs = append(errs, name(path.Child("database"), t.Database, 2, 30, databasePattern)...)
-	errs = append(errs, oneOf(path.Child("dialect"), t.Dialect, DialectGoogleSQL)...)
+	errs = append(errs, oneOf(path.Child("dialect"), t.Dialect, DialectGoogleSQL, DialectPostgreSQL)...)
 	errs = append(errs, maxLen(path.Child("emulatorHost"), t.EmulatorHost, 253)...)
 	if c := t.Credentials; c != nil {
 		p := path.Child("credentials")
@@ -83,6 +83,14 @@ func (sp *SplitPointsSpec) validate(path *field.Path) field.ErrorList {
 	}
 	errs = append(errs, inRange(path.Child("count"), sp.Count, 1, MaxSplitPoints)...)
 	return errs
+}
+
+// OrDefault is the dialect, or GoogleSQL when none is set.
+func (d Dialect) OrDefault() Dialect {
+	if d == "" {
+		return DialectGoogleSQL
+	}
+	return d
 }
 
 // MaxSplitPoints bounds spec.target.splitPoints, keys or count.

@@ -60,7 +60,7 @@ func TestTargetValidateNamesTheField(t *testing.T) {
 		{"ephemeral without config", func(s *TargetSpec) {
 			s.Instance.Mode, s.Instance.Nodes = InstanceEphemeral, ptr.To[int32](1)
 		}, "t.instance"},
-		{"unknown dialect", func(s *TargetSpec) { s.Dialect = "PostgreSQL" }, "t.dialect"},
+		{"unknown dialect", func(s *TargetSpec) { s.Dialect = "MySQL" }, "t.dialect"},
 		{"credentials without a secret", func(s *TargetSpec) { s.Credentials = &CredentialsSpec{Key: "k"} }, "t.credentials.secretName"},
 		{"unknown edition", func(s *TargetSpec) { s.Instance.Edition = "Premium" }, "t.instance.edition"},
 		{"split keys and count", func(s *TargetSpec) {
@@ -78,6 +78,20 @@ func TestTargetValidateNamesTheField(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: want an error at %s, got %v", tc.name, tc.field, errs)
+		}
+	}
+}
+
+func TestBothDialectsValidateAndEmptyMeansGoogleSQL(t *testing.T) {
+	for _, d := range []Dialect{"", DialectGoogleSQL, DialectPostgreSQL} {
+		s := TargetSpec{Project: "my-project", Instance: InstanceSpec{Name: "bench"}, Database: "ycsb_1", Dialect: d}
+		if errs := s.Validate(field.NewPath("t")); len(errs) > 0 {
+			t.Errorf("dialect %q is refused: %v", d, errs)
+		}
+	}
+	for d, want := range map[Dialect]Dialect{"": DialectGoogleSQL, DialectGoogleSQL: DialectGoogleSQL, DialectPostgreSQL: DialectPostgreSQL} {
+		if got := d.OrDefault(); got != want {
+			t.Errorf("Dialect(%q).OrDefault() = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -39,6 +39,16 @@ type TargetStatus struct {
 	// +kubebuilder:validation:MaxLength=32
 	InstanceState string `json:"instanceState,omitempty"`
 
+	// createOperation is the name of the long-running operation creating
+	// the run's Ephemeral instance
+	// ("projects/P/instances/I/operations/O") while Spanner works on it.
+	// The manager polls it, also after a restart, so that a creation that
+	// fails late fails the run with Spanner's error instead of being
+	// started again. It is a resource name, never a credential.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	CreateOperation string `json:"createOperation,omitempty"`
+
 	// created is true when spanbench created the instance for this run
 	// (mode Ephemeral): it carries the run's labels and is deleted when the
 	// run ends or is deleted.
@@ -53,6 +63,10 @@ type TargetStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=30
 	Database string `json:"database,omitempty"`
+
+	// dialect is the database's SQL dialect, GoogleSQL or PostgreSQL.
+	// +optional
+	Dialect Dialect `json:"dialect,omitempty"`
 
 	// splitPoints is how many split points were asked for and added.
 	// +optional
@@ -81,8 +95,8 @@ const (
 	// DatasetExisting: the database already held the dataset (its marker
 	// matched); the run did not load.
 	DatasetExisting DatasetSource = "Existing"
-	// DatasetLoaded: the run's runners loaded the dataset into an empty
-	// table.
+	// DatasetLoaded: the run's loader pods loaded the dataset into an
+	// empty table.
 	DatasetLoaded DatasetSource = "Loaded"
 	// DatasetReloaded: another dataset was there and, as
 	// spec.workload.dataset.reload allows, it was replaced.
@@ -104,6 +118,14 @@ type DatasetStatus struct {
 	// +kubebuilder:validation:MaxLength=64
 	SchemaHash string `json:"schemaHash,omitempty"`
 
+	// ddl is the workload's schema, as the statements spanbench applied
+	// (or found applied) in the database's dialect.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=4096
+	DDL []string `json:"ddl,omitempty"`
+
 	// rows is the number of rows the dataset holds once loaded.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
@@ -114,8 +136,8 @@ type DatasetStatus struct {
 	// +optional
 	Source DatasetSource `json:"source,omitempty"`
 
-	// loaded is how many rows this run's runners have loaded so far, as
-	// they report it.
+	// loaded is how many rows this run's loader pods have loaded so far,
+	// as they report it.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Loaded int64 `json:"loaded,omitempty"`

@@ -13,13 +13,18 @@ const (
 	InstanceEphemeral InstanceMode = "Ephemeral"
 )
 
-// Dialect is the database's SQL dialect.
-// +kubebuilder:validation:Enum=GoogleSQL
+// Dialect is the database's SQL dialect. Both built-in workloads speak
+// both, with the same table and column names.
+// +kubebuilder:validation:Enum=GoogleSQL;PostgreSQL
 type Dialect string
 
 const (
-	// DialectGoogleSQL is GoogleSQL, the dialect of the built-in workloads.
+	// DialectGoogleSQL is GoogleSQL, Spanner's own dialect and the default.
 	DialectGoogleSQL Dialect = "GoogleSQL"
+	// DialectPostgreSQL is Spanner's PostgreSQL interface: the database is
+	// created with the PostgreSQL dialect, and the workload's DDL, queries
+	// and DML are written in PostgreSQL.
+	DialectPostgreSQL Dialect = "PostgreSQL"
 )
 
 // TargetSpec is the Spanner database a run benchmarks.
@@ -43,8 +48,11 @@ type TargetSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_-]*[a-z0-9]$`
 	Database string `json:"database"`
 
-	// dialect is the database's SQL dialect. Default GoogleSQL, the only one
-	// the built-in workloads speak.
+	// dialect is the database's SQL dialect: GoogleSQL (default) or
+	// PostgreSQL. A missing database is created in this dialect and the
+	// workload's schema, queries and DML are written in it; both built-in
+	// workloads speak both. An existing database of the other dialect is
+	// refused (reason DialectMismatch), never converted.
 	// +optional
 	Dialect Dialect `json:"dialect,omitempty"`
 

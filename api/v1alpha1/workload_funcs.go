@@ -19,6 +19,8 @@ const (
 	DefaultFieldBytes      int32 = 100
 	DefaultBatchRows       int32 = 500
 	DefaultLoaders         int32 = 4
+	DefaultLoaderPods      int32 = 1
+	MaxLoaderPods          int32 = 100
 	DefaultRows            int32 = 10
 	DefaultMaxInFlight     int32 = 512
 	DefaultWarmUpWindow    int32 = 3
@@ -83,6 +85,7 @@ func (w *WorkloadSpec) Default() {
 	d.FieldBytes = defaulted(d.FieldBytes, DefaultFieldBytes)
 	d.BatchRows = defaulted(d.BatchRows, DefaultBatchRows)
 	d.Loaders = defaulted(d.Loaders, DefaultLoaders)
+	d.LoaderPods = defaulted(d.LoaderPods, DefaultLoaderPods)
 	for i := range w.Operations {
 		w.Operations[i].defaultOp()
 	}
@@ -174,6 +177,7 @@ func (d *DatasetSpec) validate(path *field.Path) field.ErrorList {
 	errs = append(errs, inRange(path.Child("fieldBytes"), d.FieldBytes, 1, 1<<20)...)
 	errs = append(errs, inRange(path.Child("batchRows"), d.BatchRows, 1, 10_000)...)
 	errs = append(errs, inRange(path.Child("loaders"), d.Loaders, 1, 256)...)
+	errs = append(errs, inRange(path.Child("loaderPods"), d.LoaderPods, 1, MaxLoaderPods)...)
 	return errs
 }
 

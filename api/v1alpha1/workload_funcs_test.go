@@ -41,7 +41,7 @@ func TestDefaultFillsEveryOptionalField(t *testing.T) {
 		Type: WorkloadYCSB,
 		Dataset: DatasetSpec{
 			Rows: ptr.To(DefaultDatasetRows), FieldBytes: ptr.To(DefaultFieldBytes),
-			BatchRows: ptr.To(DefaultBatchRows), Loaders: ptr.To(DefaultLoaders),
+			BatchRows: ptr.To(DefaultBatchRows), Loaders: ptr.To(DefaultLoaders), LoaderPods: ptr.To(DefaultLoaderPods),
 		},
 		Operations: []OperationSpec{
 			{Name: "read", Type: OpRead, Weight: 3, API: APIRead, Keys: KeysUniform},

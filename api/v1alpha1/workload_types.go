@@ -206,7 +206,18 @@ type DatasetSpec struct {
 	// +kubebuilder:validation:Maximum=10000
 	BatchRows *int32 `json:"batchRows,omitempty"`
 
-	// loaders is the number of parallel batch writers. Default 4.
+	// loaderPods is the number of loader pods, an Indexed Job that runs
+	// before the runners when the database does not hold the dataset yet:
+	// pod i loads the i-th of loaderPods equal slices of the key space.
+	// Loads are idempotent, so a loader pod that fails is retried (up to
+	// 3 times per slice). Default 1.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	LoaderPods *int32 `json:"loaderPods,omitempty"`
+
+	// loaders is the number of parallel batch writers in each loader pod
+	// (and in `spanbench run`). Default 4.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=256

@@ -61,7 +61,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.IntVar(&f.runnerTTL, "runner-ttl-seconds", -1, "keep finished runner Jobs this long (-1: until deleted with the run)")
 	fs.BoolVar(&f.keepRunners, "keep-runners", false, "keep runner Jobs and pods after a run ends, for debugging")
 	var maxRunners int
-	fs.IntVar(&maxRunners, "max-runners", 100, "refuse runs with more runner pods (0: no limit)")
+	fs.IntVar(&maxRunners, "max-runners", 100, "refuse runs with more runner pods, or more loader pods (0: no limit)")
 	fs.DurationVar(&f.limits.MaxDuration, "max-duration", 24*time.Hour, "refuse runs whose load lasts longer (0: no limit)")
 	fs.IntVar(&f.maxPU, "max-processing-units", 10000, "refuse runs whose instance has more processing units, 1 node = 1000 (0: no limit)")
 	fs.Func("allowed-instance-configs", "comma-separated instance configurations Ephemeral instances may use, such as regional-asia-northeast1,asia1 (default: any)", func(v string) error {

@@ -112,7 +112,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // execute prepares the target and dataset and runs the load.
 func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *runFlags, shard, shards int, start time.Time,
 	createInstance bool, stderr io.Writer) (*result.Document, error) {
-	schema, err := workload.SchemaFor(&run.Workload)
+	schema, err := workload.SchemaFor(&run.Workload, t.Dialect)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,7 @@ const runnerAPITimeout = 30 * time.Second
 type runnerFlags struct {
 	run, namespace, index, metricsAddr string
 	readyTimeout                       time.Duration
+	load                               bool
 	zap                                crzap.Options
 }
 
@@ -44,7 +45,8 @@ func parseRunnerFlags(args []string, stderr io.Writer) (*runnerFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.run, "run", "", "the BenchmarkRun's name; required")
 	fs.StringVar(&f.namespace, "namespace", "", "the run's namespace (default: $"+envNamespace+", else the pod's namespace)")
-	fs.StringVar(&f.index, "index", "", "this runner's shard index (default: $"+envIndex+")")
+	fs.StringVar(&f.index, "index", "", "this pod's shard (or loader) index (default: $"+envIndex+")")
+	fs.BoolVar(&f.load, "load", false, "be a loader pod: load this index's slice of the dataset, then exit")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":9090", "serve live Prometheus metrics on this address; empty to disable")
 	fs.DurationVar(&f.readyTimeout, "ready-timeout", shard.DefaultReadyTimeout, "how long to wait for the start time after reporting ready")
 	config.RegisterFlags(fs) // --kubeconfig; in a pod the in-cluster config is used
@@ -59,8 +61,8 @@ func parseRunnerFlags(args []string, stderr io.Writer) (*runnerFlags, error) {
 	return f, nil
 }
 
-// runnerCommand is a runner pod's main: shard.Run with a client of the
-// pod's service account.
+// runnerCommand is a runner pod's main, shard.Run, or with --load a loader
+// pod's, shard.Load; both with a client of the pod's service account.
 func runnerCommand(ctx context.Context, args []string, _, stderr io.Writer) error {
 	f, err := parseRunnerFlags(args, stderr)
 	if err != nil {
@@ -81,6 +83,13 @@ func runnerCommand(ctx context.Context, args []string, _, stderr io.Writer) erro
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return err
+	}
+	if f.load {
+		if err := shard.Load(ctx, c, opts); err != nil {
+			return err
+		}
+		log.Info("loader finished", "run", opts.Run, "loader", opts.Index)
+		return nil
 	}
 	if err := shard.Run(ctx, c, opts); err != nil {
 		return err

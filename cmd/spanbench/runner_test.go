@@ -29,6 +29,12 @@ func TestRunnerTakesItsShardFromThePod(t *testing.T) {
 	if o, err = runnerOptions(f); err != nil || o.Namespace != "ns" || o.Index != 0 || o.MetricsAddr != "" {
 		t.Fatalf("flags do not override the environment: %+v, %v", o, err)
 	}
+	if f.load {
+		t.Error("a runner without --load would load")
+	}
+	if f, err = parseRunnerFlags([]string{"--run", "r1", "--load"}, io.Discard); err != nil || !f.load {
+		t.Fatalf("--load parsed as %v (err %v); want a loader", f != nil && f.load, err)
+	}
 }
 
 func TestRunnerRefusesAMissingShard(t *testing.T) {

@@ -39,14 +39,20 @@ func count(t *testing.T, c *spanner.Client) int64 {
 }
 
 // TestMarkerSkipsMatchingDataRefusesOtherAndReloadsOnRequest walks the
-// dataset lifecycle on one database: the fixture loads 1200 rows; the same
-// spec again is skipped; another row count or field size is refused with
-// ErrMismatch and nothing changes; with reload it is replaced.
+// dataset lifecycle on one database of each dialect: the fixture loads 1200
+// rows; the same spec again is skipped; another row count or field size is
+// refused with ErrMismatch and nothing changes; with reload it is replaced.
 func TestMarkerSkipsMatchingDataRefusesOtherAndReloadsOnRequest(t *testing.T) {
+	for _, d := range []v1alpha1.Dialect{v1alpha1.DialectGoogleSQL, v1alpha1.DialectPostgreSQL} {
+		t.Run(string(d), func(t *testing.T) { checkMarkerLifecycle(t, d) })
+	}
+}
+
+func checkMarkerLifecycle(t *testing.T, d v1alpha1.Dialect) {
 	ctx := context.Background()
 	first := spec(1200, 100)
-	s := session.StartForTest(t, first)
-	schema, _ := workload.SchemaFor(first)
+	s := session.StartDialectForTest(t, first, d)
+	schema, _ := workload.SchemaFor(first, d)
 	if n := count(t, s.Client); n != 1200 {
 		t.Fatalf("the first load left %d rows, want 1200", n)
 	}
@@ -57,7 +63,7 @@ func TestMarkerSkipsMatchingDataRefusesOtherAndReloadsOnRequest(t *testing.T) {
 	}
 
 	for _, other := range []*v1alpha1.WorkloadSpec{spec(1000, 100), spec(1200, 50)} {
-		otherSchema, _ := workload.SchemaFor(other)
+		otherSchema, _ := workload.SchemaFor(other, d)
 		_, err := dataset.Prepare(ctx, s.Client, otherSchema, other.Dataset, nil)
 		if !errors.Is(err, dataset.ErrMismatch) || !strings.Contains(err.Error(), "dataset.reload") {
 			t.Fatalf("preparing %d rows of %d bytes over 1200 of 100: err = %v; want ErrMismatch naming dataset.reload", *other.Dataset.Rows, *other.Dataset.FieldBytes, err)
@@ -79,5 +85,62 @@ func TestMarkerSkipsMatchingDataRefusesOtherAndReloadsOnRequest(t *testing.T) {
 	m, ok, err := dataset.ReadMarker(ctx, s.Client, "usertable")
 	if err != nil || !ok || m.Rows != 700 {
 		t.Fatalf("marker after reload = %+v (present %v, err %v); want 700 rows", m, ok, err)
+	}
+}
+
+// TestDatasetsOfTheTwoDialectsNeverMatch: the same workload, size and rows
+// in GoogleSQL and in PostgreSQL are different datasets, so a marker never
+// vouches for a dataset of the other dialect.
+func TestDatasetsOfTheTwoDialectsNeverMatch(t *testing.T) {
+	for _, typ := range []v1alpha1.WorkloadType{v1alpha1.WorkloadYCSB, v1alpha1.WorkloadTweet} {
+		w := spec(1000, 100)
+		w.Type = typ
+		gsql, err := workload.SchemaFor(w, v1alpha1.DialectGoogleSQL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := workload.SchemaFor(w, v1alpha1.DialectPostgreSQL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := dataset.Want(gsql, 1000), dataset.Want(pg, 1000); a == b {
+			t.Errorf("%s: the GoogleSQL and PostgreSQL datasets have the same marker %+v", typ, a)
+		}
+		again, _ := workload.SchemaFor(w, v1alpha1.DialectPostgreSQL)
+		if dataset.Want(pg, 1000) != dataset.Want(again, 1000) {
+			t.Errorf("%s: the PostgreSQL marker is not a pure function of the schema", typ)
+		}
+	}
+	if dataset.MarkerDDL("") != dataset.MarkerDDL(v1alpha1.DialectGoogleSQL) || dataset.MarkerDDL("MySQL") != "" {
+		t.Error(`MarkerDDL("") is not GoogleSQL's, or MarkerDDL of an unknown dialect is not ""`)
+	}
+}
+
+// TestClearEmptiesTheTableAndItsMarkerInBothDialects clears a loaded Tweet
+// table, whose mixed-case name PostgreSQL must quote, in a database of each
+// dialect.
+func TestClearEmptiesTheTableAndItsMarkerInBothDialects(t *testing.T) {
+	for _, d := range []v1alpha1.Dialect{v1alpha1.DialectGoogleSQL, v1alpha1.DialectPostgreSQL} {
+		t.Run(string(d), func(t *testing.T) {
+			ctx := context.Background()
+			w := spec(300, 16)
+			w.Type = v1alpha1.WorkloadTweet
+			s := session.StartDialectForTest(t, w, d)
+			schema, err := workload.SchemaFor(w, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dataset.Clear(ctx, s.Client, schema); err != nil {
+				t.Fatalf("clearing Tweet in a %s database: %v", d, err)
+			}
+			var n int64
+			err = s.Client.Single().Read(ctx, "Tweet", spanner.AllKeys(), []string{"Id"}).Do(func(*spanner.Row) error { n++; return nil })
+			if err != nil || n != 0 {
+				t.Errorf("after Clear, Tweet holds %d rows (%v); want none", n, err)
+			}
+			if m, ok, err := dataset.ReadMarker(ctx, s.Client, "Tweet"); ok || err != nil {
+				t.Errorf("after Clear, the marker is %+v (present %v, err %v); want none", m, ok, err)
+			}
+		})
 	}
 }

@@ -24,7 +24,8 @@ type Outcome struct {
 // do when the marker matches; a load when there is no marker (a new database
 // or an unfinished load, which the idempotent load completes); a refusal
 // with ErrMismatch when another dataset is there, unless d.Reload allows
-// replacing it. The marker table must exist (MarkerDDL).
+// replacing it. The marker table must exist (MarkerDDL of the schema's
+// dialect).
 func Prepare(ctx context.Context, c *spanner.Client, s workload.Schema, d v1alpha1.DatasetSpec, progress func(Progress)) (Outcome, error) {
 	want := Want(s, *d.Rows)
 	have, ok, err := ReadMarker(ctx, c, s.Table())
@@ -40,7 +41,7 @@ func Prepare(ctx context.Context, c *spanner.Client, s workload.Schema, d v1alph
 		return Outcome{}, fmt.Errorf("%w: table %s holds %d rows of schema %s, the spec asks for %d rows of schema %s; "+
 			"set dataset.reload: true to replace it, or use another database", ErrMismatch, s.Table(), have.Rows, have.SchemaHash, want.Rows, want.SchemaHash)
 	case ok:
-		if err := Clear(ctx, c, s.Table()); err != nil {
+		if err := Clear(ctx, c, s); err != nil {
 			return Outcome{}, err
 		}
 		out.Reloaded = true

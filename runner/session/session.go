@@ -66,10 +66,15 @@ func (s *Session) Close() { s.Client.Close() }
 func (s *Session) Emulator() bool { return s.Target.EmulatorHost != "" }
 
 // EnsureDatabase creates the database and the workload's schema (and the
-// dataset marker table) where absent. With createInstance it first creates
-// the instance with the target's config and size; otherwise the instance
-// must exist and is never modified.
+// dataset marker table) where absent, in the schema's dialect, which must
+// be the target's; an existing database of another dialect is
+// target.ErrDialectMismatch. With createInstance it first creates the
+// instance with the target's config and size; otherwise the instance must
+// exist and is never modified.
 func EnsureDatabase(ctx context.Context, t v1alpha1.TargetSpec, schema workload.Schema, createInstance bool) error {
+	if d := t.Dialect.OrDefault(); schema.Dialect() != d {
+		return fmt.Errorf("the workload's schema is %s, the target's dialect %s", schema.Dialect(), d)
+	}
 	ia, da, err := target.AdminClients(ctx, t.EmulatorHost)
 	if err != nil {
 		return err
@@ -88,13 +93,16 @@ func EnsureDatabase(ctx context.Context, t v1alpha1.TargetSpec, schema workload.
 			return err
 		}
 	}
-	ddl := append(append([]string(nil), schema.DDL()...), dataset.MarkerDDL)
-	return target.EnsureDatabase(ctx, da, t.Project, t.Instance.Name, t.Database, ddl)
+	ddl := append(schema.DDL(), dataset.MarkerDDL(schema.Dialect()))
+	db := target.Database{Project: t.Project, Instance: t.Instance.Name, Database: t.Database, Dialect: schema.Dialect(), EmulatorHost: t.EmulatorHost}
+	return target.EnsureDatabase(ctx, da, db, ddl)
 }
 
-// Workload binds a workload spec to the session for shard i of n.
+// Workload binds a workload spec to the session for shard i of n, in the
+// target's dialect.
 func (s *Session) Workload(spec *v1alpha1.WorkloadSpec, run string, shard, shards int) (*workload.Workload, error) {
-	return workload.New(spec, s.Client, workload.Options{Run: run, Shard: shard, Shards: shards, Emulator: s.Emulator()})
+	return workload.New(spec, s.Client, workload.Options{Run: run, Shard: shard, Shards: shards, Emulator: s.Emulator(),
+		Dialect: s.Target.Dialect})
 }
 
 // ResultTarget describes the target in a result, without credentials.

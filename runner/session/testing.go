@@ -12,20 +12,26 @@ import (
 )
 
 // StartForTest starts a fresh emulator (strong reads slow down the longer
-// one runs), creates an instance and database with the workload's schema,
-// loads its dataset and returns an open session, all cleaned up with tb.
-// It sets SPANNER_EMULATOR_HOST with tb.Setenv, so its tests cannot be
-// parallel.
+// one runs), creates an instance and GoogleSQL database with the workload's
+// schema, loads its dataset and returns an open session, all cleaned up
+// with tb. It sets SPANNER_EMULATOR_HOST with tb.Setenv, so its tests
+// cannot be parallel.
 func StartForTest(tb testing.TB, spec *v1alpha1.WorkloadSpec) *Session {
+	tb.Helper()
+	return StartDialectForTest(tb, spec, v1alpha1.DialectGoogleSQL)
+}
+
+// StartDialectForTest is StartForTest with a database of dialect d.
+func StartDialectForTest(tb testing.TB, spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) *Session {
 	tb.Helper()
 	emu := emulator.StartForTest(tb)
 	tb.Setenv("SPANNER_EMULATOR_HOST", emu.Host())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	nodes := int32(1)
-	t := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: emu.Host(),
+	t := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: emu.Host(), Dialect: d,
 		Instance: v1alpha1.InstanceSpec{Name: "test", Config: "regional-asia-northeast1", Nodes: &nodes}}
-	schema, err := workload.SchemaFor(spec)
+	schema, err := workload.SchemaFor(spec, d)
 	if err != nil {
 		tb.Fatal(err)
 	}

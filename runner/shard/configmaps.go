@@ -104,38 +104,38 @@ func (r *runner) waitForControl(ctx context.Context) (*corev1.ConfigMap, error) 
 	}
 }
 
-// getShard reads this runner's shard ConfigMap.
-func (r *runner) getShard(ctx context.Context) (*corev1.ConfigMap, error) {
+// getOwn reads this runner's shard ConfigMap.
+func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
 	var cm corev1.ConfigMap
-	err := withRetries(ctx, func(ctx context.Context) error { return r.c.Get(ctx, r.shard, &cm) })
+	err := withRetries(ctx, func(ctx context.Context) error { return r.c.Get(ctx, r.own, &cm) })
 	if err != nil {
-		return nil, fmt.Errorf("reading ConfigMap %s: %w", r.shard, err)
+		return nil, fmt.Errorf("reading ConfigMap %s: %w", r.own, err)
 	}
 	return &cm, nil
 }
 
-// shardPatch is a JSON merge patch of a shard ConfigMap. A merge patch
+// mapPatch is a JSON merge patch of a shard ConfigMap. A merge patch
 // needs no resourceVersion, so it cannot conflict with the controller's
 // writes (labels, owner references), and it never creates the object:
 // the runner's Role has no create verb.
-type shardPatch struct {
+type mapPatch struct {
 	Data       map[string]string `json:"data,omitempty"`
 	BinaryData map[string][]byte `json:"binaryData,omitempty"`
 }
 
-// patchShard merges p into the shard ConfigMap, retrying transient errors.
+// patchOwn merges p into the shard ConfigMap, retrying transient errors.
 // When it returns nil the write is stored.
-func (r *runner) patchShard(ctx context.Context, p shardPatch) error {
+func (r *runner) patchOwn(ctx context.Context, p mapPatch) error {
 	body, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.shard.Namespace, Name: r.shard.Name}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.own.Namespace, Name: r.own.Name}}
 	err = withRetries(ctx, func(ctx context.Context) error {
 		return r.c.Patch(ctx, cm, client.RawPatch(types.MergePatchType, body))
 	})
 	if err != nil {
-		return fmt.Errorf("writing ConfigMap %s: %w", r.shard, err)
+		return fmt.Errorf("writing ConfigMap %s: %w", r.own, err)
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func goodControl() Control {
-	return Control{Run: "r", Namespace: "ns", Shards: 3, Load: true, Region: "asia-northeast1",
+	return Control{Run: "r", Namespace: "ns", Shards: 3, Loaders: 2, Region: "asia-northeast1",
 		Workload: ycsb(1000, time.Minute, readOp, updateOp),
 		Target:   v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench"}}
 }
@@ -41,11 +41,12 @@ func TestDecodeControlRefusesBadInputNamingTheProblem(t *testing.T) {
 	cases := map[string]struct{ doc, want string }{
 		"empty":          {"", "unexpected end of JSON input"},
 		"trailing data":  {string(good) + "{}", "after top-level value"},
-		"unknown field":  {edit(`"Load"`, `"Laod":true,"Load"`), `unknown field "Laod"`},
+		"unknown field":  {edit(`"Loaders"`, `"Loadrs":1,"Loaders"`), `unknown field "Loadrs"`},
 		"duplicate":      {edit(`"Shards":3`, `"Shards":3,"Shards":4`), `duplicate field "Shards"`},
 		"wrong type":     {edit(`"Shards":3`, `"Shards":"3"`), "Shards"},
 		"no run":         {edit(`"Run":"r"`, `"Run":""`), "Run: Required value"},
 		"no shards":      {edit(`"Shards":3`, `"Shards":0`), "Shards: Invalid value: 0"},
+		"many loaders":   {edit(`"Loaders":2`, `"Loaders":101`), "Loaders: Invalid value: 101"},
 		"bad target":     {edit(`"project":"spanbench-test"`, `"project":"X"`), "Target.project"},
 		"bad workload":   {edit(`"weight":3`, `"weight":-3`), "Workload.operations[0].weight"},
 		"case-different": {edit(`"Run"`, `"run"`), `unknown field "run"`},
@@ -114,7 +115,7 @@ func TestProtocolNamesFitAtTheRunNameLimit(t *testing.T) {
 		t.Errorf("ShardConfigMapName = %q, want tokyo-shard-12", got)
 	}
 	run := strings.Repeat("a", v1alpha1.MaxRunNameLength)
-	for _, name := range []string{ShardConfigMapName(run, 999), ControlConfigMapName(run)} {
+	for _, name := range []string{ShardConfigMapName(run, 999), LoaderConfigMapName(run, 99), ControlConfigMapName(run)} {
 		if len(name) > 63 {
 			t.Errorf("%s is %d characters for a run named at the limit, over 63", name, len(name))
 		}

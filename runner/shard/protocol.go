@@ -1,18 +1,24 @@
-// Package shard is the runner pod's side of a BenchmarkRun: it reads the
-// run's control ConfigMap, prepares (connects, loads its slice of the
-// dataset), reports ready, waits for the common start time, runs its shard
-// of the load and writes its result durably into its own shard ConfigMap.
+// Package shard is the pod side of a BenchmarkRun. A loader pod (Load)
+// loads its slice of the dataset; a runner pod (Run) reads the run's
+// control ConfigMap, connects, reports ready, waits for the common start
+// time, runs its shard of the load and writes its result durably into its
+// own shard ConfigMap.
 //
-// The protocol between the controller and the runners is only ConfigMaps
-// (RBAC can confine each run's runners to its own objects by name):
+// The protocol between the controller and the pods is only ConfigMaps
+// (RBAC can confine each run's pods to its own objects by name):
 //
 //	<run>-control   written by the controller:
 //	                  data["control.json"]  Control: the resolved spec
 //	                  data["startTime"]     RFC 3339 start instant, once all
 //	                                        shards are ready
+//	<run>-load-<i>  created empty by the controller, written by loader i
+//	                (only when the database does not hold the dataset):
+//	                  data["loaded"]        rows of its slice loaded so far
+//	                                        (decimal)
+//	                  data["state"]         Loading, then Succeeded or Failed
+//	                                        (a retried loader starts over)
+//	                  data["message"]       why it failed (no credentials)
 //	<run>-shard-<i> created empty by the controller, written by runner i:
-//	                  data["loaded"]        rows of its dataset slice loaded so
-//	                                        far, while it loads (decimal)
 //	                  data["ready"]         RFC 3339 time the runner was ready
 //	                  data["state"]         Succeeded or Failed, at the end
 //	                  data["message"]       why it failed (no credentials)
@@ -46,8 +52,9 @@ const (
 	KeyResult  = "result.json.gz"
 )
 
-// States a runner reports in KeyState.
+// States a pod reports in KeyState. Only loaders report StateLoading.
 const (
+	StateLoading   = "Loading"
 	StateSucceeded = "Succeeded"
 	StateFailed    = "Failed"
 )
@@ -69,9 +76,10 @@ type Control struct {
 	Target v1alpha1.TargetSpec
 	// Workload is the resolved (defaulted) workload.
 	Workload v1alpha1.WorkloadSpec
-	// Load asks each runner to load its slice of the dataset before it
-	// reports ready (the dataset marker did not match).
-	Load bool
+	// Loaders is the number of loader pods the dataset is split across
+	// (spec.workload.dataset.loaderPods); it is used only when the
+	// database does not hold the dataset.
+	Loaders int
 	// Region is where the runners run, recorded with the results.
 	Region string
 }
@@ -81,6 +89,9 @@ func ControlConfigMapName(run string) string { return run + "-control" }
 
 // ShardConfigMapName names shard i's ConfigMap.
 func ShardConfigMapName(run string, i int) string { return fmt.Sprintf("%s-shard-%d", run, i) }
+
+// LoaderConfigMapName names loader i's ConfigMap.
+func LoaderConfigMapName(run string, i int) string { return fmt.Sprintf("%s-load-%d", run, i) }
 
 // EncodeResult compresses a result for a shard ConfigMap, refusing one that
 // would not fit.

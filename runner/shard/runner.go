@@ -2,11 +2,9 @@ package shard
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,16 +13,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/spanbench/spanbench/runner/dataset"
 	"github.com/spanbench/spanbench/runner/engine"
 	"github.com/spanbench/spanbench/runner/metrics"
 	"github.com/spanbench/spanbench/runner/result"
 	"github.com/spanbench/spanbench/runner/session"
-	"github.com/spanbench/spanbench/runner/workload"
 )
 
 // Defaults of Options.
@@ -104,17 +98,29 @@ func (o Options) validate() error {
 	return nil
 }
 
-// runner is one Run's state.
+// runner is one pod's state: a runner's (Run) or a loader's (Load).
 type runner struct {
-	c              client.Client
-	o              Options
-	log            logr.Logger
-	control, shard client.ObjectKey
+	c   client.Client
+	o   Options
+	log logr.Logger
+	// control is the run's control map; own is the map this pod writes
+	// (its shard map, or its loader map).
+	control, own client.ObjectKey
+}
+
+// newRunner binds a pod to the run's control map and to own, the map it
+// writes; kind names the pod in its logs.
+func newRunner(c client.Client, o Options, kind, own string) *runner {
+	return &runner{
+		c: c, o: o,
+		log:     o.Log.WithValues("run", o.Run, "namespace", o.Namespace, kind, o.Index),
+		control: client.ObjectKey{Namespace: o.Namespace, Name: ControlConfigMapName(o.Run)},
+		own:     client.ObjectKey{Namespace: o.Namespace, Name: own},
+	}
 }
 
 // Run is a runner pod's life: read the run's control ConfigMap, open the
-// target, load this shard's slice of the dataset when asked, report ready
-// in the shard ConfigMap, wait for the common start time, run shard Index
+// target, report ready in the shard ConfigMap, wait for the common start time, run shard Index
 // of the load and store the result in the shard ConfigMap. Any failure
 // after the control map was read is stored there too (state Failed and a
 // message) before Run returns it. A shard map that already holds a final
@@ -124,12 +130,7 @@ func Run(ctx context.Context, c client.Client, o Options) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	r := &runner{
-		c: c, o: o,
-		log:     o.Log.WithValues("run", o.Run, "namespace", o.Namespace, "shard", o.Index),
-		control: client.ObjectKey{Namespace: o.Namespace, Name: ControlConfigMapName(o.Run)},
-		shard:   client.ObjectKey{Namespace: o.Namespace, Name: ShardConfigMapName(o.Run, o.Index)},
-	}
+	r := newRunner(c, o, "shard", ShardConfigMapName(o.Run, o.Index))
 	cm, err := r.waitForControl(ctx)
 	if err != nil {
 		return err
@@ -153,6 +154,9 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 	if err != nil {
 		return err
 	}
+	if r.o.Index >= ctl.Shards {
+		return fmt.Errorf("shard index %d is out of range: the run has %d shards", r.o.Index, ctl.Shards)
+	}
 	if err := r.checkNotFinished(ctx); err != nil {
 		return err
 	}
@@ -161,11 +165,6 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 		return err
 	}
 	defer s.Close()
-	if ctl.Load {
-		if err := r.loadSlice(ctx, s, ctl); err != nil {
-			return err
-		}
-	}
 	ctx, stopMetrics := context.WithCancel(ctx)
 	defer stopMetrics()
 	cfg, err := r.engineConfig(ctx, s, ctl)
@@ -197,8 +196,6 @@ func (r *runner) decode(cm *corev1.ConfigMap) (*Control, error) {
 		return nil, fmt.Errorf("ConfigMap %s is for run %q, not %q", r.control, ctl.Run, r.o.Run)
 	case ctl.Namespace != "" && ctl.Namespace != r.o.Namespace:
 		return nil, fmt.Errorf("ConfigMap %s is for namespace %q, not %q", r.control, ctl.Namespace, r.o.Namespace)
-	case r.o.Index >= ctl.Shards:
-		return nil, fmt.Errorf("shard index %d is out of range: the run has %d shards", r.o.Index, ctl.Shards)
 	}
 	return ctl, nil
 }
@@ -214,7 +211,7 @@ func (e *finishedError) Error() string {
 // late and overwrite a stored result. It also proves, before any slow
 // work, that the shard map exists and is readable.
 func (r *runner) checkNotFinished(ctx context.Context) error {
-	cm, err := r.getShard(ctx)
+	cm, err := r.getOwn(ctx)
 	if err != nil {
 		return err
 	}
@@ -235,61 +232,6 @@ func (r *runner) open(ctx context.Context, ctl *Control) (*session.Session, erro
 	}
 	r.log.Info("connected", "database", session.DatabasePath(ctl.Target), "emulator", s.Emulator())
 	return s, nil
-}
-
-// loadSlice loads this shard's rows of the dataset, reporting the rows
-// loaded in the shard map as it goes (the controller sums them into the
-// run's status).
-func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *Control) error {
-	schema, err := workload.SchemaFor(&ctl.Workload)
-	if err != nil {
-		return err
-	}
-	d := ctl.Workload.Dataset
-	from, to := sliceBounds(*d.Rows, r.o.Index, ctl.Shards)
-	log := r.log.WithValues("table", schema.Table(), "from", from, "to", to)
-	log.Info("loading this shard's slice of the dataset")
-	logDue, reportDue := throttle(logEvery), throttle(r.o.LoadProgressInterval)
-	progress := func(p dataset.Progress) {
-		if logDue() {
-			log.Info("loading", "loaded", p.Loaded, "total", p.Total, "rowsPerSecond", int64(p.RowsPerSecond()))
-		}
-		if reportDue() {
-			r.reportLoaded(ctx, p.Loaded)
-		}
-	}
-	begin := time.Now()
-	if err := dataset.Range(ctx, s.Client, schema, from, to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
-		return err
-	}
-	if err := r.patchShard(ctx, shardPatch{Data: map[string]string{KeyLoaded: strconv.FormatInt(to-from, 10)}}); err != nil {
-		return fmt.Errorf("reporting the loaded slice: %w", err)
-	}
-	log.Info("loaded this shard's slice of the dataset", "rows", to-from, "took", time.Since(begin).String())
-	return nil
-}
-
-// reportLoaded writes the rows loaded so far, once and without retries: a
-// progress report that fails is replaced by the next.
-func (r *runner) reportLoaded(ctx context.Context, rows int64) {
-	body, _ := json.Marshal(shardPatch{Data: map[string]string{KeyLoaded: strconv.FormatInt(rows, 10)}})
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.shard.Namespace, Name: r.shard.Name}}
-	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	if err := r.c.Patch(callCtx, cm, client.RawPatch(types.MergePatchType, body)); err != nil {
-		r.log.V(1).Info("reporting load progress failed", "error", err.Error())
-	}
-}
-
-// sliceBounds is shard i's share [from, to) of rows keys, so that the n
-// slices cover every key exactly once. It avoids i*rows, which could
-// overflow.
-func sliceBounds(rows int64, i, n int) (from, to int64) {
-	at := func(i int) int64 {
-		q, rem := rows/int64(n), rows%int64(n)
-		return q*int64(i) + rem*int64(i)/int64(n)
-	}
-	return at(i), at(i + 1)
 }
 
 // engineConfig binds the workload to this shard and, when asked, serves
@@ -370,7 +312,7 @@ func throttle(interval time.Duration) func() bool {
 
 // startBarrier reports ready and waits for the common start time.
 func (r *runner) startBarrier(ctx context.Context) (time.Time, error) {
-	if err := r.patchShard(ctx, shardPatch{Data: map[string]string{KeyReady: FormatTime(time.Now())}}); err != nil {
+	if err := r.patchOwn(ctx, mapPatch{Data: map[string]string{KeyReady: FormatTime(time.Now())}}); err != nil {
 		return time.Time{}, fmt.Errorf("reporting ready: %w", err)
 	}
 	r.log.Info("ready; waiting for the start time")
@@ -396,8 +338,8 @@ func (r *runner) writeResult(ctx context.Context, doc *result.Document) error {
 	}
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	p := shardPatch{Data: map[string]string{KeyState: StateSucceeded}, BinaryData: map[string][]byte{KeyResult: enc}}
-	if err := r.patchShard(wctx, p); err != nil {
+	p := mapPatch{Data: map[string]string{KeyState: StateSucceeded}, BinaryData: map[string][]byte{KeyResult: enc}}
+	if err := r.patchOwn(wctx, p); err != nil {
 		return fmt.Errorf("storing the result: %w", err)
 	}
 	sh := doc.Shards[0]
@@ -406,15 +348,15 @@ func (r *runner) writeResult(ctx context.Context, doc *result.Document) error {
 	return nil
 }
 
-// reportFailure stores the failure in the shard map. When even that fails
+// reportFailure stores the failure in the pod's own map. When even that fails
 // the error is only logged: the caller returns the original error, and the
 // controller sees the pod fail.
 func (r *runner) reportFailure(ctx context.Context, cause error) {
-	r.log.Error(cause, "the runner failed")
+	r.log.Error(cause, "failed")
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	p := shardPatch{Data: map[string]string{KeyState: StateFailed, KeyMessage: truncate(cause.Error(), maxMessageBytes)}}
-	if err := r.patchShard(wctx, p); err != nil {
+	p := mapPatch{Data: map[string]string{KeyState: StateFailed, KeyMessage: truncate(cause.Error(), maxMessageBytes)}}
+	if err := r.patchOwn(wctx, p); err != nil {
 		r.log.Error(err, "could not report the failure in the shard ConfigMap")
 	}
 }

@@ -160,38 +160,6 @@ func checkMetricsServed(t *testing.T, addr string) {
 	}
 }
 
-// TestLoadingShardsCoverTheKeySpaceOnce: with Load set, each runner loads
-// its slice before reporting ready, and together they write every row.
-func TestLoadingShardsCoverTheKeySpaceOnce(t *testing.T) {
-	spec := ycsb(1001, time.Second, readOp) // an odd count: the slices differ in size
-	batch, loaders := int32(100), int32(2)
-	spec.Dataset.BatchRows, spec.Dataset.Loaders = &batch, &loaders
-	target := emptyDatabase(t, &spec)
-	ns, run := newNamespace(t), "load"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 2, Target: target, Workload: spec, Load: true})
-	createShardMaps(t, ns, run, 2)
-	runners := startRunners(t, k8sClient, ns, run, 2, nil)
-
-	waitReady(t, ns, run, runners, readyWithin)
-	// Each shard reports its slice as loaded before it reports ready: the
-	// controller sums these into the run's load progress.
-	for i, want := range []string{"500", "501"} {
-		if got := shardMap(t, ns, run, i).Data[KeyLoaded]; got != want {
-			t.Errorf("shard %d reports %s=%q when ready; want its slice, %s rows", i, KeyLoaded, got, want)
-		}
-	}
-	publishStart(t, ns, run, time.Now().Add(500*time.Millisecond))
-	for i, h := range runners {
-		if err := h.wait(t, runWithin); err != nil {
-			t.Fatalf("runner %d failed: %v", i, err)
-		}
-		succeededResult(t, ns, run, i)
-	}
-	if n := countRows(t, target, &spec); n != 1001 {
-		t.Fatalf("after loading, the table holds %d rows; want exactly 1001", n)
-	}
-}
-
 // emptyDatabase starts an emulator with the workload's schema and no rows.
 func emptyDatabase(t *testing.T, spec *v1alpha1.WorkloadSpec) v1alpha1.TargetSpec {
 	t.Helper()
@@ -200,7 +168,7 @@ func emptyDatabase(t *testing.T, spec *v1alpha1.WorkloadSpec) v1alpha1.TargetSpe
 	one := int32(1)
 	target := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: emu.Host(),
 		Instance: v1alpha1.InstanceSpec{Name: "test", Config: "regional-asia-northeast1", Nodes: &one}}
-	schema, err := workload.SchemaFor(spec)
+	schema, err := workload.SchemaFor(spec, target.Dialect)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +189,7 @@ func countRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.Workload
 		t.Fatal(err)
 	}
 	defer s.Close()
-	schema, _ := workload.SchemaFor(spec)
+	schema, _ := workload.SchemaFor(spec, target.Dialect)
 	var n int64
 	err = s.Client.Single().Query(ctx, spanner.Statement{SQL: "SELECT COUNT(*) FROM " + schema.Table()}).Do(func(r *spanner.Row) error {
 		return r.Column(0, &n)

@@ -32,6 +32,18 @@ type InstanceAdmin interface {
 	// (the instance is then CREATING); an error of the creation itself is
 	// returned when it arrives within CreateWait.
 	CreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) error
+	// StartCreateInstance is CreateInstance that keeps the long-running
+	// operation: operation is its name ("projects/P/instances/I/operations/O")
+	// while Spanner is still working on it after CreateWait, "" when it
+	// finished within CreateWait. A creation can still fail after that
+	// (quota, permission on the configuration): PollCreateInstance tells.
+	StartCreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) (operation string, err error)
+	// PollCreateInstance reads a creation StartCreateInstance left running.
+	// done is false while it runs. Once it has finished, done is true and
+	// err is the creation's own error (nil when it succeeded), with its
+	// gRPC status. An err with done false is the failure to read the
+	// operation (NotFound: Spanner no longer knows it).
+	PollCreateInstance(ctx context.Context, operation string) (done bool, err error)
 	// DeleteInstance deletes an instance and its databases.
 	DeleteInstance(ctx context.Context, name string) error
 	// Close releases the connection.
@@ -82,17 +94,30 @@ func (a instanceAdmin) GetInstanceConfig(ctx context.Context, name string) (*ins
 }
 
 func (a instanceAdmin) CreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) error {
+	_, err := a.StartCreateInstance(ctx, req)
+	return err
+}
+
+func (a instanceAdmin) StartCreateInstance(ctx context.Context, req *instancepb.CreateInstanceRequest) (string, error) {
 	op, err := a.c.CreateInstance(ctx, req)
 	if err != nil {
-		return err
+		return "", err
 	}
 	wctx, cancel := context.WithTimeout(ctx, CreateWait)
 	defer cancel()
 	_, err = op.Wait(wctx)
 	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
-		return nil // still creating: the caller polls the instance's state
+		return op.Name(), nil // still creating: the caller polls the operation
 	}
-	return err
+	return "", err
+}
+
+func (a instanceAdmin) PollCreateInstance(ctx context.Context, operation string) (bool, error) {
+	op := a.c.CreateInstanceOperation(operation)
+	_, err := op.Poll(ctx)
+	// Poll returns the operation's error once it is done, and the error of
+	// reading it (op unchanged, not done) otherwise.
+	return op.Done(), err
 }
 
 func (a instanceAdmin) DeleteInstance(ctx context.Context, name string) error {
@@ -193,6 +218,12 @@ type InstanceInfo struct {
 	Labels map[string]string
 	// Created is true when this call created the instance.
 	Created bool
+	// CreateOperation is the name of the creation's long-running operation
+	// while Spanner still works on it; "" once it finished (or when it
+	// finished within CreateWait, or the instance was not created here).
+	// A caller keeps it and passes it to the next EnsureOwned, which polls
+	// it, so that a creation that fails late fails with Spanner's error.
+	CreateOperation string
 }
 
 // Ready reports whether the instance serves requests.
@@ -256,9 +287,17 @@ func configName(project, config string) string {
 // owner's labels, unless it exists. An instance that exists is adopted
 // only when its labels name the same owner (a restarted manager finds what
 // it created); any other is refused with ErrNotOwned and left alone. The
-// instance may still be CREATING when EnsureOwned returns: poll Describe
-// until it is Ready.
-func EnsureOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Owner) (InstanceInfo, error) {
+// instance may still be CREATING when EnsureOwned returns: call it again
+// (or poll Describe) until it is Ready.
+//
+// operation is InstanceInfo.CreateOperation of the previous call ("" if
+// none): while the instance is not READY, that creation is polled rather
+// than a second one started. When it has failed (quota, permission, an
+// edition the configuration refuses), its error is returned, wrapped with
+// its gRPC status, and nothing is created again: on Cloud Spanner a
+// creation can fail minutes after it was accepted, and the instance then
+// never appears.
+func EnsureOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Owner, operation string) (InstanceInfo, error) {
 	if err := owner.Validate(); err != nil {
 		return InstanceInfo{}, err
 	}
@@ -268,46 +307,110 @@ func EnsureOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Ow
 	info, err := Describe(ctx, admin, in.Project, in.Instance)
 	switch {
 	case err == nil:
-		return info, checkOwned(info, owner)
+		if err := checkOwned(info, owner); err != nil {
+			return info, err
+		}
+		if info.Ready() || operation == "" {
+			return info, nil
+		}
+		// CREATING: the creation may yet fail.
+		running, err := pollCreation(ctx, admin, in, operation)
+		if running {
+			info.CreateOperation = operation
+		}
+		return info, err
 	case !errors.Is(err, ErrInstanceNotFound):
 		return InstanceInfo{}, err
 	}
+	if operation != "" {
+		running, err := pollCreation(ctx, admin, in, operation)
+		if err != nil {
+			return InstanceInfo{}, err
+		}
+		if running {
+			// Accepted, not visible yet; do not create it twice.
+			return creating(in, owner, operation), nil
+		}
+		// Done without error, or forgotten by Spanner, and still no
+		// instance: create it (again).
+	}
+	return createOwned(ctx, admin, in, owner)
+}
+
+// createOwned creates the instance in with owner's labels; an instance of
+// that id created concurrently is adopted only if it is owner's.
+func createOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Owner) (InstanceInfo, error) {
 	edition, err := editionOf(in.Edition)
 	if err != nil {
 		return InstanceInfo{}, err
 	}
-	name := instanceName(in.Project, in.Instance)
-	err = admin.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+	operation, err := admin.StartCreateInstance(ctx, &instancepb.CreateInstanceRequest{
 		Parent:     "projects/" + in.Project,
 		InstanceId: in.Instance,
 		Instance: &instancepb.Instance{
-			Name: name, Config: configName(in.Project, in.Config), DisplayName: displayName(in.Instance),
+			Name: instanceName(in.Project, in.Instance), Config: configName(in.Project, in.Config), DisplayName: displayName(in.Instance),
 			NodeCount: in.Nodes, ProcessingUnits: in.ProcessingUnits, Labels: owner.Labels(), Edition: edition,
 		},
 	})
-	switch code := status.Code(err); {
-	case code == codes.AlreadyExists:
+	if status.Code(err) == codes.AlreadyExists {
 		// Created concurrently: adopt it only if it is ours.
 		info, err := Describe(ctx, admin, in.Project, in.Instance)
 		if err != nil {
 			return InstanceInfo{}, err
 		}
 		return info, checkOwned(info, owner)
-	case code == codes.NotFound:
-		// The project exists (the lookup above answered NotFound for the
-		// instance alone), so the missing resource is the configuration.
-		return InstanceInfo{}, fmt.Errorf("%w: creating instance %s with configuration %s: %w", ErrConfigNotFound, name, in.Config, err)
-	case err != nil:
-		return InstanceInfo{}, fmt.Errorf("creating instance %s: %w", name, err)
 	}
-	info, err = Describe(ctx, admin, in.Project, in.Instance)
+	if err != nil {
+		return InstanceInfo{}, creationError(in, err)
+	}
+	info, err := Describe(ctx, admin, in.Project, in.Instance)
 	if errors.Is(err, ErrInstanceNotFound) {
 		// Accepted, but not visible yet.
-		info, err = InstanceInfo{Project: in.Project, ID: in.Instance, Config: lastSegment(in.Config),
-			Nodes: in.Nodes, ProcessingUnits: in.ProcessingUnits, State: instancepb.Instance_CREATING.String(), Labels: owner.Labels()}, nil
+		info, err = creating(in, owner, ""), nil
 	}
 	info.Created = true
+	if !info.Ready() {
+		info.CreateOperation = operation
+	}
 	return info, err
+}
+
+// pollCreation reads the creation operation of in: running is true while
+// Spanner works on it; err is the creation's error once it failed, or the
+// failure to read it. An operation Spanner no longer knows (NotFound) is
+// neither: the caller goes on as if there were none.
+func pollCreation(ctx context.Context, admin InstanceAdmin, in Instance, operation string) (running bool, err error) {
+	done, err := admin.PollCreateInstance(ctx, operation)
+	switch {
+	case done && err != nil:
+		return false, fmt.Errorf("%w (operation %s)", creationError(in, err), operation)
+	case done:
+		return false, nil
+	case status.Code(err) == codes.NotFound:
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("reading the creation of instance %s (operation %s): %w", instanceName(in.Project, in.Instance), operation, err)
+	}
+	return true, nil
+}
+
+// creationError wraps the error of a creation Spanner accepted or refused,
+// keeping its gRPC status for the caller's classification.
+func creationError(in Instance, err error) error {
+	name := instanceName(in.Project, in.Instance)
+	if status.Code(err) == codes.NotFound {
+		// The project exists (the lookup of the instance answered NotFound
+		// for the instance alone), so the missing resource is the
+		// configuration.
+		return fmt.Errorf("%w: creating instance %s with configuration %s: %w", ErrConfigNotFound, name, in.Config, err)
+	}
+	return fmt.Errorf("creating instance %s: %w", name, err)
+}
+
+// creating is an instance Spanner accepted to create but does not show yet.
+func creating(in Instance, owner Owner, operation string) InstanceInfo {
+	return InstanceInfo{Project: in.Project, ID: in.Instance, Config: lastSegment(in.Config), Nodes: in.Nodes,
+		ProcessingUnits: in.ProcessingUnits, State: instancepb.Instance_CREATING.String(), Labels: owner.Labels(), CreateOperation: operation}
 }
 
 // editionOf maps an edition name (STANDARD, ENTERPRISE, ENTERPRISE_PLUS,

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"cloud.google.com/go/spanner"
 	database "cloud.google.com/go/spanner/admin/database/apiv1"
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
@@ -19,6 +20,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // ClientOptions returns the options that admin and data clients need to
@@ -161,37 +164,89 @@ func displayName(id string) string {
 	return id
 }
 
-// EnsureDatabase creates the GoogleSQL database with ddl unless it exists.
-// If it exists, it applies only the statements that create an object (table,
-// index, view, change stream, sequence, ...) the database lacks, found by
-// name in GetDatabaseDdl; existing objects are not altered, even if their
-// definition differs. On an existing database every statement must
-// therefore be a CREATE of a named object: for others (ALTER ..., DROP ...)
-// it cannot tell whether they were applied, and returns an error without
-// applying anything. ctx bounds the wait for the schema change.
-func EnsureDatabase(ctx context.Context, admin *database.DatabaseAdminClient, project, instance, db string, ddl []string) error {
-	parent := "projects/" + project + "/instances/" + instance
-	name := parent + "/databases/" + db
-	_, err := admin.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: name})
+// Database is a database for EnsureDatabase.
+type Database struct {
+	// Project, Instance and Database are IDs, not resource names.
+	Project, Instance, Database string
+	// Dialect is the database's SQL dialect ("" is GoogleSQL), which its
+	// DDL is written in.
+	Dialect v1alpha1.Dialect
+	// EmulatorHost is an emulator's host:port, "" for Cloud Spanner (see
+	// ClientOptions). It reaches the database with a data client when
+	// GetDatabase does not report an existing database's dialect (the
+	// emulator never does).
+	EmulatorHost string
+}
+
+// name is the database's resource name.
+func (d Database) name() string {
+	return "projects/" + d.Project + "/instances/" + d.Instance + "/databases/" + d.Database
+}
+
+// ErrDialectMismatch says the database exists in another SQL dialect than
+// the one asked for. A database's dialect cannot be changed.
+var ErrDialectMismatch = errors.New("database dialect mismatch")
+
+// ErrDatabaseBusy says the database cannot take spanbench's schema change
+// now but may later: another schema change is running, or the database is
+// still being created or restored. The DDL spanbench sends is its own and
+// valid, so FailedPrecondition and Aborted from CreateDatabase and
+// UpdateDatabaseDdl mean that; the original error stays in the chain.
+var ErrDatabaseBusy = errors.New("database busy")
+
+// busy marks err as ErrDatabaseBusy when its gRPC code says so.
+func busy(err error) error {
+	switch status.Code(err) {
+	case codes.FailedPrecondition, codes.Aborted:
+		return fmt.Errorf("%w: %w", ErrDatabaseBusy, err)
+	}
+	return err
+}
+
+// EnsureDatabase creates the database in db.Dialect with ddl unless it
+// exists. A GoogleSQL database gets ddl with its creation; a PostgreSQL one
+// is created empty and gets ddl afterwards (Spanner takes no extra
+// statements with a PostgreSQL CREATE DATABASE). An existing database must
+// have db.Dialect (ErrDialectMismatch otherwise); then only the statements
+// that create an object (table, index, view, change stream, sequence, ...)
+// the database lacks are applied, found by name in GetDatabaseDdl; existing
+// objects are not altered, even if their definition differs. On an
+// existing database every statement must therefore be a CREATE of a named
+// object: for others (ALTER ..., DROP ...) it cannot tell whether they were
+// applied, and returns an error without applying anything. A database that
+// cannot take the schema change now is ErrDatabaseBusy. ctx bounds the
+// wait for the schema change.
+func EnsureDatabase(ctx context.Context, admin *database.DatabaseAdminClient, db Database, ddl []string) error {
+	dialect := db.Dialect.OrDefault()
+	apiDialect, ok := apiDialects[dialect]
+	if !ok {
+		return fmt.Errorf("ensure database %s: unknown dialect %q", db.Database, db.Dialect)
+	}
+	parent := "projects/" + db.Project + "/instances/" + db.Instance
+	name := db.name()
+	got, err := admin.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: name})
 	switch {
 	case status.Code(err) == codes.NotFound:
-		op, err := admin.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
-			Parent:          parent,
-			CreateStatement: "CREATE DATABASE `" + db + "`",
-			ExtraStatements: ddl,
-		})
-		if err == nil {
-			if _, err = op.Wait(ctx); err != nil {
-				return fmt.Errorf("create database %s: wait: %w", name, err)
+		created, err := createDatabase(ctx, admin, db, parent, apiDialect, ddl)
+		if err != nil {
+			return err
+		}
+		if created && dialect == v1alpha1.DialectGoogleSQL {
+			return nil // the DDL came with the creation
+		}
+		if !created { // created concurrently: check it like any other
+			if err := checkDialect(ctx, db, nil); err != nil {
+				return err
 			}
-			return nil
 		}
-		if status.Code(err) != codes.AlreadyExists {
-			return fmt.Errorf("create database %s: %w", name, err)
-		}
-		// Created concurrently: bring its schema up to date below.
 	case err != nil:
 		return fmt.Errorf("get database %s: %w", name, err)
+	case got.GetState() == databasepb.Database_CREATING:
+		return fmt.Errorf("%w: database %s is still being created or restored", ErrDatabaseBusy, name)
+	default:
+		if err := checkDialect(ctx, db, got); err != nil {
+			return err
+		}
 	}
 
 	missing, err := missingStatements(ctx, admin, name, ddl)
@@ -200,12 +255,99 @@ func EnsureDatabase(ctx context.Context, admin *database.DatabaseAdminClient, pr
 	}
 	op, err := admin.UpdateDatabaseDdl(ctx, &databasepb.UpdateDatabaseDdlRequest{Database: name, Statements: missing})
 	if err != nil {
-		return fmt.Errorf("update ddl of %s: %w", name, err)
+		return fmt.Errorf("update ddl of %s: %w", name, busy(err))
 	}
 	if err := op.Wait(ctx); err != nil {
-		return fmt.Errorf("update ddl of %s: wait: %w", name, err)
+		return fmt.Errorf("update ddl of %s: wait: %w", name, busy(err))
 	}
 	return nil
+}
+
+// apiDialects are the admin API's names of the dialects.
+var apiDialects = map[v1alpha1.Dialect]databasepb.DatabaseDialect{
+	v1alpha1.DialectGoogleSQL:  databasepb.DatabaseDialect_GOOGLE_STANDARD_SQL,
+	v1alpha1.DialectPostgreSQL: databasepb.DatabaseDialect_POSTGRESQL,
+}
+
+// createDatabase creates the database, with ddl for GoogleSQL. created is
+// false when it appeared concurrently (AlreadyExists).
+func createDatabase(ctx context.Context, admin *database.DatabaseAdminClient, db Database, parent string,
+	dialect databasepb.DatabaseDialect, ddl []string) (created bool, err error) {
+	req := &databasepb.CreateDatabaseRequest{Parent: parent, DatabaseDialect: dialect}
+	if dialect == databasepb.DatabaseDialect_POSTGRESQL {
+		req.CreateStatement = `CREATE DATABASE "` + db.Database + `"`
+	} else {
+		req.CreateStatement, req.ExtraStatements = "CREATE DATABASE `"+db.Database+"`", ddl
+	}
+	op, err := admin.CreateDatabase(ctx, req)
+	switch {
+	case status.Code(err) == codes.AlreadyExists:
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("create database %s: %w", db.name(), busy(err))
+	}
+	if _, err := op.Wait(ctx); err != nil {
+		return false, fmt.Errorf("create database %s: wait: %w", db.name(), busy(err))
+	}
+	return true, nil
+}
+
+// checkDialect refuses an existing database whose dialect is not
+// db.Dialect. got is GetDatabase's answer, nil if there is none; where it
+// does not say the dialect (the emulator), the database itself is asked.
+func checkDialect(ctx context.Context, db Database, got *databasepb.Database) error {
+	want := db.Dialect.OrDefault()
+	have, err := dialectOf(got)
+	if err != nil {
+		have, err = queryDialect(ctx, db)
+	}
+	if err != nil {
+		// A database still being created or restored answers
+		// FailedPrecondition.
+		return fmt.Errorf("reading the dialect of database %s: %w", db.name(), busy(err))
+	}
+	if have != want {
+		return fmt.Errorf("%w: database %s is %s, the spec asks for %s (spec.target.dialect); "+
+			"set the dialect the database has, or use another database", ErrDialectMismatch, db.name(), have, want)
+	}
+	return nil
+}
+
+// dialectOf is the dialect GetDatabase reports, an error when it reports
+// none.
+func dialectOf(got *databasepb.Database) (v1alpha1.Dialect, error) {
+	for d, api := range apiDialects {
+		if got.GetDatabaseDialect() == api {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("GetDatabase reports dialect %s", got.GetDatabaseDialect())
+}
+
+// queryDialect asks the database for its dialect through a data client:
+// INFORMATION_SCHEMA.DATABASE_OPTIONS holds it, queried the same way in
+// both dialects.
+func queryDialect(ctx context.Context, db Database) (v1alpha1.Dialect, error) {
+	c, err := spanner.NewClientWithConfig(ctx, db.name(), spanner.ClientConfig{DisableNativeMetrics: true}, ClientOptions(db.EmulatorHost)...)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	row, err := c.Single().Query(ctx, spanner.Statement{
+		SQL: "SELECT option_value FROM information_schema.database_options WHERE option_name = 'database_dialect'"}).Next()
+	if err != nil {
+		return "", err
+	}
+	var name string
+	if err := row.Columns(&name); err != nil {
+		return "", err
+	}
+	for d, api := range apiDialects {
+		if name == api.String() {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("the database reports dialect %q", name)
 }
 
 // missingStatements returns, in order, the statements of ddl whose object

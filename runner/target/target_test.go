@@ -67,7 +67,9 @@ func TestEnsureInstance(t *testing.T) {
 }
 
 func TestEnsureDatabase(t *testing.T) {
-	ctx, ia, da := adminClients(t, emulator.StartForTest(t))
+	e := emulator.StartForTest(t)
+	ctx, ia, da := adminClients(t, e)
+	benchDB := Database{Project: "p", Instance: "inst", Database: "bench-db", EmulatorHost: e.Host()}
 	if err := EnsureInstance(ctx, AdminOf(ia), Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestEnsureDatabase(t *testing.T) {
 	}
 
 	for i := range 2 { // the second call finds everything present
-		if err := EnsureDatabase(ctx, da, "p", "inst", "bench-db", ddl); err != nil {
+		if err := EnsureDatabase(ctx, da, benchDB, ddl); err != nil {
 			t.Fatalf("call %d: %v", i+1, err)
 		}
 		wantObjects(schema(), "TABLE USERTABLE", "INDEX USERTABLE_BY_FIELD0")
@@ -113,7 +115,7 @@ func TestEnsureDatabase(t *testing.T) {
 	// even spelled in another case.
 	ddl[1] = strings.ToUpper(ddl[1])
 	ddl = append(ddl, "CREATE UNIQUE INDEX usertable_by_field1 ON usertable(field1)")
-	if err := EnsureDatabase(ctx, da, "p", "inst", "bench-db", ddl); err != nil {
+	if err := EnsureDatabase(ctx, da, benchDB, ddl); err != nil {
 		t.Fatal(err)
 	}
 	stmts := schema()
@@ -125,7 +127,7 @@ func TestEnsureDatabase(t *testing.T) {
 	// A statement whose effect cannot be looked up is refused on an
 	// existing database, and nothing is applied.
 	bad := append(slices.Clone(ddl), "ALTER TABLE usertable ADD COLUMN field2 BOOL", "CREATE INDEX by_field2 ON usertable(field2)")
-	if err := EnsureDatabase(ctx, da, "p", "inst", "bench-db", bad); err == nil || !strings.Contains(err.Error(), "ALTER TABLE") {
+	if err := EnsureDatabase(ctx, da, benchDB, bad); err == nil || !strings.Contains(err.Error(), "ALTER TABLE") {
 		t.Errorf("EnsureDatabase with an ALTER: %v", err)
 	}
 	if got := len(schema()); got != 3 {
@@ -150,6 +152,10 @@ func TestCreatedObject(t *testing.T) {
 		{"CREATE SEQUENCE seq OPTIONS (sequence_kind='bit_reversed_positive')", "SEQUENCE SEQ"},
 		{"CREATE TABLE `my table` (id INT64) PRIMARY KEY (id)", "TABLE MY TABLE"},
 		{`CREATE TABLE "pg"(id bigint primary key)`, "TABLE PG"},
+		// PostgreSQL DDL as GetDatabaseDdl returns it.
+		{"CREATE TABLE \"Tweet\" (\n  \"Id\" character varying NOT NULL,\n  PRIMARY KEY(\"Id\")\n)", "TABLE TWEET"},
+		{"CREATE TABLE usertable (\n  id character varying NOT NULL,\n  PRIMARY KEY(id)\n)", "TABLE USERTABLE"},
+		{`CREATE INDEX "TweetSortAsc" ON "Tweet" ("Sort")`, "INDEX TWEETSORTASC"},
 		{"CREATE TABLE s.t (id INT64) PRIMARY KEY (id)", "TABLE S.T"},
 		{"CREATE PROTO BUNDLE (a.B)", ""},
 		{"CREATE DATABASE d", ""},
@@ -188,7 +194,7 @@ func TestDataClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	ddl := []string{"CREATE TABLE kv (k STRING(MAX) NOT NULL, v INT64) PRIMARY KEY (k)"}
-	if err := EnsureDatabase(ctx, da, "p", "inst", "db", ddl); err != nil {
+	if err := EnsureDatabase(ctx, da, Database{Project: "p", Instance: "inst", Database: "db"}, ddl); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SPANNER_EMULATOR_HOST", e.Host())

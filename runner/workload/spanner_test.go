@@ -30,6 +30,13 @@ func ycsbSpec(ops ...v1alpha1.OperationSpec) *v1alpha1.WorkloadSpec {
 // the rows of each call.
 func readKeys(t *testing.T, s *session.Session, spec *v1alpha1.WorkloadSpec, n int) [][]string {
 	t.Helper()
+	return readColumn(t, s, spec, "id", n)
+}
+
+// readColumn runs op n times with a fixed seed and returns column col of
+// the rows of each call.
+func readColumn(t *testing.T, s *session.Session, spec *v1alpha1.WorkloadSpec, col string, n int) [][]string {
+	t.Helper()
 	w, err := s.Workload(spec, "test", 0, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +46,8 @@ func readKeys(t *testing.T, s *session.Session, spec *v1alpha1.WorkloadSpec, n i
 	var current []string
 	op.ObserveRows(func(r *spanner.Row) {
 		var id string
-		if err := r.ColumnByName("id", &id); err != nil {
-			t.Errorf("reading id: %v", err)
+		if err := r.ColumnByName(col, &id); err != nil {
+			t.Errorf("reading %s: %v", col, err)
 		}
 		current = append(current, id)
 	})
@@ -61,11 +68,23 @@ func readKeys(t *testing.T, s *session.Session, spec *v1alpha1.WorkloadSpec, n i
 	return calls
 }
 
+// dialects are the SQL dialects every workload speaks.
+var dialects = []v1alpha1.Dialect{v1alpha1.DialectGoogleSQL, v1alpha1.DialectPostgreSQL}
+
 // TestReadsReturnExactlyTheRowsAskedThroughBothAPIs checks each read shape
-// on the real emulator: the Read API and the SQL API, driven by the same
-// random choices, return the same rows, and the right number of them.
+// on the real emulator, in a database of each dialect: the Read API and the
+// SQL API, driven by the same random choices, return the same rows, and the
+// right number of them.
 func TestReadsReturnExactlyTheRowsAskedThroughBothAPIs(t *testing.T) {
-	s := session.StartForTest(t, ycsbSpec(v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 1}))
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) {
+			s := session.StartDialectForTest(t, ycsbSpec(v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 1}), d)
+			checkReadsThroughBothAPIs(t, s)
+		})
+	}
+}
+
+func checkReadsThroughBothAPIs(t *testing.T, s *session.Session) {
 	ten := int32(10)
 	for _, tc := range []struct {
 		op   v1alpha1.OperationType

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 
 	"cloud.google.com/go/spanner"
 
@@ -29,13 +30,20 @@ type Options struct {
 	// are serialised and mutations applied at least once (EMULATOR.md).
 	// Never set against real Spanner.
 	Emulator bool
+	// Dialect is the database's SQL dialect, which the operations' queries
+	// and DML are written in; "" is GoogleSQL.
+	Dialect v1alpha1.Dialect
 
 	rwGate *rwGate
 }
 
-// Schema is a workload's tables and how to generate its rows.
+// Schema is a workload's tables, in one SQL dialect, and how to generate
+// its rows. Table and column names are the same in both dialects, so the
+// Read API and mutations (Row) are too; only the SQL text differs.
 type Schema interface {
-	// DDL is the GoogleSQL DDL that creates the schema.
+	// Dialect is the SQL dialect of DDL and of the workload's statements.
+	Dialect() v1alpha1.Dialect
+	// DDL is the DDL, in Dialect, that creates the schema.
 	DDL() []string
 	// Table is the main table, whose row count the dataset marker records.
 	Table() string
@@ -65,17 +73,33 @@ func (o *Op) Do(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 	return o.do(ctx, rng)
 }
 
-// SchemaFor returns the schema of a workload type, for loading without a
-// mix.
-func SchemaFor(spec *v1alpha1.WorkloadSpec) (Schema, error) {
-	fb := int(*spec.Dataset.FieldBytes)
+// SchemaFor returns the schema of a workload type in dialect d ("" is
+// GoogleSQL), for loading without a mix.
+func SchemaFor(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (Schema, error) {
+	fb, d := int(*spec.Dataset.FieldBytes), d.OrDefault()
 	switch spec.Type {
 	case v1alpha1.WorkloadYCSB:
-		return ycsbSchema{fieldBytes: fb}, nil
+		if ycsbStatements[d] == nil {
+			return nil, fmt.Errorf("the YCSB workload has no SQL in dialect %q", d)
+		}
+		return ycsbSchema{fieldBytes: fb, dialect: d}, nil
 	case v1alpha1.WorkloadTweet:
-		return tweetSchema{fieldBytes: fb}, nil
+		if tweetStatements[d] == nil {
+			return nil, fmt.Errorf("the Tweet workload has no SQL in dialect %q", d)
+		}
+		return tweetSchema{fieldBytes: fb, dialect: d}, nil
 	}
 	return nil, fmt.Errorf("unknown workload type %q", spec.Type)
+}
+
+// params names statement parameters p1, p2, ... in order: @p1 in GoogleSQL,
+// $1 in PostgreSQL, so one map serves both dialects.
+func params(values ...any) map[string]any {
+	m := make(map[string]any, len(values))
+	for i, v := range values {
+		m["p"+strconv.Itoa(i+1)] = v
+	}
+	return m
 }
 
 // New binds a defaulted, valid workload spec to a client.
@@ -86,7 +110,7 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 	if o.Emulator {
 		o.rwGate = newRWGate()
 	}
-	schema, err := SchemaFor(spec)
+	schema, err := SchemaFor(spec, o.Dialect)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
+	"slices"
 
 	"cloud.google.com/go/spanner"
 
@@ -16,21 +16,70 @@ const ycsbTable = "usertable"
 // ycsbColumns are usertable's columns, key first.
 var ycsbColumns = []string{"id", "field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"}
 
-var ycsbSelect = "SELECT " + strings.Join(ycsbColumns, ", ") + " FROM " + ycsbTable
+// ycsbSelect reads whole rows; its names are lower case, so it is the same
+// in both dialects.
+const ycsbSelect = "SELECT id, field0, field1, field2, field3, field4, field5, field6, field7, field8, field9 FROM usertable"
+
+// ycsbSQL is the YCSB workload's SQL in one dialect. Parameters are p1,
+// p2, ... (see params); the comments say what each one holds.
+type ycsbSQL struct {
+	ddl      []string
+	read     string // p1: id
+	scan     string // p1, p2: the first and last id
+	readKeys string // p1: the ids
+	insert   string // p1: id; p2 to p11: field0 to field9
+	update   string // a format of the field's name; p1: id, p2: its value
+	delete   string // p1: id
+}
+
+// ycsbStatements are the YCSB statements in each dialect, written out side
+// by side.
+var ycsbStatements = map[v1alpha1.Dialect]*ycsbSQL{
+	v1alpha1.DialectGoogleSQL: {
+		ddl: []string{`CREATE TABLE usertable (
+  id STRING(MAX) NOT NULL,
+  field0 STRING(MAX), field1 STRING(MAX), field2 STRING(MAX), field3 STRING(MAX), field4 STRING(MAX),
+  field5 STRING(MAX), field6 STRING(MAX), field7 STRING(MAX), field8 STRING(MAX), field9 STRING(MAX),
+) PRIMARY KEY (id)`},
+		read:     ycsbSelect + " WHERE id = @p1",
+		scan:     ycsbSelect + " WHERE id BETWEEN @p1 AND @p2",
+		readKeys: ycsbSelect + " WHERE id IN UNNEST(@p1)",
+		insert: "INSERT INTO usertable (id, field0, field1, field2, field3, field4, field5, field6, field7, field8, field9) " +
+			"VALUES (@p1, @p2, @p3, @p4, @p5, @p6, @p7, @p8, @p9, @p10, @p11)",
+		update: "UPDATE usertable SET %s = @p2 WHERE id = @p1",
+		delete: "DELETE FROM usertable WHERE id = @p1",
+	},
+	v1alpha1.DialectPostgreSQL: {
+		ddl: []string{`CREATE TABLE usertable (
+  id varchar NOT NULL,
+  field0 varchar, field1 varchar, field2 varchar, field3 varchar, field4 varchar,
+  field5 varchar, field6 varchar, field7 varchar, field8 varchar, field9 varchar,
+  PRIMARY KEY (id)
+)`},
+		read:     ycsbSelect + " WHERE id = $1",
+		scan:     ycsbSelect + " WHERE id BETWEEN $1 AND $2",
+		readKeys: ycsbSelect + " WHERE id = ANY($1)",
+		insert: "INSERT INTO usertable (id, field0, field1, field2, field3, field4, field5, field6, field7, field8, field9) " +
+			"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+		update: "UPDATE usertable SET %s = $2 WHERE id = $1",
+		delete: "DELETE FROM usertable WHERE id = $1",
+	},
+}
 
 // ycsbSchema is YCSB's usertable, as in the READ-vs-SQL experiment.
-type ycsbSchema struct{ fieldBytes int }
+type ycsbSchema struct {
+	fieldBytes int
+	dialect    v1alpha1.Dialect
+}
 
 func (ycsbSchema) Table() string { return ycsbTable }
 
-func (ycsbSchema) DDL() []string {
-	cols := make([]string, 0, len(ycsbColumns))
-	cols = append(cols, "id STRING(MAX) NOT NULL")
-	for _, c := range ycsbColumns[1:] {
-		cols = append(cols, c+" STRING(MAX)")
-	}
-	return []string{"CREATE TABLE " + ycsbTable + " (" + strings.Join(cols, ", ") + ") PRIMARY KEY (id)"}
-}
+func (s ycsbSchema) Dialect() v1alpha1.Dialect { return s.dialect }
+
+func (s ycsbSchema) DDL() []string { return slices.Clone(s.sql().ddl) }
+
+// sql is the schema's statements; SchemaFor made sure its dialect has them.
+func (s ycsbSchema) sql() *ycsbSQL { return ycsbStatements[s.dialect] }
 
 func (s ycsbSchema) Row(k int64) *spanner.Mutation {
 	return spanner.InsertOrUpdate(ycsbTable, ycsbColumns, s.values(YCSBKey(k), func(f int) string { return rowText(k, f, s.fieldBytes) }))
@@ -57,29 +106,30 @@ func (ycsbSchema) key(st *state, k int64) string {
 func (s ycsbSchema) op(o v1alpha1.OperationSpec, ex *executor, st *state) (operationFunc, error) {
 	c := newChooser(o.Keys, max(st.rows, 1))
 	n := int(deref(o.Rows, v1alpha1.DefaultRows))
+	q := s.sql()
 	switch o.Type {
 	case v1alpha1.OpRead:
-		return s.read(o, ex, st, c), nil
+		return s.read(o, ex, st, c, q), nil
 	case v1alpha1.OpScan:
 		if n > BlockRows {
 			return nil, fmt.Errorf("a scan reads at most %d rows", BlockRows)
 		}
-		return s.scan(o, ex, st, c, n), nil
+		return s.scan(o, ex, st, c, n, q), nil
 	case v1alpha1.OpReadKeys:
-		return s.readKeys(o, ex, st, c, n), nil
+		return s.readKeys(o, ex, st, c, n, q), nil
 	case v1alpha1.OpInsert:
-		return s.insert(o, ex, st), nil
+		return s.insert(o, ex, st, q), nil
 	case v1alpha1.OpUpdate:
-		return s.update(o, ex, st, c), nil
+		return s.update(o, ex, st, c, q), nil
 	case v1alpha1.OpDelete:
-		return deleteOldest(o, ex, st, ycsbTable, "id", func(k int64) string { return s.key(st, k) }), nil
+		return deleteOldest(o, ex, st, ycsbTable, q.delete, func(k int64) string { return s.key(st, k) }), nil
 	case v1alpha1.OpReadModifyWrite:
 		return s.readModifyWrite(o, ex, st, c), nil
 	}
 	return nil, fmt.Errorf("the YCSB workload has no %s operation", o.Type)
 }
 
-func (s ycsbSchema) read(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {
+func (s ycsbSchema) read(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 		k, ok := st.existing(rng, c, o.Keys)
 		if !ok {
@@ -87,7 +137,7 @@ func (s ycsbSchema) read(o v1alpha1.OperationSpec, ex *executor, st *state, c ch
 		}
 		id := s.key(st, k)
 		if o.API == v1alpha1.APISQL {
-			return ex.query(ctx, spanner.Statement{SQL: ycsbSelect + " WHERE id = @id", Params: map[string]any{"id": id}})
+			return ex.query(ctx, spanner.Statement{SQL: q.read, Params: params(id)})
 		}
 		return ex.read(ctx, ycsbTable, "", spanner.Key{id}, ycsbColumns, 0)
 	}
@@ -102,7 +152,7 @@ func scanStart(k, rows int64, n int) int64 {
 	return block + min(k-block, max(size-int64(n), 0))
 }
 
-func (s ycsbSchema) scan(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int) operationFunc {
+func (s ycsbSchema) scan(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 		if st.rows == 0 {
 			return Outcome{}, nil
@@ -111,15 +161,14 @@ func (s ycsbSchema) scan(o v1alpha1.OperationSpec, ex *executor, st *state, c ch
 		last := min(first+int64(n), st.rows, first/BlockRows*BlockRows+BlockRows) - 1
 		lo, hi := YCSBKey(first), YCSBKey(last)
 		if o.API == v1alpha1.APISQL {
-			return ex.query(ctx, spanner.Statement{SQL: ycsbSelect + " WHERE id BETWEEN @min AND @max",
-				Params: map[string]any{"min": lo, "max": hi}})
+			return ex.query(ctx, spanner.Statement{SQL: q.scan, Params: params(lo, hi)})
 		}
 		r := spanner.KeyRange{Start: spanner.Key{lo}, End: spanner.Key{hi}, Kind: spanner.ClosedClosed}
 		return ex.read(ctx, ycsbTable, "", r, ycsbColumns, 0)
 	}
 }
 
-func (s ycsbSchema) readKeys(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int) operationFunc {
+func (s ycsbSchema) readKeys(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 		ids := distinctKeys(n, func() (string, bool) {
 			k, ok := st.existing(rng, c, o.Keys)
@@ -129,7 +178,7 @@ func (s ycsbSchema) readKeys(o v1alpha1.OperationSpec, ex *executor, st *state, 
 			return Outcome{}, nil
 		}
 		if o.API == v1alpha1.APISQL {
-			return ex.query(ctx, spanner.Statement{SQL: ycsbSelect + " WHERE id IN UNNEST(@ids)", Params: map[string]any{"ids": ids}})
+			return ex.query(ctx, spanner.Statement{SQL: q.readKeys, Params: params(ids)})
 		}
 		keys := make([]spanner.Key, len(ids))
 		for i, id := range ids {
@@ -157,20 +206,14 @@ func distinctKeys(n int, draw func() (string, bool)) []string {
 	return ids
 }
 
-func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state) operationFunc {
+func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 		k := st.newInsertIndex()
 		vals := s.values(ycsbInsertKey(k), func(int) string { return randomText(rng, s.fieldBytes) })
 		var out Outcome
 		var err error
 		if o.WritePath == v1alpha1.WriteDML {
-			params := map[string]any{}
-			names := make([]string, len(ycsbColumns))
-			for i, col := range ycsbColumns {
-				params[col], names[i] = vals[i], "@"+col
-			}
-			out, err = ex.update(ctx, spanner.Statement{SQL: "INSERT INTO " + ycsbTable + " (" + strings.Join(ycsbColumns, ", ") +
-				") VALUES (" + strings.Join(names, ", ") + ")", Params: params})
+			out, err = ex.update(ctx, spanner.Statement{SQL: q.insert, Params: params(vals...)})
 		} else {
 			out, err = ex.apply(ctx, []*spanner.Mutation{spanner.Insert(ycsbTable, ycsbColumns, vals)}, 1)
 		}
@@ -181,7 +224,7 @@ func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state) op
 	}
 }
 
-func (s ycsbSchema) update(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {
+func (s ycsbSchema) update(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 		k, ok := st.existing(rng, c, o.Keys)
 		if !ok {
@@ -189,8 +232,7 @@ func (s ycsbSchema) update(o v1alpha1.OperationSpec, ex *executor, st *state, c 
 		}
 		id, field, v := s.key(st, k), ycsbColumns[1+rng.IntN(10)], randomText(rng, s.fieldBytes)
 		if o.WritePath == v1alpha1.WriteDML {
-			return ex.update(ctx, spanner.Statement{SQL: "UPDATE " + ycsbTable + " SET " + field + " = @v WHERE id = @id",
-				Params: map[string]any{"id": id, "v": v}})
+			return ex.update(ctx, spanner.Statement{SQL: fmt.Sprintf(q.update, field), Params: params(id, v)})
 		}
 		return ex.apply(ctx, []*spanner.Mutation{spanner.Update(ycsbTable, []string{"id", field}, []any{id, v})}, 1)
 	}
@@ -218,9 +260,10 @@ func (s ycsbSchema) readModifyWrite(o v1alpha1.OperationSpec, ex *executor, st *
 	}
 }
 
-// deleteOldest deletes the oldest row this shard inserted and still holds.
-// With none left it does nothing and reports no rows.
-func deleteOldest(o v1alpha1.OperationSpec, ex *executor, st *state, table, keyCol string, key func(int64) string) operationFunc {
+// deleteOldest deletes the oldest row this shard inserted and still holds,
+// through DML with stmt (p1: the key) or a mutation. With none left it does
+// nothing and reports no rows.
+func deleteOldest(o v1alpha1.OperationSpec, ex *executor, st *state, table, stmt string, key func(int64) string) operationFunc {
 	return func(ctx context.Context, _ *rand.Rand) (Outcome, error) {
 		k, ok := st.log.takeOldest()
 		if !ok {
@@ -228,7 +271,7 @@ func deleteOldest(o v1alpha1.OperationSpec, ex *executor, st *state, table, keyC
 		}
 		id := key(k)
 		if o.WritePath == v1alpha1.WriteDML {
-			return ex.update(ctx, spanner.Statement{SQL: "DELETE FROM " + table + " WHERE " + keyCol + " = @id", Params: map[string]any{"id": id}})
+			return ex.update(ctx, spanner.Statement{SQL: stmt, Params: params(id)})
 		}
 		return ex.apply(ctx, []*spanner.Mutation{spanner.Delete(table, spanner.Key{id})}, 1)
 	}

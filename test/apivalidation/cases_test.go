@@ -366,6 +366,28 @@ spec:
 		},
 	},
 	{
+		name: "loader-pods-out-of-range",
+		patch: `
+spec:
+  workload:
+    dataset:
+      loaderPods: 101`,
+		want: []cause{
+			{"spec.workload.dataset.loaderPods", "Invalid value: 101: spec.workload.dataset.loaderPods in body should be less than or equal to 100"},
+		},
+	},
+	{
+		name: "dialect-unknown",
+		patch: `
+spec:
+  target:
+    dialect: MySQL`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.target.dialect", "Unsupported value: \"MySQL\": supported values: \"GoogleSQL\", \"PostgreSQL\""},
+		},
+	},
+	{
 		name: "edition-unknown",
 		patch: `
 spec:

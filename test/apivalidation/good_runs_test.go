@@ -95,6 +95,16 @@ spec:
   target:
     splitPoints:
       keys: ["40000000", "80000000", "c0000000"]`},
+	{name: "eight-loader-pods", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    dataset:
+      rows: 40000000
+      loaderPods: 8`},
+	{name: "postgresql-dialect", base: "minimal.yaml", patch: `
+spec:
+  target:
+    dialect: PostgreSQL`},
 	{name: "processing-units-of-whole-nodes", base: "minimal.yaml", patch: `
 spec:
   target:

@@ -136,7 +136,8 @@ func fullStatus(run *v1alpha1.BenchmarkRun, now time.Time) v1alpha1.BenchmarkRun
 		Runners: 4, RunnerRegion: "asia-northeast1",
 	}
 	r.Status.Report = &v1alpha1.ReportReference{ConfigMapName: v1alpha1.ResultConfigMapName(r), Key: "result.json"}
-	r.Status.Dataset = &v1alpha1.DatasetStatus{Table: "usertable", Rows: 1000, Loaded: 1000}
+	r.Status.Dataset = &v1alpha1.DatasetStatus{Table: "usertable", Rows: 1000, Loaded: 1000, RowsPerSecond: "250.0",
+		DDL: []string{"CREATE TABLE usertable (id STRING(MAX) NOT NULL) PRIMARY KEY (id)"}, Source: v1alpha1.DatasetLoaded}
 	return r.Status
 }
 
@@ -162,7 +163,7 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	wantNames := []string{"Name", "Phase", "Loaded", "Config", "Rate", "Achieved", "P99", "Errors", "Age", "Succeeded", "Reason"}
+	wantNames := []string{"Name", "Phase", "Loaded", "Rows", "Load Rate", "Config", "Rate", "Achieved", "P99", "Errors", "Age", "Succeeded", "Reason"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Fatalf("printer columns differ (-want +got):\n%s", diff)
 	}
@@ -170,9 +171,9 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 		t.Fatalf("the table has %d rows, want 1", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	// Age (cells[8]) depends on the clock.
-	gotCells := fmt.Sprint(append(cells[:8:8], cells[9:]...))
-	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), nil, int64(100), "802.0", "12.345ms", int64(3), "True", "Completed"})
+	// Age (cells[10]) depends on the clock.
+	gotCells := fmt.Sprint(append(cells[:10:10], cells[11:]...))
+	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), int64(1000), "250.0", nil, int64(100), "802.0", "12.345ms", int64(3), "True", "Completed"})
 	if gotCells != wantCells {
 		t.Errorf("printer column cells:\n got: %s\nwant: %s", gotCells, wantCells)
 	}

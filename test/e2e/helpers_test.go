@@ -332,8 +332,19 @@ func latencyOf(s histogram.Summary) *v1alpha1.LatencySummary {
 
 // runnerPods lists the run's runner pods (the runner Job's), by index.
 func runnerPods(ctx context.Context, ns, run string) (map[int]corev1.Pod, error) {
+	return podsOf(ctx, ns, run, "runner")
+}
+
+// loaderPods lists the run's loader pods (the loader Job's), by index.
+func loaderPods(ctx context.Context, ns, run string) (map[int]corev1.Pod, error) {
+	return podsOf(ctx, ns, run, "loader")
+}
+
+// podsOf lists the run's pods of one component, by index.
+func podsOf(ctx context.Context, ns, run, component string) (map[int]corev1.Pod, error) {
 	pods := &corev1.PodList{}
-	if err := suite.c.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{v1alpha1.LabelRun: run}); err != nil {
+	labels := client.MatchingLabels{v1alpha1.LabelRun: run, "app.kubernetes.io/component": component}
+	if err := suite.c.List(ctx, pods, client.InNamespace(ns), labels); err != nil {
 		return nil, err
 	}
 	out := map[int]corev1.Pod{}
@@ -343,7 +354,7 @@ func runnerPods(ctx context.Context, ns, run string) (map[int]corev1.Pod, error)
 			return nil, fmt.Errorf("pod %s has no completion index", p.Name)
 		}
 		if _, dup := out[i]; dup {
-			return nil, fmt.Errorf("two pods for runner index %d (%s and %s)", i, out[i].Name, p.Name)
+			return nil, fmt.Errorf("two %s pods for index %d (%s and %s)", component, i, out[i].Name, p.Name)
 		}
 		out[i] = p
 	}

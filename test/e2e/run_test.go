@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,25 @@ func TestDemoRun(t *testing.T) {
 	}
 	for _, p := range pods {
 		requireRestricted(t, &p)
+	}
+	// The loader pods (2, demo.yaml's dataset.loaderPods), also kept: they
+	// loaded the dataset before the runners existed, ran restricted and
+	// exited 0.
+	loaders, err := loaderPods(t.Context(), ns, run.Name)
+	if err != nil || len(loaders) != 2 {
+		t.Fatalf("want the 2 loader pods kept, got %d (%v)", len(loaders), err)
+	}
+	for i, p := range loaders {
+		requireRestricted(t, &p)
+		cs := p.Status.ContainerStatuses
+		if p.Status.Phase != corev1.PodSucceeded || len(cs) != 1 || cs[0].State.Terminated == nil || cs[0].State.Terminated.ExitCode != 0 {
+			t.Errorf("loader %d (pod %s): phase %s; want it to have exited 0", i, p.Name, p.Status.Phase)
+		} else if end, first := cs[0].State.Terminated.FinishedAt.Time, earliestStart(pods); end.After(first) {
+			t.Errorf("loader %d finished at %s, after the first runner started (%s); loading must come first", i, end, first)
+		}
+	}
+	if ds := run.Status.Dataset; ds == nil || ds.Loaded != ds.Rows || ds.Rows == 0 {
+		t.Errorf("status.dataset = %+v; want every row loaded", ds)
 	}
 	// They exit right after storing their results.
 	eventually(t, time.Minute, "the runners to exit 0", func(ctx context.Context) (bool, string) {
@@ -210,9 +230,18 @@ func TestManagerRestartMidRun(t *testing.T) {
 	if err != nil || len(pods) != 2 {
 		t.Errorf("want the 2 runner pods of one Job, got %d (%v)", len(pods), err)
 	}
+	// One runner Job, and the one loader Job (kept, like the runners, by
+	// --keep-runners).
 	jobs := &batchv1.JobList{}
-	if err := suite.c.List(t.Context(), jobs, client.InNamespace(ns)); err != nil || len(jobs.Items) != 1 {
-		t.Errorf("want one runner Job, got %d (%v)", len(jobs.Items), err)
+	if err := suite.c.List(t.Context(), jobs, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, j := range jobs.Items {
+		names = append(names, j.Name)
+	}
+	if want := []string{v1alpha1.LoaderJobName(run), v1alpha1.RunnerJobName(run)}; !slices.Equal(names, want) {
+		t.Errorf("the namespace holds Jobs %v; want exactly %v", names, want)
 	}
 	// One report, one completion event.
 	cms := &corev1.ConfigMapList{}
@@ -374,4 +403,15 @@ func TestRunnerRBAC(t *testing.T) {
 			t.Errorf("%s may %s %s in %s: %v, want %v", strings.TrimPrefix(as, "--as="), c.verb, c.resource, c.namespace, got, c.want)
 		}
 	}
+}
+
+// earliestStart is when the first of pods started.
+func earliestStart(pods map[int]corev1.Pod) time.Time {
+	var first time.Time
+	for _, p := range pods {
+		if st := p.Status.StartTime; st != nil && (first.IsZero() || st.Time.Before(first)) {
+			first = st.Time
+		}
+	}
+	return first
 }

@@ -1,0 +1,227 @@
+package controllers_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/runner/session"
+	"github.com/spanbench/spanbench/runner/shard"
+)
+
+// patchLoader merges data into loader i's map, as that loader pod would.
+func (h *harness) patchLoader(run *v1alpha1.BenchmarkRun, i int, data map[string]string) {
+	h.t.Helper()
+	cm := h.configMap(shard.LoaderConfigMapName(run.Name, i))
+	if cm == nil {
+		h.t.Fatalf("loader map %d of run %s is missing", i, run.Name)
+	}
+	before := cm.DeepCopy()
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	for k, v := range data {
+		cm.Data[k] = v
+	}
+	if err := h.c.Patch(context.Background(), cm, client.MergeFrom(before)); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// rowCount counts the rows of the run's YCSB table.
+func (h *harness) rowCount(run *v1alpha1.BenchmarkRun) int64 {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := session.Open(ctx, run.Spec.Target)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer s.Close()
+	var n int64
+	err = s.Client.Single().Query(ctx, spanner.Statement{SQL: "SELECT COUNT(*) FROM usertable"}).Do(func(r *spanner.Row) error { return r.Column(0, &n) })
+	if err != nil {
+		h.t.Fatalf("counting rows: %v", err)
+	}
+	return n
+}
+
+// TestLoaderJobLoadsTheDatasetBeforeTheRunnersStart: a run on a new
+// database first gets an Indexed Job of dataset.loaderPods loader pods (and
+// no runners); the loaders split the key space between them; once every
+// slice is loaded the run records the dataset, removes the loader Job and
+// only then creates its runners.
+func TestLoaderJobLoadsTheDatasetBeforeTheRunnersStart(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(controllers.SpannerPreparer{})
+	run := h.runSpec("loaders", 1)
+	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](3)
+	h.create(run)
+
+	h.eventually("the loader Job exists", 20*time.Second, func() bool { return h.job(v1alpha1.LoaderJobName(run)) != nil })
+	job := h.job(v1alpha1.LoaderJobName(run))
+	if *job.Spec.Completions != 3 || *job.Spec.BackoffLimitPerIndex != controllers.LoaderRetries {
+		t.Errorf("loader Job has %d completions, %d retries per index; want 3 and %d", *job.Spec.Completions, *job.Spec.BackoffLimitPerIndex, controllers.LoaderRetries)
+	}
+	if got := h.current(run); got.Status.Phase != v1alpha1.PhaseLoading || h.job(v1alpha1.RunnerJobName(run)) != nil {
+		t.Fatalf("while loading: phase %s, runner Job exists: %v; want Loading and no runners yet", got.Status.Phase, h.job(v1alpha1.RunnerJobName(run)) != nil)
+	}
+	for i, err := range h.runLoaders(h.podClient(run), run) {
+		if err != nil {
+			t.Fatalf("loader %d failed: %v", i, err)
+		}
+	}
+	for i, want := range []string{"100", "100", "100"} {
+		if got := h.configMap(shard.LoaderConfigMapName(run.Name, i)).Data[shard.KeyLoaded]; got != want {
+			t.Errorf("loader %d loaded %s rows; want its third, %s", i, got, want)
+		}
+	}
+	if n := h.rowCount(run); n != 300 {
+		t.Fatalf("the loaders left %d rows; want exactly 300", n)
+	}
+
+	h.kubelet(run, 0)
+	got := h.finished(run, 90*time.Second)
+	if c := h.condition(got, v1alpha1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
+		t.Fatalf("run ended %s/%s: %s", c.Status, c.Reason, c.Message)
+	}
+	c := h.condition(got, v1alpha1.ConditionDatasetLoaded)
+	if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "3 loader pods loaded the dataset: 300 rows") {
+		t.Errorf("DatasetLoaded = %s %q; want True saying 3 loader pods loaded 300 rows", c.Status, c.Message)
+	}
+	if ds := got.Status.Dataset; ds == nil || ds.Loaded != 300 || ds.Source != v1alpha1.DatasetLoaded ||
+		len(ds.DDL) != 1 || !strings.HasPrefix(ds.DDL[0], "CREATE TABLE usertable") {
+		t.Errorf("status.dataset = %+v; want 300 rows loaded by the run, and usertable's DDL", ds)
+	}
+	if tg := got.Status.Target; tg == nil || tg.Dialect != v1alpha1.DialectGoogleSQL {
+		t.Errorf("status.target = %+v; want dialect GoogleSQL (the default) recorded", tg)
+	}
+	h.eventually("the loader Job is deleted", 10*time.Second, func() bool {
+		j := h.job(v1alpha1.LoaderJobName(run))
+		return j == nil || j.DeletionTimestamp != nil
+	})
+}
+
+// TestLoadProgressShowsInTheStatus plays two loaders reporting their rows:
+// the run is in phase Loading and its status sums them.
+func TestLoadProgressShowsInTheStatus(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(controllers.SpannerPreparer{})
+	run := h.runSpec("progress", 1)
+	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
+	h.create(run)
+	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+	h.patchLoader(run, 0, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "100"})
+	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateSucceeded, shard.KeyLoaded: "50"})
+	var got *v1alpha1.BenchmarkRun
+	h.eventually("the status shows 150 rows loaded", 10*time.Second, func() bool {
+		got = h.current(run)
+		return got.Status.Dataset != nil && got.Status.Dataset.Loaded == 150
+	})
+	if got.Status.Phase != v1alpha1.PhaseLoading || got.Status.Dataset.RowsPerSecond == "" {
+		t.Errorf("phase %s, dataset %+v; want Loading with a rate", got.Status.Phase, got.Status.Dataset)
+	}
+	if c := h.condition(got, v1alpha1.ConditionDatasetLoaded); c.Reason != v1alpha1.ReasonLoading || !strings.Contains(c.Message, "150 of 300 rows (50%)") ||
+		!strings.Contains(c.Message, "1 loaders done") {
+		t.Errorf("DatasetLoaded is %s %q; want Loading with 150 of 300 rows (50%%), 1 loaders done", c.Reason, c.Message)
+	}
+	if h.job(v1alpha1.RunnerJobName(run)) != nil {
+		t.Error("the runners were created while the dataset was loading")
+	}
+}
+
+// TestLoaderThatFailsEveryRetryFailsTheRun: a slice whose loader failed
+// and whose retries the Job used up fails the run with the loader's own
+// message; no runner is ever created and the loaders are stopped.
+func TestLoaderThatFailsEveryRetryFailsTheRun(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(controllers.SpannerPreparer{})
+	run := h.runSpec("doomed", 1)
+	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
+	h.create(run)
+	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+
+	// A failed loader with retries left is only reported.
+	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateFailed, shard.KeyMessage: "spanner: PermissionDenied on usertable"})
+	h.eventually("the retry is reported", 10*time.Second, func() bool {
+		c := h.condition(h.current(run), v1alpha1.ConditionDatasetLoaded)
+		return c != nil && strings.Contains(c.Message, "loader 1 failed and is retried")
+	})
+	if got := h.current(run); got.IsFinished() {
+		t.Fatalf("a loader with retries left failed the run: %+v", h.condition(got, v1alpha1.ConditionSucceeded))
+	}
+
+	h.failJobIndex(v1alpha1.LoaderJobName(run), "1")
+	got := h.finished(run, 20*time.Second)
+	c := h.condition(got, v1alpha1.ConditionSucceeded)
+	if c.Reason != v1alpha1.ReasonDatasetLoadFailed || !strings.Contains(c.Message, "loader 1: spanner: PermissionDenied on usertable") {
+		t.Fatalf("run ended %s %q; want DatasetLoadFailed with loader 1's message", c.Reason, c.Message)
+	}
+	if h.job(v1alpha1.RunnerJobName(run)) != nil {
+		t.Error("a run whose load failed created runners")
+	}
+	h.eventually("the loader Job is deleted", 10*time.Second, func() bool {
+		j := h.job(v1alpha1.LoaderJobName(run))
+		return j == nil || j.DeletionTimestamp != nil
+	})
+}
+
+// TestLoadThatMissesItsDeadlineFailsTheRun: loaders that never finish fail
+// the run at spec.deadlines.load, saying how far the load got.
+func TestLoadThatMissesItsDeadlineFailsTheRun(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(controllers.SpannerPreparer{})
+	run := h.runSpec("slow", 1)
+	run.Spec.Deadlines.Load = &metav1.Duration{Duration: 3 * time.Second}
+	h.create(run)
+	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 0)) != nil })
+	h.patchLoader(run, 0, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "42"})
+	got := h.finished(run, 30*time.Second)
+	c := h.condition(got, v1alpha1.ConditionSucceeded)
+	if c.Reason != v1alpha1.ReasonDeadlineExceeded || !strings.Contains(c.Message, "spec.deadlines.load: 42 of 300 rows, 0 of 1 loaders done") {
+		t.Fatalf("run ended %s %q; want DeadlineExceeded at spec.deadlines.load with 42 of 300 rows", c.Reason, c.Message)
+	}
+	if h.job(v1alpha1.RunnerJobName(run)) != nil {
+		t.Error("a run whose load timed out created runners")
+	}
+}
+
+// TestPostgreSQLRunCreatesLoadsAndRuns: a run asking for the PostgreSQL
+// dialect gets a PostgreSQL database with the workload's PostgreSQL schema
+// (recorded in the status), loaded and measured through the same loader
+// and runner pods.
+func TestPostgreSQLRunCreatesLoadsAndRuns(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(controllers.SpannerPreparer{})
+	run := h.runSpec("postgres", 2)
+	run.Spec.Target.Dialect = v1alpha1.DialectPostgreSQL
+	run.Spec.Workload.Operations = []v1alpha1.OperationSpec{
+		{Type: v1alpha1.OpRead, Weight: 2, API: v1alpha1.APISQL},
+		{Type: v1alpha1.OpUpdate, Weight: 1, WritePath: v1alpha1.WriteDML}}
+	h.create(run)
+	h.kubelet(run, 0, 1)
+	got := h.finished(run, 90*time.Second)
+	if c := h.condition(got, v1alpha1.ConditionSucceeded); c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ReasonCompleted {
+		t.Fatalf("run ended %s/%s: %s", c.Status, c.Reason, c.Message)
+	}
+	if got.Status.Overall == nil || got.Status.Overall.Count == 0 || got.Status.Overall.Errors != 0 {
+		t.Errorf("overall figures %+v; want operations and no errors through SQL and DML on PostgreSQL", got.Status.Overall)
+	}
+	if tg := got.Status.Target; tg == nil || tg.Dialect != v1alpha1.DialectPostgreSQL {
+		t.Errorf("status.target = %+v; want dialect PostgreSQL", tg)
+	}
+	if ds := got.Status.Dataset; ds == nil || len(ds.DDL) != 1 || !strings.Contains(ds.DDL[0], "varchar") || ds.Loaded != 300 {
+		t.Errorf("status.dataset = %+v; want 300 rows and the PostgreSQL DDL of usertable", ds)
+	}
+	if n := h.rowCount(run); n != 300 {
+		t.Errorf("the PostgreSQL table holds %d rows; want 300", n)
+	}
+}
