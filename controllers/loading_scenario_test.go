@@ -224,4 +224,11 @@ func TestPostgreSQLRunCreatesLoadsAndRuns(t *testing.T) {
 	if n := h.rowCount(run); n != 300 {
 		t.Errorf("the PostgreSQL table holds %d rows; want 300", n)
 	}
+	doc, err := controllers.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	if err != nil {
+		t.Fatalf("reading the run's report: %v", err)
+	}
+	if doc.Target.Dialect != "PostgreSQL" {
+		t.Errorf("the merged result's target is %+v; want dialect PostgreSQL recorded with the figures", doc.Target)
+	}
 }

@@ -63,6 +63,9 @@ type Target struct {
 	InstanceConfig string `json:"instanceConfig,omitempty"`
 	// ProcessingUnits is the instance's compute capacity (1 node = 1000).
 	ProcessingUnits int32 `json:"processingUnits,omitempty"`
+	// Dialect is the database's SQL dialect, GoogleSQL or PostgreSQL: the
+	// SQL API's statements differ between them.
+	Dialect string `json:"dialect,omitempty"`
 }
 
 // Environment is the software and placement of the runners.

@@ -108,7 +108,7 @@ func (s *Session) Workload(spec *v1alpha1.WorkloadSpec, run string, shard, shard
 // ResultTarget describes the target in a result, without credentials.
 func (s *Session) ResultTarget() result.Target {
 	rt := result.Target{Endpoint: "spanner", Project: s.Target.Project, Instance: s.Target.Instance.Name,
-		Database: s.Target.Database, InstanceConfig: s.Target.Instance.Config}
+		Database: s.Target.Database, InstanceConfig: s.Target.Instance.Config, Dialect: string(s.Target.Dialect.OrDefault())}
 	if s.Emulator() {
 		rt.Endpoint = "emulator"
 	}
