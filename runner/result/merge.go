@@ -10,10 +10,16 @@ import (
 // Merge combines shard documents of one run exactly: intervals are matched
 // by index and their counts and histograms added, then Finalize derives the
 // warm-up and the totals from the merged intervals. Percentiles are never
-// averaged. The inputs are not modified.
+// averaged. Shards whose intervals a runner coarsened to fit its result
+// (see Coarsen) are merged at the coarsest interval: the finer ones are
+// coarsened to it first. The inputs are not modified.
 func Merge(docs ...*Document) (*Document, error) {
 	if len(docs) == 0 {
 		return nil, errors.New("nothing to merge")
+	}
+	docs, err := alignIntervals(docs)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkMergeable(docs); err != nil {
 		return nil, err
@@ -53,6 +59,33 @@ func Merge(docs ...*Document) (*Document, error) {
 	}
 	out.Intervals = intervals
 	return out, Finalize(out)
+}
+
+// alignIntervals brings every document to the longest interval among
+// them, when it is a whole multiple of theirs; others are left for
+// checkMergeable to refuse.
+func alignIntervals(docs []*Document) ([]*Document, error) {
+	longest := 0.0
+	for _, d := range docs {
+		longest = max(longest, d.IntervalSeconds)
+	}
+	out := make([]*Document, len(docs))
+	for i, d := range docs {
+		out[i] = d
+		if d.IntervalSeconds <= 0 || d.IntervalSeconds == longest {
+			continue
+		}
+		factor := longest / d.IntervalSeconds
+		if factor != float64(int(factor)) {
+			continue
+		}
+		c, err := d.Coarsened(int(factor))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 func checkMergeable(docs []*Document) error {

@@ -93,9 +93,35 @@ func ShardConfigMapName(run string, i int) string { return fmt.Sprintf("%s-shard
 // LoaderConfigMapName names loader i's ConfigMap.
 func LoaderConfigMapName(run string, i int) string { return fmt.Sprintf("%s-load-%d", run, i) }
 
-// EncodeResult compresses a result for a shard ConfigMap, refusing one that
-// would not fit.
+// maxCoarsening bounds how far EncodeResult coarsens a result's intervals
+// to make it fit: 10 s intervals become at most 10m40s.
+const maxCoarsening = 64
+
+// EncodeResult compresses a result for a ConfigMap. A result too large for
+// one (a long run with many operations) has its intervals coarsened, by 2,
+// 4, ... up to 64, until it fits: the totals are exact still, the time
+// series coarser, and the result says so in a note. One that does not fit
+// even then is refused. d is not modified.
 func EncodeResult(d *result.Document) ([]byte, error) {
+	b, err := compress(d)
+	for factor := 2; err == nil && len(b) > MaxResultBytes && factor <= maxCoarsening; factor *= 2 {
+		var c *result.Document
+		if c, err = d.Coarsened(factor); err == nil {
+			b, err = compress(c)
+		}
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case len(b) > MaxResultBytes:
+		return nil, fmt.Errorf("the result is %d KiB compressed even with intervals %d times longer, more than the %d KiB a ConfigMap holds; "+
+			"use a longer workload.interval or fewer operations", len(b)>>10, maxCoarsening, MaxResultBytes>>10)
+	}
+	return b, nil
+}
+
+// compress is d as gzipped JSON.
+func compress(d *result.Document) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	if err := json.NewEncoder(zw).Encode(d); err != nil {
@@ -103,9 +129,6 @@ func EncodeResult(d *result.Document) ([]byte, error) {
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
-	}
-	if buf.Len() > MaxResultBytes {
-		return nil, fmt.Errorf("the shard result is %d KiB compressed, more than the %d KiB a ConfigMap holds; use a longer workload.interval or fewer operations", buf.Len()>>10, MaxResultBytes>>10)
 	}
 	return buf.Bytes(), nil
 }

@@ -1,0 +1,69 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Coarsen merges every factor consecutive intervals into one, exactly:
+// counts and histograms are added, target rates averaged, and
+// IntervalSeconds multiplied by factor. Finalize then derives the warm-up
+// and the totals again. The time series loses resolution and the figures
+// lose nothing, except that the warm-up now ends on a coarse interval
+// boundary (a Fixed warm-up is rounded up to whole coarse intervals). A
+// factor below 2 changes nothing.
+func (d *Document) Coarsen(factor int) error {
+	if factor < 2 {
+		return nil
+	}
+	members := map[int]int{}
+	coarse := make([]Interval, len(d.Intervals))
+	for i, in := range d.Intervals {
+		in.Index /= factor
+		members[in.Index]++
+		coarse[i] = in
+	}
+	acc := newIntervalAccumulator()
+	if err := acc.add(coarse); err != nil {
+		return fmt.Errorf("coarsening run %s: %w", d.Run, err)
+	}
+	merged, err := acc.intervals()
+	if err != nil {
+		return err
+	}
+	for i := range merged {
+		merged[i].TargetRate /= float64(members[merged[i].Index])
+	}
+	d.Intervals = merged
+	d.IntervalSeconds *= float64(factor)
+	return Finalize(d)
+}
+
+// clone deep-copies a document.
+func (d *Document) clone() (*Document, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var c Document
+	return &c, json.Unmarshal(b, &c)
+}
+
+// Coarsened returns a copy of d with intervals coarsened by factor, and a
+// note saying so; d is not modified.
+func (d *Document) Coarsened(factor int) (*Document, error) {
+	c, err := d.clone()
+	if err != nil {
+		return nil, err
+	}
+	if factor < 2 {
+		return c, nil
+	}
+	before := d.IntervalSeconds
+	if err := c.Coarsen(factor); err != nil {
+		return nil, err
+	}
+	c.Notes = appendNew(c.Notes, fmt.Sprintf("intervals were coarsened from %gs to %gs to fit the result in its ConfigMap; totals are exact",
+		before, c.IntervalSeconds))
+	return c, nil
+}
