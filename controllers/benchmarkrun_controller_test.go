@@ -334,8 +334,14 @@ func TestResultsCollectorServesFinishedRunsFromTheCache(t *testing.T) {
 	if want := got.Status.Overall.Latency.P99.Seconds(); p99 != want {
 		t.Errorf("scraped overall p99 %v s, the status says %v s", p99, want)
 	}
-	if info := gauge(t, reg, "spanbench_run_info", map[string]string{"run": run.Name, "variant": "tokyo", "instance_config": "regional-asia-northeast1", "endpoint": "Emulator"}); info != 1 {
-		t.Errorf("spanbench_run_info with the run's variant and config = %v, want 1", info)
+	if info := gauge(t, reg, "spanbench_run_info", map[string]string{"run": run.Name, "variant": "tokyo", "instance_config": "regional-asia-northeast1",
+		"dialect": "GoogleSQL", "endpoint": "Emulator"}); info != 1 {
+		t.Errorf("spanbench_run_info with the run's variant, config and dialect = %v, want 1", info)
+	}
+	for state, want := range map[string]float64{"total": 300, "loaded": 300} {
+		if got := gauge(t, reg, "spanbench_run_dataset_rows", map[string]string{"run": run.Name, "state": state}); got != want {
+			t.Errorf("spanbench_run_dataset_rows{state=%q} = %v, want %v", state, got, want)
+		}
 	}
 	if err := h.c.Delete(context.Background(), got); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -135,6 +136,13 @@ func TestLoadProgressShowsInTheStatus(t *testing.T) {
 	}
 	if h.job(v1alpha1.RunnerJobName(run)) != nil {
 		t.Error("the runners were created while the dataset was loading")
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&controllers.ResultsCollector{Reader: h.c})
+	for state, want := range map[string]float64{"total": 300, "loaded": 150} {
+		if got := gauge(t, reg, "spanbench_run_dataset_rows", map[string]string{"run": run.Name, "state": state}); got != want {
+			t.Errorf("while loading, spanbench_run_dataset_rows{state=%q} = %v, want %v", state, got, want)
+		}
 	}
 }
 

@@ -32,7 +32,8 @@ var (
 	descErrors      = prometheus.NewDesc("spanbench_run_errors", "Failed operations of a finished run, by gRPC code.", append(opLabels, "code"), nil)
 	descWarmUp      = prometheus.NewDesc("spanbench_run_warmup_seconds", "Length of the warm-up excluded from a run's results.", runLabels, nil)
 	descStartSkew   = prometheus.NewDesc("spanbench_run_start_skew_seconds", "Spread of the runners' actual start times.", runLabels, nil)
-	descRunInfo     = prometheus.NewDesc("spanbench_run_info", "What a finished run measured; always 1.", append(runLabels, "variant", "instance_config", "endpoint", "runners", "runner_region", "client_version", "partial"), nil)
+	descRunInfo     = prometheus.NewDesc("spanbench_run_info", "What a finished run measured; always 1.", append(runLabels, "variant", "instance_config", "dialect", "endpoint", "runners", "runner_region", "client_version", "partial"), nil)
+	descDatasetRows = prometheus.NewDesc("spanbench_run_dataset_rows", "Rows of a run's dataset: state=total is its size, state=loaded what is loaded so far (the whole of it once loaded, or when the database already held it).", append(runLabels, "state"), nil)
 	collectTimeout  = 5 * time.Second
 	latencyQuantile = []struct {
 		label string
@@ -48,7 +49,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descWarmUp, descStartSkew, descRunInfo} {
+	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descWarmUp, descStartSkew, descRunInfo, descDatasetRows} {
 		ch <- d
 	}
 }
@@ -63,11 +64,23 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for i := range runs.Items {
 		run := &runs.Items[i]
+		collectDataset(ch, run)
 		if run.Status.Overall == nil {
 			continue
 		}
 		collectRun(ch, run)
 	}
+}
+
+// collectDataset serves a run's dataset size and load progress, in every
+// phase: a dashboard follows a long load with it.
+func collectDataset(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
+	ds := run.Status.Dataset
+	if ds == nil {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(descDatasetRows, prometheus.GaugeValue, float64(ds.Rows), run.Namespace, run.Name, "total")
+	ch <- prometheus.MustNewConstMetric(descDatasetRows, prometheus.GaugeValue, float64(ds.Loaded), run.Namespace, run.Name, "loaded")
 }
 
 func collectRun(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
@@ -90,8 +103,12 @@ func collectRun(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
 	if run.Status.Partial {
 		partial = "true"
 	}
+	var dialect string
+	if t := run.Status.Target; t != nil {
+		dialect = string(t.Dialect)
+	}
 	ch <- prometheus.MustNewConstMetric(descRunInfo, prometheus.GaugeValue, 1, ns, name, run.Labels[LabelVariant],
-		env.InstanceConfig, string(env.Endpoint), itoa(env.Runners), env.RunnerRegion, env.ClientVersion, partial)
+		env.InstanceConfig, dialect, string(env.Endpoint), itoa(env.Runners), env.RunnerRegion, env.ClientVersion, partial)
 }
 
 func collectFigures(ch chan<- prometheus.Metric, ns, run, op string, f *v1alpha1.ResultFigures) {
