@@ -161,7 +161,7 @@ cmd_run() {
     log "deleting the previous demo run (a spec is immutable; a new run is a new object)"
     kc -n "${RUN_NS}" delete benchmarkrun "${RUN_NAME}" --wait=true --timeout=60s >/dev/null
   fi
-  log "applying the sample: kubectl apply -f config/samples/demo.yaml (2 runners, 200 ops/s for 24 s)"
+  log "applying the sample: kubectl apply -f config/samples/demo.yaml (2 loader pods load 1000 rows, then 2 runners send 200 ops/s for 24 s)"
   # The sample names the default node address; follow CLUSTER_NODE_IP.
   sed "s/^\( *emulatorHost:\).*/\1 ${NODE_IP}:${EMULATOR_PORT}/" "${SAMPLE}" | kc -n "${RUN_NS}" apply -f - >/dev/null
   log "progress (yourself: kubectl get benchmarkruns -w; kubectl get pods -l bench.spanbench.io/run=${RUN_NAME})"
