@@ -45,7 +45,7 @@ func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.Be
 	if err := r.ensureLoaderChildren(ctx, run); err != nil {
 		var refused *refusedError
 		if errors.As(err, &refused) {
-			r.fail(run, st, v1alpha1.ReasonDatasetLoadFailed, err.Error())
+			r.fail(run, st, v1alpha1.ReasonNameConflict, err.Error())
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err

@@ -103,16 +103,24 @@ func observedTarget(run *v1alpha1.BenchmarkRun) v1alpha1.TargetSpec {
 // ensure creates o owned by run. An existing object is adopted only when
 // it already belongs to this run (by owner or by our run label, unowned);
 // anything else is refused, so spanbench never takes over a user's object.
+// It looks in the cache first: every reconcile of a loading or starting
+// run ensures all its children, and a load with many loader pods reports
+// often, so the usual case (everything exists) costs no API call.
 func (r *BenchmarkRunReconciler) ensure(ctx context.Context, run *v1alpha1.BenchmarkRun, o client.Object) error {
-	if err := controllerutil.SetControllerReference(run, o, r.Scheme); err != nil {
-		return err
-	}
-	err := r.Create(ctx, o)
-	if !apierrors.IsAlreadyExists(err) {
-		return err
-	}
 	existing := o.DeepCopyObject().(client.Object)
-	if err := r.Get(ctx, client.ObjectKeyFromObject(o), existing); err != nil {
+	err := r.Get(ctx, client.ObjectKeyFromObject(o), existing)
+	if apierrors.IsNotFound(err) {
+		if err := controllerutil.SetControllerReference(run, o, r.Scheme); err != nil {
+			return err
+		}
+		err = r.Create(ctx, o)
+		if !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		// Created meanwhile, or the cache lags: judge what is there.
+		err = r.Get(ctx, client.ObjectKeyFromObject(o), existing)
+	}
+	if err != nil {
 		return err
 	}
 	if metav1.IsControlledBy(existing, run) {

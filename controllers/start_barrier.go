@@ -26,7 +26,7 @@ func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1
 	if err := r.ensureRunnerChildren(ctx, run); err != nil {
 		var refused *refusedError
 		if errors.As(err, &refused) {
-			r.fail(run, st, v1alpha1.ReasonRunnerFailed, err.Error())
+			r.fail(run, st, v1alpha1.ReasonNameConflict, err.Error())
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err

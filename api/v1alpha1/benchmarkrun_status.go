@@ -109,6 +109,10 @@ const (
 	// ReasonRunnersUnschedulable: a runner pod cannot be scheduled (no node
 	// matches its region, zone, selector or resources).
 	ReasonRunnersUnschedulable = "RunnersUnschedulable"
+	// ReasonNameConflict: an object the run needs (named after the run)
+	// already exists and does not belong to it; spanbench never takes one
+	// over.
+	ReasonNameConflict = "NameConflict"
 	// ReasonRunnerFailed: a runner pod failed before writing its shard
 	// result and no partial result could be made.
 	ReasonRunnerFailed = "RunnerFailed"
