@@ -165,10 +165,48 @@ func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet}))
 	}
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
+	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)
 	errs = append(errs, w.Load.validate(path.Child("load"))...)
 	errs = append(errs, w.validateDurations(path)...)
 	return errs
+}
+
+// Cloud Spanner's limits on one commit, which one load batch is.
+const (
+	// MaxMutationsPerCommit is Spanner's mutation limit per commit.
+	MaxMutationsPerCommit = 80_000
+	// MaxBatchBytes keeps a batch's text under Spanner's 100 MB commit
+	// limit, with room for keys and overhead.
+	MaxBatchBytes = 90_000_000
+)
+
+// rowCost is what one preloaded row of a workload costs a commit:
+// mutations (columns written, plus index entries) and text fields.
+var rowCost = map[WorkloadType]struct{ mutations, textFields int64 }{
+	WorkloadYCSB:  {mutations: 11, textFields: 10},
+	WorkloadTweet: {mutations: 10, textFields: 1},
+}
+
+// validateBatch keeps one load batch within a Spanner commit's limits, so
+// that a load against a real (paid) instance does not fail on its first
+// batch. The emulator does not enforce them.
+func (w *WorkloadSpec) validateBatch(path *field.Path) field.ErrorList {
+	cost, ok := rowCost[w.Type]
+	if !ok {
+		return nil
+	}
+	rows := int64(*defaulted(w.Dataset.BatchRows, DefaultBatchRows))
+	bytes := rows * int64(*defaulted(w.Dataset.FieldBytes, DefaultFieldBytes)) * cost.textFields
+	switch {
+	case rows*cost.mutations > MaxMutationsPerCommit:
+		return field.ErrorList{field.Invalid(path, rows, fmt.Sprintf("one batch is one commit: %d rows of %s are %d mutations, more than the %d Cloud Spanner takes; use at most %d",
+			rows, w.Type, rows*cost.mutations, MaxMutationsPerCommit, MaxMutationsPerCommit/cost.mutations))}
+	case bytes > MaxBatchBytes:
+		return field.ErrorList{field.Invalid(path, rows, fmt.Sprintf("one batch is one commit: %d rows of %s hold %d bytes of text, more than the %d a Cloud Spanner commit (100 MB) leaves room for; use fewer rows per batch or smaller fields",
+			rows, w.Type, bytes, MaxBatchBytes))}
+	}
+	return nil
 }
 
 func (d *DatasetSpec) validate(path *field.Path) field.ErrorList {

@@ -147,6 +147,15 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 	}{
 		{"unknown workload", func(w *WorkloadSpec) { w.Type = "TPCC" }, "w.type", `supported values: "YCSB", "Tweet"`},
 		{"negative rows", func(w *WorkloadSpec) { w.Dataset.Rows = ptr.To[int64](-1) }, "w.dataset.rows", "between 0 and 10000000000"},
+		{"YCSB batch over Spanner's mutation limit", func(w *WorkloadSpec) { w.Dataset.BatchRows = ptr.To[int32](7273) },
+			"w.dataset.batchRows", "80003 mutations, more than the 80000 Cloud Spanner takes; use at most 7272"},
+		{"Tweet batch over Spanner's mutation limit", func(w *WorkloadSpec) {
+			w.Type, w.Operations = WorkloadTweet, []OperationSpec{{Type: OpInsert, Weight: 1}}
+			w.Dataset.BatchRows = ptr.To[int32](8001)
+		}, "w.dataset.batchRows", "use at most 8000"},
+		{"batch over Spanner's commit size", func(w *WorkloadSpec) {
+			w.Dataset.BatchRows, w.Dataset.FieldBytes = ptr.To[int32](100), ptr.To[int32](100_000)
+		}, "w.dataset.batchRows", "100000000 bytes of text"},
 		{"no operations", func(w *WorkloadSpec) { w.Operations = nil }, "w.operations", "at least one operation"},
 		{"17 operations", func(w *WorkloadSpec) {
 			for i := 0; i < 15; i++ {

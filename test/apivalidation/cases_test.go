@@ -366,6 +366,29 @@ spec:
 		},
 	},
 	{
+		name: "batch-over-spanner-mutation-limit",
+		patch: `
+spec:
+  workload:
+    dataset:
+      batchRows: 7273`,
+		want: []cause{
+			{"spec.workload.dataset.batchRows", "Invalid value: \"object\": dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows for YCSB (11 per row), 8000 for Tweet (10 per row, its index included)"},
+		},
+	},
+	{
+		name: "batch-over-spanner-commit-size",
+		patch: `
+spec:
+  workload:
+    dataset:
+      batchRows: 1000
+      fieldBytes: 10000`,
+		want: []cause{
+			{"spec.workload.dataset.batchRows", "Invalid value: \"object\": dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 100 MB per commit: batchRows x fieldBytes x text fields per row (10 for YCSB, 1 for Tweet) must stay under 90,000,000"},
+		},
+	},
+	{
 		name: "loader-pods-out-of-range",
 		patch: `
 spec:

@@ -95,6 +95,11 @@ spec:
   target:
     splitPoints:
       keys: ["40000000", "80000000", "c0000000"]`},
+	{name: "largest-ycsb-batch-spanner-commits", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    dataset:
+      batchRows: 7272`},
 	{name: "eight-loader-pods", base: "minimal.yaml", patch: `
 spec:
   workload:
