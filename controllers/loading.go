@@ -165,6 +165,11 @@ func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1
 // recordLoadProgress sums the rows the loaders report into status.dataset,
 // with the average rate since the stage began. Loader maps are written by
 // pods: the sum is capped at the dataset's size.
+//
+// The status changes only when the loaders report something new. The rate
+// is recomputed with the rows, not on every reconcile: a rate that moved
+// with the clock would make every status write trigger the next reconcile
+// and write again, without end.
 func (r *BenchmarkRunReconciler) recordLoadProgress(run *v1alpha1.BenchmarkRun, outcomes []loaderOutcome) {
 	ds := run.Status.Dataset
 	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
@@ -179,8 +184,11 @@ func (r *BenchmarkRunReconciler) recordLoadProgress(run *v1alpha1.BenchmarkRun, 
 			retried = append(retried, fmt.Sprintf("loader %d failed and is retried: %s", o.index, o.message))
 		}
 	}
-	ds.Loaded = min(loaded, ds.Rows)
-	ds.RowsPerSecond = rowsPerSecond(ds.Loaded, r.now().Sub(c.LastTransitionTime.Time))
+	loaded = min(loaded, ds.Rows)
+	if loaded != ds.Loaded || ds.RowsPerSecond == "" {
+		ds.Loaded = loaded
+		ds.RowsPerSecond = rowsPerSecond(ds.Loaded, r.now().Sub(c.LastTransitionTime.Time))
+	}
 	msg := fmt.Sprintf("%d loader pods are loading the dataset: %d of %d rows (%d%%), %s rows/s, %d loaders done",
 		len(outcomes), ds.Loaded, ds.Rows, percent(ds.Loaded, ds.Rows), ds.RowsPerSecond, loadersDone(outcomes))
 	if len(retried) > 0 {

@@ -146,6 +146,29 @@ func TestLoadProgressShowsInTheStatus(t *testing.T) {
 	}
 }
 
+// TestQuietLoadersCauseNoStatusWrites: while the loaders report nothing
+// new, the run is not rewritten. A load rate recomputed from the clock on
+// every reconcile made each status write trigger the next: about 50 writes
+// a second for as long as a load lasts.
+func TestQuietLoadersCauseNoStatusWrites(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(controllers.SpannerPreparer{})
+	run := h.runSpec("quiet", 1)
+	h.create(run)
+	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 0)) != nil })
+	h.patchLoader(run, 0, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "120"})
+	h.eventually("the status shows the report", 10*time.Second, func() bool {
+		ds := h.current(run).Status.Dataset
+		return ds != nil && ds.Loaded == 120
+	})
+	time.Sleep(500 * time.Millisecond) // let the reconcile after the write settle
+	before := h.current(run).ResourceVersion
+	time.Sleep(2 * time.Second)
+	if after := h.current(run); after.ResourceVersion != before {
+		t.Errorf("the run was rewritten while its loaders reported nothing new (resourceVersion %s, then %s)", before, after.ResourceVersion)
+	}
+}
+
 // TestLoaderThatFailsEveryRetryFailsTheRun: a slice whose loader failed
 // and whose retries the Job used up fails the run with the loader's own
 // message; no runner is ever created and the loaders are stopped.
