@@ -142,8 +142,9 @@ type DatasetStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	Loaded int64 `json:"loaded,omitempty"`
 
-	// rowsPerSecond is the load's average rate since the Loading stage
-	// began, as a decimal string such as "12500.0".
+	// rowsPerSecond is the load's average rate from the start of the
+	// Loading stage to the loaders' latest report, as a decimal string such
+	// as "12500.0".
 	// +optional
 	// +kubebuilder:validation:MaxLength=24
 	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
