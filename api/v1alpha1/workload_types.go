@@ -212,7 +212,7 @@ type DatasetSpec struct {
 	// before the runners when the database does not hold the dataset yet:
 	// pod i loads the i-th of loaderPods equal slices of the key space.
 	// Loads are idempotent, so a loader pod that fails is retried (up to
-	// 3 times per slice). Default 1.
+	// 3 times per slice), from where it had loaded every row. Default 1.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100

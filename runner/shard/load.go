@@ -24,8 +24,9 @@ import (
 // message before Load returns the error.
 //
 // Rows are a pure function of their key and written with InsertOrUpdate,
-// so a loader the Job retries starts its slice over and converges to the
-// same rows. A loader whose map already says Succeeded does nothing. The
+// so a loader the Job retries converges to the same rows; it resumes where
+// the failed attempt had loaded every row (resumeFrom), rather than
+// starting a slice of possibly hundreds of millions of rows over. A loader whose map already says Succeeded does nothing. The
 // dataset marker is not the loaders' business: the controller writes it
 // once every slice succeeded.
 func Load(ctx context.Context, c client.Client, o Options) error {
@@ -64,7 +65,12 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 	if own.Data[KeyState] == StateSucceeded {
 		return true, nil
 	}
-	if err := r.patchOwn(ctx, mapPatch{Data: map[string]string{KeyState: StateLoading, KeyLoaded: "0", KeyMessage: ""}}); err != nil {
+	sl := newSlice(*ctl.Workload.Dataset.Rows, r.o.Index, ctl.Loaders, own.Data[KeyResumeFrom])
+	if sl.start > sl.from {
+		r.log.Info("resuming the slice where an earlier attempt left it", "from", sl.from, "resumeFrom", sl.start, "to", sl.to)
+	}
+	start := mapPatch{Data: map[string]string{KeyState: StateLoading, KeyLoaded: strconv.FormatInt(sl.start-sl.from, 10), KeyMessage: ""}}
+	if err := r.patchOwn(ctx, start); err != nil {
 		return false, fmt.Errorf("reporting the start of the load: %w", err)
 	}
 	s, err := r.open(ctx, ctl)
@@ -72,48 +78,73 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 		return false, err
 	}
 	defer s.Close()
-	return false, r.loadSlice(ctx, s, ctl)
+	return false, r.loadSlice(ctx, s, ctl, sl)
 }
 
-// loadSlice loads this loader's rows of the dataset, reporting the rows
-// loaded in its map as it goes (the controller sums them into the run's
-// status), and Succeeded with the slice's size at the end.
-func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *Control) error {
+// slice is a loader's share of the key space, [from, to), and where this
+// attempt starts: from, or where an earlier attempt of the same index got
+// to (its resumeFrom report).
+type slice struct{ from, to, start int64 }
+
+// newSlice is loader i of n's slice of rows keys, resumed at resumeFrom
+// when that is a row of the slice. The value comes from the loader's own
+// map; anything else starts the slice over.
+func newSlice(rows int64, i, n int, resumeFrom string) slice {
+	from, to := sliceBounds(rows, i, n)
+	sl := slice{from: from, to: to, start: from}
+	if v, err := strconv.ParseInt(resumeFrom, 10, 64); err == nil && v > from && v <= to {
+		sl.start = v
+	}
+	return sl
+}
+
+// loadSlice loads this loader's rows of the dataset, reporting in its map
+// as it goes the rows loaded (the controller sums them into the run's
+// status) and how far every row is loaded (resumeFrom, where a retry
+// starts), and Succeeded with the slice's size at the end. A load that
+// fails records how far it got before it returns.
+func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *Control, sl slice) error {
 	schema, err := workload.SchemaFor(&ctl.Workload, ctl.Target.Dialect)
 	if err != nil {
 		return err
 	}
 	d := ctl.Workload.Dataset
-	from, to := sliceBounds(*d.Rows, r.o.Index, ctl.Loaders)
-	log := r.log.WithValues("table", schema.Table(), "from", from, "to", to)
-	log.Info("loading this slice of the dataset")
+	log := r.log.WithValues("table", schema.Table(), "from", sl.from, "to", sl.to)
+	log.Info("loading this slice of the dataset", "start", sl.start)
 	logDue, reportDue := throttle(logEvery), throttle(r.o.LoadProgressInterval)
+	last := dataset.Progress{Done: sl.start}
 	progress := func(p dataset.Progress) {
+		last = p
 		if logDue() {
 			log.Info("loading", "loaded", p.Loaded, "total", p.Total, "rowsPerSecond", int64(p.RowsPerSecond()))
 		}
 		if reportDue() {
-			r.reportLoaded(ctx, p.Loaded)
+			r.reportLoaded(ctx, sl.start-sl.from+p.Loaded, p.Done)
 		}
 	}
 	begin := time.Now()
-	if err := dataset.Range(ctx, s.Client, schema, from, to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+	if err := dataset.Range(ctx, s.Client, schema, sl.start, sl.to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+		wctx, cancel := durable(ctx)
+		defer cancel()
+		r.reportLoaded(wctx, sl.start-sl.from+last.Loaded, last.Done)
 		return err
 	}
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	p := mapPatch{Data: map[string]string{KeyState: StateSucceeded, KeyLoaded: strconv.FormatInt(to-from, 10)}}
+	p := mapPatch{Data: map[string]string{KeyState: StateSucceeded, KeyLoaded: strconv.FormatInt(sl.to-sl.from, 10),
+		KeyResumeFrom: strconv.FormatInt(sl.to, 10)}}
 	if err := r.patchOwn(wctx, p); err != nil {
 		return fmt.Errorf("reporting the loaded slice: %w", err)
 	}
-	log.Info("loaded this slice of the dataset", "rows", to-from, "took", time.Since(begin).String())
+	log.Info("loaded this slice of the dataset", "rows", sl.to-sl.start, "took", time.Since(begin).String())
 	return nil
 }
 
-// reportLoaded writes the rows loaded so far, once and without retries: a
-// progress report that fails is replaced by the next.
-func (r *runner) reportLoaded(ctx context.Context, rows int64) {
-	body, _ := json.Marshal(mapPatch{Data: map[string]string{KeyLoaded: strconv.FormatInt(rows, 10)}})
+// reportLoaded writes the rows loaded so far and the resume watermark,
+// once and without retries: a progress report that fails is replaced by
+// the next, and an older watermark only means a retry redoes more.
+func (r *runner) reportLoaded(ctx context.Context, rows, done int64) {
+	body, _ := json.Marshal(mapPatch{Data: map[string]string{KeyLoaded: strconv.FormatInt(rows, 10), KeyResumeFrom: strconv.FormatInt(done, 10)}})
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.own.Namespace, Name: r.own.Name}}
 	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()

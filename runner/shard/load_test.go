@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/spanner"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -153,5 +154,39 @@ func deleteAllRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.Work
 	schema, _ := workload.SchemaFor(spec, target.Dialect)
 	if _, err := s.Client.Apply(ctx, []*spanner.Mutation{spanner.Delete(schema.Table(), spanner.AllKeys())}); err != nil {
 		t.Fatalf("deleting the rows: %v", err)
+	}
+}
+
+// TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff: a loader whose map
+// says every row below 700 of its slice [0, 1000) is loaded writes only
+// [700, 1000), and reports the whole slice loaded.
+func TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff(t *testing.T) {
+	spec := ycsb(1000, time.Second, readOp)
+	target := emptyDatabase(t, &spec)
+	ns, run := newNamespace(t), "resume"
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Loaders: 1, Target: target, Workload: spec})
+	createLoaderMaps(t, ns, run, 1)
+	patch := `{"data":{"state":"Failed","message":"evicted","loaded":"700","resumeFrom":"700"}}`
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LoaderConfigMapName(run, 0)}}
+	if err := k8sClient.Patch(bounded(t), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		t.Fatal(err)
+	}
+	if err := load(t, ns, run, 0); err != nil {
+		t.Fatalf("the retried loader failed: %v", err)
+	}
+	if n := countRows(t, target, &spec); n != 300 {
+		t.Errorf("the retry wrote %d rows into an empty table; want only the 300 above its resume point", n)
+	}
+	got := loaderMap(t, ns, run, 0).Data
+	if got[KeyState] != StateSucceeded || got[KeyLoaded] != "1000" || got[KeyResumeFrom] != "1000" {
+		t.Errorf("after the resumed load the map says %v; want Succeeded, 1000 loaded, resumeFrom 1000", got)
+	}
+}
+
+func TestNewSliceResumesOnlyInsideItself(t *testing.T) {
+	for resume, want := range map[string]int64{"": 500, "garbage": 500, "400": 500, "500": 500, "750": 750, "1000": 1000, "1001": 500, "-3": 500} {
+		if got := newSlice(2000, 1, 4, resume); got.from != 500 || got.to != 1000 || got.start != want {
+			t.Errorf("slice 1 of 4 of 2000 rows with resumeFrom %q = %+v; want [500, 1000) starting at %d", resume, got, want)
+		}
 	}
 }

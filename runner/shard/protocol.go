@@ -15,8 +15,10 @@
 //	                (only when the database does not hold the dataset):
 //	                  data["loaded"]        rows of its slice loaded so far
 //	                                        (decimal)
+//	                  data["resumeFrom"]    every row of the slice below this
+//	                                        one is loaded: a retry starts there
 //	                  data["state"]         Loading, then Succeeded or Failed
-//	                                        (a retried loader starts over)
+//	                                        (a retried loader resumes)
 //	                  data["message"]       why it failed (no credentials)
 //	<run>-shard-<i> created empty by the controller, written by runner i:
 //	                  data["ready"]         RFC 3339 time the runner was ready
@@ -43,13 +45,14 @@ const (
 	KeyStartTime = "startTime"
 )
 
-// Keys of a shard ConfigMap.
+// Keys of a shard or loader ConfigMap.
 const (
-	KeyLoaded  = "loaded"
-	KeyReady   = "ready"
-	KeyState   = "state"
-	KeyMessage = "message"
-	KeyResult  = "result.json.gz"
+	KeyLoaded     = "loaded"
+	KeyResumeFrom = "resumeFrom"
+	KeyReady      = "ready"
+	KeyState      = "state"
+	KeyMessage    = "message"
+	KeyResult     = "result.json.gz"
 )
 
 // States a pod reports in KeyState. Only loaders report StateLoading.
