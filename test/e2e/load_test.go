@@ -1,0 +1,116 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/session"
+	"github.com/spanbench/spanbench/runner/shard"
+)
+
+// loadRows is large enough that a loader is still writing some seconds
+// in, on the emulator's ~9,000 rows/s.
+const loadRows = 80_000
+
+// TestLoaderKilledMidLoadResumes kills one loader's process outright
+// (SIGKILL, as an OOM kill or a node failure would) once it has reported
+// progress. The documented outcome: the Job starts that index again, the
+// new pod resumes where every row of the slice was written, and the run
+// goes on to succeed with exactly the dataset in the table.
+func TestLoaderKilledMidLoadResumes(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t, "e2e-loadkill")
+	run := demoRun(t, ns, "loadkill", withLoad(4*time.Second, 50), func(r *v1alpha1.BenchmarkRun) {
+		r.Spec.Workload.Dataset.Rows = ptr.To[int64](loadRows)
+		r.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
+		r.Spec.Workload.WarmUp = nil
+	})
+	create(t, run)
+
+	// Loader 1 owns rows [40000, 80000); kill it once it reported that it
+	// is past its start.
+	var id string
+	eventually(t, runTimeout, "loader 1 to report progress", func(ctx context.Context) (bool, string) {
+		cm := &corev1.ConfigMap{}
+		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: shard.LoaderConfigMapName(run.Name, 1)}, cm); err != nil {
+			return false, err.Error()
+		}
+		if cm.Data[shard.KeyState] == shard.StateSucceeded {
+			t.Fatalf("loader 1 finished before it could be killed; raise loadRows")
+		}
+		done, _ := strconv.ParseInt(cm.Data[shard.KeyResumeFrom], 10, 64)
+		if cm.Data[shard.KeyState] != shard.StateLoading || done <= loadRows/2 {
+			return false, fmt.Sprintf("loader 1: state %q, resumeFrom %q", cm.Data[shard.KeyState], cm.Data[shard.KeyResumeFrom])
+		}
+		pods, err := loaderPods(ctx, ns, run.Name)
+		if err != nil {
+			return false, err.Error()
+		}
+		p := pods[1]
+		if len(p.Status.ContainerStatuses) != 1 || p.Status.ContainerStatuses[0].State.Running == nil {
+			return false, "loader 1's container is not running"
+		}
+		id = strings.TrimPrefix(p.Status.ContainerStatuses[0].ContainerID, "containerd://")
+		return true, ""
+	})
+	if out, err := ctr(t.Context(), "task", "kill", "--signal", "SIGKILL", id); err != nil {
+		t.Fatalf("killing loader 1's container %s: %v: %s", id, err, out)
+	}
+	t.Logf("killed loader 1 (container %s)", id)
+
+	run = waitFinished(t, ns, run.Name, runTimeout)
+	requireSucceeded(t, run, v1alpha1.ReasonCompleted)
+	if ds := run.Status.Dataset; ds == nil || ds.Loaded != loadRows || ds.Source != v1alpha1.DatasetLoaded {
+		t.Errorf("status.dataset = %+v; want all %d rows loaded by the run", ds, loadRows)
+	}
+	if n := countRows(t, run); n != loadRows {
+		t.Errorf("the table holds %d rows; want exactly %d", n, loadRows)
+	}
+	// The replacement resumed rather than starting the slice over.
+	var resumed bool
+	var logs []string
+	all := &corev1.PodList{}
+	if err := suite.c.List(t.Context(), all, client.InNamespace(ns), client.MatchingLabels{v1alpha1.LabelRun: run.Name,
+		"app.kubernetes.io/component": "loader", "batch.kubernetes.io/job-completion-index": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all.Items {
+		out, _ := kubectlCtx(t.Context(), 20*time.Second, "-n", ns, "logs", p.Name)
+		logs = append(logs, p.Name+": "+string(p.Status.Phase))
+		resumed = resumed || (p.Status.Phase == corev1.PodSucceeded && strings.Contains(out, "resuming the slice"))
+	}
+	if len(all.Items) != 2 || !resumed {
+		t.Errorf("loader 1's pods: %v; want the killed one and a replacement that logged resuming the slice", logs)
+	}
+}
+
+// countRows counts the rows of the run's YCSB table in the suite's
+// emulator.
+func countRows(t *testing.T, run *v1alpha1.BenchmarkRun) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := session.Open(ctx, run.Spec.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int64
+	err = s.Client.Single().Query(ctx, spanner.Statement{SQL: "SELECT COUNT(*) FROM usertable"}).Do(func(r *spanner.Row) error { return r.Column(0, &n) })
+	if err != nil {
+		t.Fatalf("counting rows: %v", err)
+	}
+	return n
+}
