@@ -235,7 +235,17 @@ func TestGuardrailsRefuseARunBeforeAnythingIsCreated(t *testing.T) {
 
 func (h *harness) patchShard(run *v1alpha1.BenchmarkRun, i int, data map[string]string) {
 	h.t.Helper()
-	cm := h.configMap(shard.ShardConfigMapName(run.Name, i))
+	h.patchMap(shard.ShardConfigMapName(run.Name, i), data)
+}
+
+// patchMap merges data into the ConfigMap name of the scenario's
+// namespace, as a pod writing its map would.
+func (h *harness) patchMap(name string, data map[string]string) {
+	h.t.Helper()
+	cm := h.configMap(name)
+	if cm == nil {
+		h.t.Fatalf("ConfigMap %s is missing", name)
+	}
 	before := cm.DeepCopy()
 	if cm.Data == nil {
 		cm.Data = map[string]string{}

@@ -21,20 +21,16 @@ import (
 // patchLoader merges data into loader i's map, as that loader pod would.
 func (h *harness) patchLoader(run *v1alpha1.BenchmarkRun, i int, data map[string]string) {
 	h.t.Helper()
-	cm := h.configMap(shard.LoaderConfigMapName(run.Name, i))
-	if cm == nil {
-		h.t.Fatalf("loader map %d of run %s is missing", i, run.Name)
-	}
-	before := cm.DeepCopy()
-	if cm.Data == nil {
-		cm.Data = map[string]string{}
-	}
-	for k, v := range data {
-		cm.Data[k] = v
-	}
-	if err := h.c.Patch(context.Background(), cm, client.MergeFrom(before)); err != nil {
-		h.t.Fatal(err)
-	}
+	h.patchMap(shard.LoaderConfigMapName(run.Name, i), data)
+}
+
+// loaderJobDeleted waits until the run's loader Job is gone or going.
+func (h *harness) loaderJobDeleted(run *v1alpha1.BenchmarkRun) {
+	h.t.Helper()
+	h.eventually("the loader Job is deleted", 10*time.Second, func() bool {
+		j := h.job(v1alpha1.LoaderJobName(run))
+		return j == nil || j.DeletionTimestamp != nil
+	})
 }
 
 // rowCount counts the rows of the run's YCSB table.
@@ -105,10 +101,7 @@ func TestLoaderJobLoadsTheDatasetBeforeTheRunnersStart(t *testing.T) {
 	if tg := got.Status.Target; tg == nil || tg.Dialect != v1alpha1.DialectGoogleSQL {
 		t.Errorf("status.target = %+v; want dialect GoogleSQL (the default) recorded", tg)
 	}
-	h.eventually("the loader Job is deleted", 10*time.Second, func() bool {
-		j := h.job(v1alpha1.LoaderJobName(run))
-		return j == nil || j.DeletionTimestamp != nil
-	})
+	h.loaderJobDeleted(run)
 }
 
 // TestLoadProgressShowsInTheStatus plays two loaders reporting their rows:
@@ -199,10 +192,7 @@ func TestLoaderThatFailsEveryRetryFailsTheRun(t *testing.T) {
 	if h.job(v1alpha1.RunnerJobName(run)) != nil {
 		t.Error("a run whose load failed created runners")
 	}
-	h.eventually("the loader Job is deleted", 10*time.Second, func() bool {
-		j := h.job(v1alpha1.LoaderJobName(run))
-		return j == nil || j.DeletionTimestamp != nil
-	})
+	h.loaderJobDeleted(run)
 }
 
 // TestLoadThatMissesItsDeadlineFailsTheRun: loaders that never finish fail

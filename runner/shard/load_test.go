@@ -144,17 +144,11 @@ func TestLoaderOutsideTheRunsLoadersRefuses(t *testing.T) {
 
 func deleteAllRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSpec) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := session.Open(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	schema, _ := workload.SchemaFor(spec, target.Dialect)
-	if _, err := s.Client.Apply(ctx, []*spanner.Mutation{spanner.Delete(schema.Table(), spanner.AllKeys())}); err != nil {
-		t.Fatalf("deleting the rows: %v", err)
-	}
+	onTable(t, target, spec, func(ctx context.Context, c *spanner.Client, table string) {
+		if _, err := c.Apply(ctx, []*spanner.Mutation{spanner.Delete(table, spanner.AllKeys())}); err != nil {
+			t.Fatalf("deleting the rows: %v", err)
+		}
+	})
 }
 
 // TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff: a loader whose map

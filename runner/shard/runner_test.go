@@ -180,7 +180,9 @@ func emptyDatabase(t *testing.T, spec *v1alpha1.WorkloadSpec) v1alpha1.TargetSpe
 	return target
 }
 
-func countRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSpec) int64 {
+// onTable runs fn with a client of target and the name of the workload's
+// main table.
+func onTable(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSpec, fn func(ctx context.Context, c *spanner.Client, table string)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -189,14 +191,24 @@ func countRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.Workload
 		t.Fatal(err)
 	}
 	defer s.Close()
-	schema, _ := workload.SchemaFor(spec, target.Dialect)
-	var n int64
-	err = s.Client.Single().Query(ctx, spanner.Statement{SQL: "SELECT COUNT(*) FROM " + schema.Table()}).Do(func(r *spanner.Row) error {
-		return r.Column(0, &n)
-	})
+	schema, err := workload.SchemaFor(spec, target.Dialect)
 	if err != nil {
-		t.Fatalf("counting rows: %v", err)
+		t.Fatal(err)
 	}
+	fn(ctx, s.Client, schema.Table())
+}
+
+func countRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSpec) int64 {
+	t.Helper()
+	var n int64
+	onTable(t, target, spec, func(ctx context.Context, c *spanner.Client, table string) {
+		err := c.Single().Query(ctx, spanner.Statement{SQL: "SELECT COUNT(*) FROM " + table}).Do(func(r *spanner.Row) error {
+			return r.Column(0, &n)
+		})
+		if err != nil {
+			t.Fatalf("counting rows: %v", err)
+		}
+	})
 	return n
 }
 
