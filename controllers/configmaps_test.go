@@ -29,7 +29,7 @@ func TestNewControlConfigMap(t *testing.T) {
 			w.Default()
 			c := shard.Control{
 				Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
-				Target: run.Spec.Target, Workload: w, Loaders: 2, Region: runnerRegion(run),
+				Target: run.Spec.Target, Workload: w, Region: runnerRegion(run),
 			}
 			callerCredentials := c.Target.Credentials
 

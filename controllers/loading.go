@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -42,12 +41,7 @@ type loaderOutcome struct {
 // awaitLoad creates the loaders and follows them until every slice is
 // loaded, a slice failed beyond its retries, or spec.deadlines.load passed.
 func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
-	if err := r.ensureLoaderChildren(ctx, run); err != nil {
-		var refused *refusedError
-		if errors.As(err, &refused) {
-			r.fail(run, st, v1alpha1.ReasonNameConflict, err.Error())
-			return ctrl.Result{}, nil
-		}
+	if ok, err := r.ensureChildren(ctx, run, st, r.ensureLoaderChildren); !ok {
 		return ctrl.Result{}, err
 	}
 	outcomes, err := r.readLoaders(ctx, run)

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +14,20 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/runner/shard"
 )
+
+// ensureChildren runs one stage's ensure. A child whose name is taken by
+// somebody else's object fails the run (NameConflict). ok is false when
+// the stage must stop here, with err to return (nil once the run failed).
+func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step,
+	ensure func(context.Context, *v1alpha1.BenchmarkRun) error) (ok bool, err error) {
+	err = ensure(ctx, run)
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		r.fail(run, st, v1alpha1.ReasonNameConflict, err.Error())
+		return false, nil
+	}
+	return err == nil, err
+}
 
 // ensureRunnerChildren creates, or adopts, everything the runners need:
 // the pods' access (ensurePodAccess), one ConfigMap per shard, and the
@@ -73,7 +88,7 @@ func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun) shard.Contr
 	w := run.Spec.Workload
 	w.Default()
 	return shard.Control{
-		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()), Loaders: int(loaderPods(run)),
+		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
 		Target: observedTarget(run), Workload: w, Region: runnerRegion(run),
 	}
 }

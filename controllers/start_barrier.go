@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,12 +22,7 @@ import (
 // once every runner reported ready, it publishes one start time a little
 // ahead, for all of them. The dataset is loaded by then (awaitLoad).
 func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
-	if err := r.ensureRunnerChildren(ctx, run); err != nil {
-		var refused *refusedError
-		if errors.As(err, &refused) {
-			r.fail(run, st, v1alpha1.ReasonNameConflict, err.Error())
-			return ctrl.Result{}, nil
-		}
+	if ok, err := r.ensureChildren(ctx, run, st, r.ensureRunnerChildren); !ok {
 		return ctrl.Result{}, err
 	}
 	outcomes, err := r.readShards(ctx, run)

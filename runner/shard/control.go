@@ -6,8 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
-
-	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // DecodeControl reads a control document strictly. It comes from a
@@ -41,9 +39,6 @@ func (c *Control) validate() field.ErrorList {
 	}
 	if c.Shards < 1 {
 		errs = append(errs, field.Invalid(field.NewPath("Shards"), c.Shards, "must be at least 1"))
-	}
-	if c.Loaders < 0 || c.Loaders > int(v1alpha1.MaxLoaderPods) {
-		errs = append(errs, field.Invalid(field.NewPath("Loaders"), c.Loaders, fmt.Sprintf("must be from 0 to %d", v1alpha1.MaxLoaderPods)))
 	}
 	errs = append(errs, c.Target.Validate(field.NewPath("Target"))...)
 	errs = append(errs, c.Workload.Validate(field.NewPath("Workload"))...)

@@ -12,7 +12,7 @@ import (
 )
 
 func goodControl() Control {
-	return Control{Run: "r", Namespace: "ns", Shards: 3, Loaders: 2, Region: "asia-northeast1",
+	return Control{Run: "r", Namespace: "ns", Shards: 3, Region: "asia-northeast1",
 		Workload: ycsb(1000, time.Minute, readOp, updateOp),
 		Target:   v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench"}}
 }
@@ -41,12 +41,12 @@ func TestDecodeControlRefusesBadInputNamingTheProblem(t *testing.T) {
 	cases := map[string]struct{ doc, want string }{
 		"empty":          {"", "unexpected end of JSON input"},
 		"trailing data":  {string(good) + "{}", "after top-level value"},
-		"unknown field":  {edit(`"Loaders"`, `"Loadrs":1,"Loaders"`), `unknown field "Loadrs"`},
+		"unknown field":  {edit(`"Shards"`, `"Shard":1,"Shards"`), `unknown field "Shard"`},
 		"duplicate":      {edit(`"Shards":3`, `"Shards":3,"Shards":4`), `duplicate field "Shards"`},
 		"wrong type":     {edit(`"Shards":3`, `"Shards":"3"`), "Shards"},
 		"no run":         {edit(`"Run":"r"`, `"Run":""`), "Run: Required value"},
 		"no shards":      {edit(`"Shards":3`, `"Shards":0`), "Shards: Invalid value: 0"},
-		"many loaders":   {edit(`"Loaders":2`, `"Loaders":101`), "Loaders: Invalid value: 101"},
+		"many loaders":   {edit(`"loaderPods":1`, `"loaderPods":101`), "Workload.dataset.loaderPods: Invalid value: 101"},
 		"bad target":     {edit(`"project":"spanbench-test"`, `"project":"X"`), "Target.project"},
 		"bad workload":   {edit(`"weight":3`, `"weight":-3`), "Workload.operations[0].weight"},
 		"case-different": {edit(`"Run"`, `"run"`), `unknown field "run"`},

@@ -18,7 +18,8 @@ import (
 )
 
 // Load is a loader pod's life: read the run's control ConfigMap, load
-// slice Index of Control.Loaders of the dataset's key space with batched
+// slice Index of the dataset's key space, of as many as the workload has
+// loader pods (dataset.loaderPods), with batched
 // mutations, and report in the loader's own ConfigMap as it goes: state
 // Loading with the rows loaded so far, then Succeeded, or Failed with a
 // message before Load returns the error.
@@ -55,8 +56,9 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 	if err != nil {
 		return false, err
 	}
-	if r.o.Index >= ctl.Loaders {
-		return false, fmt.Errorf("loader index %d is out of range: the run has %d loaders", r.o.Index, ctl.Loaders)
+	loaders := int(*ctl.Workload.Dataset.LoaderPods)
+	if r.o.Index >= loaders {
+		return false, fmt.Errorf("loader index %d is out of range: the run has %d loaders", r.o.Index, loaders)
 	}
 	own, err := r.getOwn(ctx)
 	if err != nil {
@@ -65,7 +67,7 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 	if own.Data[KeyState] == StateSucceeded {
 		return true, nil
 	}
-	sl := newSlice(*ctl.Workload.Dataset.Rows, r.o.Index, ctl.Loaders, own.Data[KeyResumeFrom])
+	sl := newSlice(*ctl.Workload.Dataset.Rows, r.o.Index, loaders, own.Data[KeyResumeFrom])
 	if sl.start > sl.from {
 		r.log.Info("resuming the slice where an earlier attempt left it", "from", sl.from, "resumeFrom", sl.start, "to", sl.to)
 	}

@@ -53,11 +53,11 @@ func load(t *testing.T, ns, run string, i int) error {
 // loader run again after it succeeded loads nothing.
 func TestLoadersCoverTheKeySpaceOnce(t *testing.T) {
 	spec := ycsb(1001, time.Second, readOp) // an odd count: the slices differ in size
-	batch, writers := int32(100), int32(2)
-	spec.Dataset.BatchRows, spec.Dataset.Loaders = &batch, &writers
+	batch, writers, loaders := int32(100), int32(2), int32(2)
+	spec.Dataset.BatchRows, spec.Dataset.Loaders, spec.Dataset.LoaderPods = &batch, &writers, &loaders
 	target := emptyDatabase(t, &spec)
 	ns, run := newNamespace(t), "load"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Loaders: 2, Target: target, Workload: spec})
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 2)
 
 	errs := make(chan error, 2)
@@ -98,7 +98,7 @@ func TestFailedLoaderReportsWhyAndARetryLoads(t *testing.T) {
 	tweet.Type = v1alpha1.WorkloadTweet
 	target := emptyDatabase(t, &tweet) // a database without usertable
 	ns, run := newNamespace(t), "retry"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Loaders: 1, Target: target, Workload: spec})
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 1)
 
 	err := load(t, ns, run, 0)
@@ -134,7 +134,7 @@ func TestLoaderOutsideTheRunsLoadersRefuses(t *testing.T) {
 	spec := ycsb(10, time.Second, readOp)
 	ns, run := newNamespace(t), "range"
 	target := v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Loaders: 1, Target: target, Workload: spec})
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 2)
 	err := load(t, ns, run, 1)
 	if err == nil || !strings.Contains(err.Error(), "loader index 1 is out of range") || loaderMap(t, ns, run, 1).Data[KeyState] != StateFailed {
@@ -158,7 +158,7 @@ func TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff(t *testing.T) {
 	spec := ycsb(1000, time.Second, readOp)
 	target := emptyDatabase(t, &spec)
 	ns, run := newNamespace(t), "resume"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Loaders: 1, Target: target, Workload: spec})
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 1)
 	patch := `{"data":{"state":"Failed","message":"evicted","loaded":"700","resumeFrom":"700"}}`
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LoaderConfigMapName(run, 0)}}

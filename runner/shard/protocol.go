@@ -79,10 +79,6 @@ type Control struct {
 	Target v1alpha1.TargetSpec
 	// Workload is the resolved (defaulted) workload.
 	Workload v1alpha1.WorkloadSpec
-	// Loaders is the number of loader pods the dataset is split across
-	// (spec.workload.dataset.loaderPods); it is used only when the
-	// database does not hold the dataset.
-	Loaders int
 	// Region is where the runners run, recorded with the results.
 	Region string
 }
