@@ -204,8 +204,10 @@ func (h *harness) kubelet(run *v1alpha1.BenchmarkRun, indexes ...int) *sync.Wait
 		return h.job(v1alpha1.LoaderJobName(run)) != nil || h.job(v1alpha1.RunnerJobName(run)) != nil
 	})
 	rc := h.podClient(run)
-	if h.job(v1alpha1.RunnerJobName(run)) == nil {
-		h.loadDataset(run)
+	// A loader Job that is still there is played (again: a finished
+	// loader does nothing); one already deleted has done its work.
+	if h.job(v1alpha1.RunnerJobName(run)) == nil && h.job(v1alpha1.LoaderJobName(run)) != nil {
+		h.mustLoad(run)
 	}
 	h.eventually("the runner Job exists", 20*time.Second, func() bool { return h.job(v1alpha1.RunnerJobName(run)) != nil })
 	var wg sync.WaitGroup
@@ -227,6 +229,12 @@ func (h *harness) kubelet(run *v1alpha1.BenchmarkRun, indexes ...int) *sync.Wait
 func (h *harness) loadDataset(run *v1alpha1.BenchmarkRun) {
 	h.t.Helper()
 	h.eventually("the loader Job exists", 20*time.Second, func() bool { return h.job(v1alpha1.LoaderJobName(run)) != nil })
+	h.mustLoad(run)
+}
+
+// mustLoad runs every loader of the run's loader Job, which must succeed.
+func (h *harness) mustLoad(run *v1alpha1.BenchmarkRun) {
+	h.t.Helper()
 	for i, err := range h.runLoaders(h.podClient(run), run) {
 		if err != nil {
 			h.t.Fatalf("loader %d of run %s failed: %v", i, run.Name, err)
@@ -234,14 +242,10 @@ func (h *harness) loadDataset(run *v1alpha1.BenchmarkRun) {
 	}
 }
 
-// runLoaders runs every index of the run's loader Job to its end, as rc,
-// and returns their errors by index.
+// runLoaders runs every index of the run's loader Job (one per
+// dataset.loaderPods) to its end, as rc, and returns their errors by index.
 func (h *harness) runLoaders(rc client.Client, run *v1alpha1.BenchmarkRun) []error {
-	job := h.job(v1alpha1.LoaderJobName(run))
-	if job == nil {
-		h.t.Fatalf("run %s has no loader Job", run.Name)
-	}
-	errs := make([]error, *job.Spec.Completions)
+	errs := make([]error, ptr.Deref(run.Spec.Workload.Dataset.LoaderPods, v1alpha1.DefaultLoaderPods))
 	var wg sync.WaitGroup
 	for i := range errs {
 		wg.Add(1)
