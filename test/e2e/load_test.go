@@ -20,9 +20,11 @@ import (
 	"github.com/spanbench/spanbench/runner/shard"
 )
 
-// loadRows is large enough that a loader is still writing some seconds
-// in, on the emulator's ~9,000 rows/s.
-const loadRows = 80_000
+// loadRows is large enough that a loader is still writing after its
+// second progress report (they come at about 1 s, then every 5 s): about
+// 20 s per loader on the emulator's ~9,000 rows/s. At 80,000 rows a loader
+// sometimes finished before reporting past the start of its slice.
+const loadRows = 200_000
 
 // TestLoaderKilledMidLoadResumes kills one loader's process outright
 // (SIGKILL, as an OOM kill or a node failure would) once it has reported
@@ -39,8 +41,8 @@ func TestLoaderKilledMidLoadResumes(t *testing.T) {
 	})
 	create(t, run)
 
-	// Loader 1 owns rows [40000, 80000); kill it once it reported that it
-	// is past its start.
+	// Loader 1 owns the upper half of the rows; kill it once it reported
+	// that it is past its start.
 	var id string
 	eventually(t, runTimeout, "loader 1 to report progress", func(ctx context.Context) (bool, string) {
 		cm := &corev1.ConfigMap{}
