@@ -32,10 +32,12 @@ import (
 
 // loaderOutcome is what one loader ConfigMap says.
 type loaderOutcome struct {
-	index   int
-	loaded  int64 // rows of its slice loaded, as reported
-	state   string
-	message string
+	index     int
+	loaded    int64 // rows of its slice loaded, as reported
+	state     string
+	message   string
+	retries   int32 // attempts the Job started after a failed one
+	resumedAt int64 // the row the latest retry started at
 }
 
 // awaitLoad creates the loaders and follows them until every slice is
@@ -48,6 +50,7 @@ func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.Be
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	recordRetries(run, st, outcomes)
 	if reason, msg := r.loadProblem(ctx, run, outcomes); reason != "" {
 		r.fail(run, st, reason, msg)
 		return ctrl.Result{}, nil
@@ -84,6 +87,10 @@ func (r *BenchmarkRunReconciler) readLoaders(ctx context.Context, run *v1alpha1.
 			out[i].loaded = n
 		}
 		out[i].state, out[i].message = cm.Data[shard.KeyState], cm.Data[shard.KeyMessage]
+		if n, err := strconv.ParseInt(cm.Data[shard.KeyRetries], 10, 32); err == nil && n > 0 {
+			out[i].retries = int32(n)
+		}
+		out[i].resumedAt, _ = strconv.ParseInt(cm.Data[shard.KeyResumedAt], 10, 64)
 	}
 	return out, nil
 }
@@ -121,6 +128,33 @@ func (r *BenchmarkRunReconciler) loadProblem(ctx context.Context, run *v1alpha1.
 		return v1alpha1.ReasonRunnerImagePullFailed, msg
 	}
 	return "", ""
+}
+
+// recordRetries counts the loaders' retries into status.dataset.retries
+// and, when the count grew, says in an event which loaders the Job started
+// again and where each resumed: the failed pods themselves are deleted with
+// the loader Job, so this is what is left to tell a crash happened.
+func recordRetries(run *v1alpha1.BenchmarkRun, st *step, outcomes []loaderOutcome) {
+	ds := run.Status.Dataset
+	if ds == nil {
+		return
+	}
+	var total int32
+	var retried []string
+	for _, o := range outcomes {
+		if o.retries == 0 {
+			continue
+		}
+		total += o.retries
+		from, to := shard.SliceBounds(ds.Rows, o.index, len(outcomes))
+		retried = append(retried, fmt.Sprintf("loader %d on retry %d of %d resumed its slice of rows [%d, %d) at row %d",
+			o.index, o.retries, LoaderRetries, from, to, o.resumedAt))
+	}
+	if total <= ds.Retries {
+		return
+	}
+	ds.Retries = total
+	st.warning(v1alpha1.ReasonLoaderRetried, "the loader Job started failed loaders again: "+strings.Join(retried, "; "))
 }
 
 // loaderMessages are the failure messages of the given loaders, for a

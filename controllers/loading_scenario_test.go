@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -137,6 +138,57 @@ func TestLoadProgressShowsInTheStatus(t *testing.T) {
 			t.Errorf("while loading, spanbench_run_dataset_rows{state=%q} = %v, want %v", state, got, want)
 		}
 	}
+}
+
+// TestRetriedLoaderIsCountedAndAnnounced: a loader attempt that reports it
+// is a retry is counted in status.dataset.retries and announced once, with
+// where it resumed; the failed pod is deleted with the Job, so this is what
+// tells a user it happened.
+func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
+	h := newHarness(t)
+	h.startManager(controllers.SpannerPreparer{})
+	run := h.runSpec("retried", 1)
+	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
+	h.create(run)
+	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "20", shard.KeyRetries: "1", shard.KeyResumedAt: "170"})
+	h.eventually("the status counts the retry", 10*time.Second, func() bool {
+		ds := h.current(run).Status.Dataset
+		return ds != nil && ds.Retries == 1 && ds.Loaded == 20
+	})
+	want := "loader 1 on retry 1 of 3 resumed its slice of rows [150, 300) at row 170"
+	var events []corev1.Event
+	h.eventually("a LoaderRetried event", 10*time.Second, func() bool {
+		events = h.eventsOf(run, v1alpha1.ReasonLoaderRetried)
+		return len(events) > 0
+	})
+	if !strings.Contains(events[0].Message, want) {
+		t.Errorf("LoaderRetried says %q; want it to say %q", events[0].Message, want)
+	}
+
+	// A later report of the same attempt is not announced again.
+	h.patchLoader(run, 1, map[string]string{shard.KeyLoaded: "40"})
+	h.eventually("the status shows the next report", 10*time.Second, func() bool { return h.current(run).Status.Dataset.Loaded == 40 })
+	time.Sleep(time.Second) // events are sent asynchronously
+	if events = h.eventsOf(run, v1alpha1.ReasonLoaderRetried); len(events) != 1 || events[0].Count != 1 {
+		t.Errorf("after a further report, LoaderRetried events: %+v; want the one, once", events)
+	}
+}
+
+// eventsOf lists the run's events of one reason.
+func (h *harness) eventsOf(run *v1alpha1.BenchmarkRun, reason string) []corev1.Event {
+	h.t.Helper()
+	list := &corev1.EventList{}
+	if err := h.c.List(context.Background(), list, client.InNamespace(h.ns)); err != nil {
+		h.t.Fatal(err)
+	}
+	var out []corev1.Event
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == run.Name && e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // TestQuietLoadersCauseNoStatusWrites: while the loaders report nothing

@@ -104,6 +104,9 @@ const (
 	ReasonDatasetMismatch = "DatasetMismatch"
 	// ReasonDatasetLoadFailed: preloading the dataset failed.
 	ReasonDatasetLoadFailed = "DatasetLoadFailed"
+	// ReasonLoaderRetried (an event) says the loader Job started a failed
+	// loader pod again, and where the new attempt resumed its slice.
+	ReasonLoaderRetried = "LoaderRetried"
 	// ReasonRunnerImagePullFailed: a runner pod cannot pull its image.
 	ReasonRunnerImagePullFailed = "RunnerImagePullFailed"
 	// ReasonRunnersUnschedulable: a runner pod cannot be scheduled (no node

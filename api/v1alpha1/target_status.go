@@ -149,4 +149,12 @@ type DatasetStatus struct {
 	// +kubebuilder:validation:MaxLength=24
 	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
 	RowsPerSecond string `json:"rowsPerSecond,omitempty"`
+
+	// retries is how many times the loader Job started a loader pod again
+	// after an attempt failed (a crash, an eviction, an OOM kill), summed
+	// over the slices. Each retry resumes where every row of its slice was
+	// loaded; a LoaderRetried event says where.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Retries int32 `json:"retries,omitempty"`
 }

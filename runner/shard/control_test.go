@@ -66,7 +66,7 @@ func TestSliceBoundsCoverEveryKeyOnce(t *testing.T) {
 		for _, n := range []int{1, 2, 3, 7, 1000} {
 			var next int64
 			for i := range n {
-				from, to := sliceBounds(rows, i, n)
+				from, to := SliceBounds(rows, i, n)
 				if from != next || to < from {
 					t.Fatalf("rows %d, shards %d: shard %d gets [%d, %d); want it to start at %d", rows, n, i, from, to, next)
 				}

@@ -71,8 +71,7 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 	if sl.start > sl.from {
 		r.log.Info("resuming the slice where an earlier attempt left it", "from", sl.from, "resumeFrom", sl.start, "to", sl.to)
 	}
-	start := mapPatch{Data: map[string]string{KeyState: StateLoading, KeyLoaded: strconv.FormatInt(sl.start-sl.from, 10), KeyMessage: ""}}
-	if err := r.patchOwn(ctx, start); err != nil {
+	if err := r.patchOwn(ctx, startReport(own.Data, sl)); err != nil {
 		return false, fmt.Errorf("reporting the start of the load: %w", err)
 	}
 	s, err := r.open(ctx, ctl)
@@ -81,6 +80,21 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 	}
 	defer s.Close()
 	return false, r.loadSlice(ctx, s, ctl, sl)
+}
+
+// startReport is what a loader writes as it starts: Loading, with the
+// rows below its start already counted. An attempt that finds an earlier
+// attempt's report (Loading or Failed) is a retry of the Job's: it counts
+// itself in retries and records the row it resumed at, so that the
+// controller can tell users, long after the failed pod is gone.
+func startReport(earlier map[string]string, sl slice) mapPatch {
+	p := mapPatch{Data: map[string]string{KeyState: StateLoading, KeyLoaded: strconv.FormatInt(sl.start-sl.from, 10), KeyMessage: ""}}
+	if s := earlier[KeyState]; s == StateLoading || s == StateFailed {
+		n, _ := strconv.Atoi(earlier[KeyRetries])
+		p.Data[KeyRetries] = strconv.Itoa(max(n, 0) + 1)
+		p.Data[KeyResumedAt] = strconv.FormatInt(sl.start, 10)
+	}
+	return p
 }
 
 // slice is a loader's share of the key space, [from, to), and where this
@@ -92,7 +106,7 @@ type slice struct{ from, to, start int64 }
 // when that is a row of the slice. The value comes from the loader's own
 // map; anything else starts the slice over.
 func newSlice(rows int64, i, n int, resumeFrom string) slice {
-	from, to := sliceBounds(rows, i, n)
+	from, to := SliceBounds(rows, i, n)
 	sl := slice{from: from, to: to, start: from}
 	if v, err := strconv.ParseInt(resumeFrom, 10, 64); err == nil && v > from && v <= to {
 		sl.start = v
@@ -155,10 +169,10 @@ func (r *runner) reportLoaded(ctx context.Context, rows, done int64) {
 	}
 }
 
-// sliceBounds is slice i's share [from, to) of rows keys, so that the n
-// slices cover every key exactly once. It avoids i*rows, which could
+// SliceBounds is loader i of n's share [from, to) of rows keys, so that
+// the n slices cover every key exactly once. It avoids i*rows, which could
 // overflow.
-func sliceBounds(rows int64, i, n int) (from, to int64) {
+func SliceBounds(rows int64, i, n int) (from, to int64) {
 	at := func(i int) int64 {
 		q, rem := rows/int64(n), rows%int64(n)
 		return q*int64(i) + rem*int64(i)/int64(n)

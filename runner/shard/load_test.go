@@ -74,6 +74,9 @@ func TestLoadersCoverTheKeySpaceOnce(t *testing.T) {
 		if cm.Data[KeyState] != StateSucceeded || cm.Data[KeyLoaded] != want {
 			t.Errorf("loader %d's map says state %q, loaded %q; want Succeeded with its slice, %s rows", i, cm.Data[KeyState], cm.Data[KeyLoaded], want)
 		}
+		if r, ok := cm.Data[KeyRetries]; ok {
+			t.Errorf("loader %d's first attempt counted itself as retry %q", i, r)
+		}
 	}
 	if n := countRows(t, target, &spec); n != 1001 {
 		t.Fatalf("after loading, the table holds %d rows; want exactly 1001", n)
@@ -120,8 +123,9 @@ func TestFailedLoaderReportsWhyAndARetryLoads(t *testing.T) {
 		t.Fatalf("the retried loader failed: %v", err)
 	}
 	cm = loaderMap(t, ns, run, 0)
-	if cm.Data[KeyState] != StateSucceeded || cm.Data[KeyLoaded] != "300" || cm.Data[KeyMessage] != "" {
-		t.Errorf("after the retry the map says %v; want Succeeded, 300 rows, no message", cm.Data)
+	if cm.Data[KeyState] != StateSucceeded || cm.Data[KeyLoaded] != "300" || cm.Data[KeyMessage] != "" ||
+		cm.Data[KeyRetries] != "1" || cm.Data[KeyResumedAt] != "0" {
+		t.Errorf("after the retry the map says %v; want Succeeded, 300 rows, no message, 1 retry resumed at row 0", cm.Data)
 	}
 	if n := countRows(t, target, &spec); n != 300 {
 		t.Errorf("after the retry the table holds %d rows; want 300", n)
@@ -153,14 +157,15 @@ func deleteAllRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.Work
 
 // TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff: a loader whose map
 // says every row below 700 of its slice [0, 1000) is loaded writes only
-// [700, 1000), and reports the whole slice loaded.
+// [700, 1000), reports the whole slice loaded, and counts itself as the
+// slice's second retry, resumed at 700.
 func TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff(t *testing.T) {
 	spec := ycsb(1000, time.Second, readOp)
 	target := emptyDatabase(t, &spec)
 	ns, run := newNamespace(t), "resume"
 	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 1)
-	patch := `{"data":{"state":"Failed","message":"evicted","loaded":"700","resumeFrom":"700"}}`
+	patch := `{"data":{"state":"Failed","message":"evicted","loaded":"700","resumeFrom":"700","retries":"1","resumedAt":"400"}}`
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LoaderConfigMapName(run, 0)}}
 	if err := k8sClient.Patch(bounded(t), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
 		t.Fatal(err)
@@ -174,6 +179,9 @@ func TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff(t *testing.T) {
 	got := loaderMap(t, ns, run, 0).Data
 	if got[KeyState] != StateSucceeded || got[KeyLoaded] != "1000" || got[KeyResumeFrom] != "1000" {
 		t.Errorf("after the resumed load the map says %v; want Succeeded, 1000 loaded, resumeFrom 1000", got)
+	}
+	if got[KeyRetries] != "2" || got[KeyResumedAt] != "700" {
+		t.Errorf("the second retry recorded retries %q, resumedAt %q; want 2 and 700", got[KeyRetries], got[KeyResumedAt])
 	}
 }
 

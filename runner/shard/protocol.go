@@ -49,6 +49,8 @@ const (
 const (
 	KeyLoaded     = "loaded"
 	KeyResumeFrom = "resumeFrom"
+	KeyRetries    = "retries"
+	KeyResumedAt  = "resumedAt"
 	KeyReady      = "ready"
 	KeyState      = "state"
 	KeyMessage    = "message"
