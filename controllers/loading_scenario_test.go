@@ -105,15 +105,24 @@ func TestLoaderJobLoadsTheDatasetBeforeTheRunnersStart(t *testing.T) {
 	h.loaderJobDeleted(run)
 }
 
+// twoLoaderRun creates a one-runner run whose dataset two loader pods
+// load, and waits for their maps, which the tests then write as the
+// loaders would.
+func (h *harness) twoLoaderRun(name string) *v1alpha1.BenchmarkRun {
+	h.t.Helper()
+	run := h.runSpec(name, 1)
+	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
+	h.create(run)
+	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+	return run
+}
+
 // TestLoadProgressShowsInTheStatus plays two loaders reporting their rows:
 // the run is in phase Loading and its status sums them.
 func TestLoadProgressShowsInTheStatus(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
-	run := h.runSpec("progress", 1)
-	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
-	h.create(run)
-	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+	run := h.twoLoaderRun("progress")
 	h.patchLoader(run, 0, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "100"})
 	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateSucceeded, shard.KeyLoaded: "50"})
 	var got *v1alpha1.BenchmarkRun
@@ -147,10 +156,7 @@ func TestLoadProgressShowsInTheStatus(t *testing.T) {
 func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
-	run := h.runSpec("retried", 1)
-	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
-	h.create(run)
-	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+	run := h.twoLoaderRun("retried")
 	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "20", shard.KeyRetries: "1", shard.KeyResumedAt: "170"})
 	h.eventually("the status counts the retry", 10*time.Second, func() bool {
 		ds := h.current(run).Status.Dataset
@@ -220,10 +226,7 @@ func TestQuietLoadersCauseNoStatusWrites(t *testing.T) {
 func TestLoaderThatFailsEveryRetryFailsTheRun(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
-	run := h.runSpec("doomed", 1)
-	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
-	h.create(run)
-	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+	run := h.twoLoaderRun("doomed")
 
 	// A failed loader with retries left is only reported.
 	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateFailed, shard.KeyMessage: "spanner: PermissionDenied on usertable"})
