@@ -68,7 +68,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.finalize(ctx, run)
+		return r.finalize(ctx, run)
 	}
 	before := run.DeepCopy()
 	st := &step{}

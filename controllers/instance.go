@@ -31,6 +31,9 @@ const (
 	EventInstanceCreated      = "InstanceCreated"
 	EventInstanceDeleted      = "InstanceDeleted"
 	EventInstanceDeleteFailed = "InstanceDeleteFailed"
+	// EventInstanceStillCreating: the run ended, or was deleted, while its
+	// instance was being created; it is deleted once it shows.
+	EventInstanceStillCreating = "InstanceStillCreating"
 )
 
 // releaseTimeout bounds one attempt to delete an instance.
@@ -117,7 +120,7 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 	}
 	deleted, err := r.releaseInstance(ctx, run, st)
 	if err != nil {
-		return ctrl.Result{}, err
+		return releaseRetry(err)
 	}
 	if deleted && run.Status.Target != nil {
 		return requeueSoon, nil
@@ -128,20 +131,31 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 // finalize runs for a run being deleted: it deletes the run's Ephemeral
 // instance, then lets the run go. The runners are stopped first; against
 // a deleted instance they would only fail.
-func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.BenchmarkRun) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(run, FinalizerInstance) {
-		return nil
+		return ctrl.Result{}, nil
 	}
 	if err := r.deleteJobs(ctx, run); err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	st := &step{}
 	_, err := r.releaseInstance(ctx, run, st)
 	st.emit(r.Recorder, run)
 	if err != nil {
-		return err
+		return releaseRetry(err)
 	}
-	return r.setFinalizer(ctx, run, false)
+	return ctrl.Result{}, r.setFinalizer(ctx, run, false)
+}
+
+// releaseRetry is how a failed deletion is tried again: while the
+// instance's creation runs, at the pace of polling a creation, since an
+// error's growing backoff could leave the instance costing for minutes
+// after it shows; any other error with the controller's backoff.
+func releaseRetry(err error) (ctrl.Result, error) {
+	if errors.Is(err, target.ErrStillCreating) {
+		return ctrl.Result{RequeueAfter: instancePollEvery}, nil
+	}
+	return ctrl.Result{}, err
 }
 
 // releaseInstance deletes the run's Ephemeral instance; deleted says it is
@@ -158,6 +172,9 @@ func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alp
 	case errors.Is(err, target.ErrNotOwned):
 		st.warning(v1alpha1.ReasonInstanceNotOwned, fmt.Sprintf("instance %s was not created for this run; spanbench left it alone: %v", name, err))
 		return false, nil
+	case errors.Is(err, target.ErrStillCreating):
+		st.normal(EventInstanceStillCreating, fmt.Sprintf("instance %s is still being created; spanbench deletes it as soon as it shows", name))
+		return false, err
 	case err != nil:
 		st.warning(EventInstanceDeleteFailed, fmt.Sprintf("could not delete instance %s, which spanbench created for the run and which costs money until deleted; retrying: %v", name, err))
 		log.FromContext(ctx).Error(err, "deleting the run's instance failed; retrying", "instance", name)

@@ -444,6 +444,12 @@ type fault struct {
 	// is gone. That is Cloud Spanner's contract (CreateInstance's doc);
 	// the emulator never shows it.
 	failsLate *status.Status
+	// createsUnseen: CreateInstance is accepted and its operation left
+	// running until fakeCreations.finish, and meanwhile the instance does
+	// not show at all (GetInstance is NotFound), as in the moment after
+	// Spanner accepted a creation; it then succeeds, and the instance
+	// exists.
+	createsUnseen bool
 }
 
 // fakeCreations records the creations the fake was asked for, and the
@@ -457,9 +463,12 @@ type fakeCreations struct {
 
 type fakeOp struct {
 	name     string
+	req      *instancepb.CreateInstanceRequest
 	instance *instancepb.Instance // as requested, CREATING
 	err      error                // the creation's result once done
+	hidden   bool                 // not shown while running
 	done     bool
+	made     bool // succeeded, and created in the emulator
 	polls    int
 }
 
@@ -515,11 +524,12 @@ func (f fakeInstanceAdminForTest) StartCreateInstance(ctx context.Context, req *
 	c.started[id]++
 	n := c.started[id]
 	c.mu.Unlock()
+
 	flt := f.fault(id)
 	if flt.create != nil {
 		return "", flt.create
 	}
-	if flt.failsLate == nil {
+	if flt.failsLate == nil && !flt.createsUnseen {
 		return f.InstanceAdmin.StartCreateInstance(ctx, req)
 	}
 	if c.running(id) != nil {
@@ -527,7 +537,8 @@ func (f fakeInstanceAdminForTest) StartCreateInstance(ctx context.Context, req *
 	}
 	in := proto.CloneOf(req.GetInstance())
 	in.State = instancepb.Instance_CREATING
-	op := &fakeOp{name: fmt.Sprintf("%s/instances/%s/operations/fake-%d", req.GetParent(), id, n), instance: in, err: flt.failsLate.Err()}
+	op := &fakeOp{name: fmt.Sprintf("%s/instances/%s/operations/fake-%d", req.GetParent(), id, n), req: req, instance: in,
+		err: flt.failsLate.Err(), hidden: flt.createsUnseen}
 	c.mu.Lock()
 	c.ops[op.name], c.last[id] = op, op
 	c.mu.Unlock()
@@ -546,11 +557,20 @@ func (f fakeInstanceAdminForTest) PollCreateInstance(ctx context.Context, operat
 	if !op.done {
 		return false, nil
 	}
+	if op.err == nil && !op.made {
+		if err := f.InstanceAdmin.CreateInstance(ctx, op.req); err != nil {
+			return false, err
+		}
+		op.made = true
+	}
 	return true, op.err
 }
 
 func (f fakeInstanceAdminForTest) GetInstance(ctx context.Context, name string) (*instancepb.Instance, error) {
 	if op := f.creations.running(name[strings.LastIndexByte(name, '/')+1:]); op != nil {
+		if op.hidden {
+			return nil, status.Errorf(codes.NotFound, "Instance not found: %s", name)
+		}
 		return proto.CloneOf(op.instance), nil
 	}
 	in, err := f.InstanceAdmin.GetInstance(ctx, name)
@@ -695,6 +715,34 @@ func TestEphemeralCreationThatFailsLateWhileTheManagerIsDown(t *testing.T) {
 	creations.finish(run.Spec.Target.Instance.Name)
 	h.startManager(fakePreparer(faults, creations))
 	h.failedLate(run, creations)
+}
+
+// TestRunDeletedWhileItsInstanceIsCreatedDeletesItOnceItShows: a run
+// deleted in the moment after Spanner accepted its instance's creation,
+// before the instance shows, keeps its finalizer until the creation is
+// done, and the instance that then appears is deleted. Taking "not found"
+// for "gone" would leave it costing until the orphan sweep.
+func TestRunDeletedWhileItsInstanceIsCreatedDeletesItOnceItShows(t *testing.T) {
+	h := newHarness(t)
+	faults, creations := &sync.Map{}, newFakeCreations()
+	h.startManager(fakePreparer(faults, creations))
+	run := h.ephemeralSpec("unseen", 1)
+	id := run.Spec.Target.Instance.Name
+	faults.Store(id, fault{createsUnseen: true})
+	h.create(run)
+	h.creationRunning(run, creations)
+
+	if err := h.c.Delete(context.Background(), h.current(run)); err != nil {
+		t.Fatal(err)
+	}
+	h.wantEvents(run, controllers.EventInstanceStillCreating)
+	if cur := h.current(run); cur == nil || len(cur.Finalizers) == 0 {
+		t.Fatal("the run was let go while its instance was still being created: the instance would appear with nobody to delete it")
+	}
+	creations.finish(id)
+	h.eventually("the run is gone and the instance that appeared is deleted", 30*time.Second, func() bool {
+		return h.current(run) == nil && len(h.instances()) == 0
+	})
 }
 
 // TestSplitPointsAreSkippedOnTheEmulatorAndTheRunGoesOn: the emulator has

@@ -114,11 +114,16 @@ func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRu
 			return target.InstanceInfo{}, err
 		}
 	}
-	var operation string
+	return target.EnsureOwned(ctx, admin, in, owner, createOperation(run))
+}
+
+// createOperation is the run's instance creation still running, as
+// status.target records it ("" if none).
+func createOperation(run *v1alpha1.BenchmarkRun) string {
 	if st := run.Status.Target; st != nil {
-		operation = st.CreateOperation
+		return st.CreateOperation
 	}
-	return target.EnsureOwned(ctx, admin, in, owner, operation)
+	return ""
 }
 
 // instanceOf is the instance a target asks for.
@@ -152,7 +157,7 @@ func (p SpannerPreparer) ReleaseInstance(ctx context.Context, run *v1alpha1.Benc
 		return err
 	}
 	defer func() { _ = admin.Close() }()
-	err = target.DeleteOwned(ctx, admin, t.Project, t.Instance.Name, owner)
+	err = target.DeleteOwned(ctx, admin, t.Project, t.Instance.Name, owner, createOperation(run))
 	if t.EmulatorHost != "" && unreachable(ctx, err) {
 		return nil
 	}

@@ -136,6 +136,9 @@ var (
 	// ErrConfigNotFound: the instance configuration does not exist in the
 	// project.
 	ErrConfigNotFound = errors.New("instance configuration not found")
+	// ErrStillCreating: the instance does not show yet, but its creation
+	// is still running, so it will: deleting it has to wait.
+	ErrStillCreating = errors.New("the instance's creation is still running")
 )
 
 // Labels of an instance spanbench created for a run. Spanner label keys
@@ -380,18 +383,28 @@ func createOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Ow
 // failure to read it. An operation Spanner no longer knows (NotFound) is
 // neither: the caller goes on as if there were none.
 func pollCreation(ctx context.Context, admin InstanceAdmin, in Instance, operation string) (running bool, err error) {
+	running, failed, err := readCreation(ctx, admin, instanceName(in.Project, in.Instance), operation)
+	if failed != nil {
+		return false, fmt.Errorf("%w (operation %s)", creationError(in, failed), operation)
+	}
+	return running, err
+}
+
+// readCreation reads operation, the creation of instance name: running
+// while Spanner works on it; failed is the creation's own error once it
+// finished with one; err is the failure to read the operation. One Spanner
+// no longer knows (NotFound) is none of these.
+func readCreation(ctx context.Context, admin InstanceAdmin, name, operation string) (running bool, failed, err error) {
 	done, err := admin.PollCreateInstance(ctx, operation)
 	switch {
-	case done && err != nil:
-		return false, fmt.Errorf("%w (operation %s)", creationError(in, err), operation)
 	case done:
-		return false, nil
+		return false, err, nil
 	case status.Code(err) == codes.NotFound:
-		return false, nil
+		return false, nil, nil
 	case err != nil:
-		return false, fmt.Errorf("reading the creation of instance %s (operation %s): %w", instanceName(in.Project, in.Instance), operation, err)
+		return false, nil, fmt.Errorf("reading the creation of instance %s (operation %s): %w", name, operation, err)
 	}
-	return true, nil
+	return true, nil, nil
 }
 
 // creationError wraps the error of a creation Spanner accepted or refused,
@@ -444,18 +457,42 @@ func checkOwned(info InstanceInfo, owner Owner) error {
 // DeleteOwned deletes the instance if its labels name owner. It returns
 // nil when the instance is gone (deleted now, or absent), and ErrNotOwned,
 // without deleting anything, when the instance belongs to someone else.
-func DeleteOwned(ctx context.Context, admin InstanceAdmin, project, id string, owner Owner) error {
-	info, err := Describe(ctx, admin, project, id)
-	if errors.Is(err, ErrInstanceNotFound) {
-		return nil
-	}
+//
+// operation is the instance's creation as EnsureOwned last handed it back
+// ("" if none). While that creation runs, an instance that does not show
+// yet is not gone: it will appear, and cost, once Spanner has made it, so
+// DeleteOwned returns ErrStillCreating and the caller tries again. The
+// operation is read before the instance, so that a creation finishing in
+// between leaves an instance that is seen and deleted.
+func DeleteOwned(ctx context.Context, admin InstanceAdmin, project, id string, owner Owner, operation string) error {
+	running, err := creationRunning(ctx, admin, project, id, operation)
 	if err != nil {
+		return err
+	}
+	info, err := Describe(ctx, admin, project, id)
+	switch {
+	case errors.Is(err, ErrInstanceNotFound) && running:
+		return fmt.Errorf("%w: instance %s does not show yet (operation %s); it is deleted once it does", ErrStillCreating, instanceName(project, id), operation)
+	case errors.Is(err, ErrInstanceNotFound):
+		return nil
+	case err != nil:
 		return err
 	}
 	if err := checkOwned(info, owner); err != nil {
 		return err
 	}
 	return deleteInstance(ctx, admin, project, id)
+}
+
+// creationRunning reads whether operation, an instance creation, is still
+// running. One that finished, failed or not, is not; failing to read it is
+// an error, since the instance might then be left behind.
+func creationRunning(ctx context.Context, admin InstanceAdmin, project, id, operation string) (bool, error) {
+	if operation == "" {
+		return false, nil
+	}
+	running, _, err := readCreation(ctx, admin, instanceName(project, id), operation)
+	return running, err
 }
 
 func deleteInstance(ctx context.Context, admin InstanceAdmin, project, id string) error {
@@ -491,5 +528,5 @@ func DeleteOrphan(ctx context.Context, admin InstanceAdmin, info InstanceInfo) e
 	if !ok {
 		return fmt.Errorf("%w: instance %s has no spanbench labels", ErrNotOwned, info.ID)
 	}
-	return DeleteOwned(ctx, admin, info.Project, info.ID, owner)
+	return DeleteOwned(ctx, admin, info.Project, info.ID, owner, "")
 }

@@ -63,20 +63,20 @@ func TestEnsureOwnedCreatesAdoptsAndRefuses(t *testing.T) {
 	if _, err := EnsureOwned(ctx, a, in, other, ""); !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), owner.UID) {
 		t.Errorf("EnsureOwned by another owner: %v; want ErrNotOwned naming the owner", err)
 	}
-	if err := DeleteOwned(ctx, a, "spanbench-test", "eph", other); !errors.Is(err, ErrNotOwned) {
+	if err := DeleteOwned(ctx, a, "spanbench-test", "eph", other, ""); !errors.Is(err, ErrNotOwned) {
 		t.Errorf("DeleteOwned by another owner: %v; want ErrNotOwned", err)
 	}
 	if _, err := Describe(ctx, a, "spanbench-test", "eph"); err != nil {
 		t.Fatalf("another owner's DeleteOwned removed the instance: %v", err)
 	}
 
-	if err := DeleteOwned(ctx, a, "spanbench-test", "eph", owner); err != nil {
+	if err := DeleteOwned(ctx, a, "spanbench-test", "eph", owner, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Describe(ctx, a, "spanbench-test", "eph"); !errors.Is(err, ErrInstanceNotFound) {
 		t.Errorf("after DeleteOwned: %v; want ErrInstanceNotFound", err)
 	}
-	if err := DeleteOwned(ctx, a, "spanbench-test", "eph", owner); err != nil {
+	if err := DeleteOwned(ctx, a, "spanbench-test", "eph", owner, ""); err != nil {
 		t.Errorf("deleting an absent instance: %v; want nil (it is gone)", err)
 	}
 }
@@ -93,7 +93,7 @@ func TestEnsureOwnedNeverTakesAnUnlabelledInstance(t *testing.T) {
 	if !errors.Is(err, ErrNotOwned) || !strings.Contains(err.Error(), "no spanbench labels") {
 		t.Errorf("EnsureOwned over a hand-made instance: %v; want ErrNotOwned saying it has no spanbench labels", err)
 	}
-	if err := DeleteOwned(ctx, a, "p-test", "theirs", owner); !errors.Is(err, ErrNotOwned) {
+	if err := DeleteOwned(ctx, a, "p-test", "theirs", owner, ""); !errors.Is(err, ErrNotOwned) {
 		t.Errorf("DeleteOwned of a hand-made instance: %v; want ErrNotOwned", err)
 	}
 }
@@ -145,8 +145,12 @@ type lateCreationAdmin struct {
 	visible bool
 	// pollErr, when set, is the failure of reading the operation.
 	pollErr error
+	// appearsWhenDone: the instance is not visible while the creation
+	// runs, and shows once it succeeded.
+	appearsWhenDone bool
 
 	mu      sync.Mutex
+	req     *instancepb.CreateInstanceRequest
 	creates int
 	ops     []string // operations started
 	polls   int
@@ -158,6 +162,7 @@ func (f *lateCreationAdmin) StartCreateInstance(ctx context.Context, req *instan
 	f.creates++
 	op := fmt.Sprintf("%s/instances/%s/operations/late-%d", req.GetParent(), req.GetInstanceId(), f.creates)
 	f.ops = append(f.ops, op)
+	f.req = req
 	f.mu.Unlock()
 	if f.visible {
 		if err := f.InstanceAdmin.CreateInstance(ctx, req); err != nil {
@@ -167,7 +172,7 @@ func (f *lateCreationAdmin) StartCreateInstance(ctx context.Context, req *instan
 	return op, nil
 }
 
-func (f *lateCreationAdmin) PollCreateInstance(_ context.Context, operation string) (bool, error) {
+func (f *lateCreationAdmin) PollCreateInstance(ctx context.Context, operation string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pollErr != nil {
@@ -179,6 +184,11 @@ func (f *lateCreationAdmin) PollCreateInstance(_ context.Context, operation stri
 	if f.polls < f.runningPolls {
 		f.polls++
 		return false, nil
+	}
+	if !f.done && f.appearsWhenDone && f.result == nil {
+		if err := f.InstanceAdmin.CreateInstance(ctx, f.req); err != nil {
+			return false, err
+		}
 	}
 	f.done = true
 	return true, f.result
@@ -248,7 +258,7 @@ func TestEnsureOwnedFailsWithTheErrorOfACreationThatFailsLate(t *testing.T) {
 				t.Errorf("EnsureOwned started %d creations; want 1: it must poll the running one, not create again", n)
 			}
 			// Whatever showed is the owner's, and goes.
-			if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner); err != nil {
+			if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner, ""); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := Describe(ctx, real, in.Project, in.Instance); !errors.Is(err, ErrInstanceNotFound) {
@@ -400,5 +410,34 @@ func TestEditionOfMapsTheAPINames(t *testing.T) {
 		if _, err := editionOf(bad); err == nil {
 			t.Errorf("editionOf(%q) accepted an unknown edition", bad)
 		}
+	}
+}
+
+// TestDeleteOwnedWaitsForACreationStillRunning: an instance Spanner
+// accepted to create but does not show yet is not gone. Deleting it while
+// the creation runs says so (ErrStillCreating), and once the creation is
+// done, the instance that appeared is deleted rather than left to cost.
+func TestDeleteOwnedWaitsForACreationStillRunning(t *testing.T) {
+	ctx, real := openAdmin(t, emulator.StartForTest(t))
+	a := &lateCreationAdmin{InstanceAdmin: real, runningPolls: 1, appearsWhenDone: true}
+	in := Instance{Project: "p-test", Instance: "unseen", Config: "asia1", Nodes: 1}
+	info, err := EnsureOwned(ctx, a, in, owner, "")
+	if err != nil || info.CreateOperation == "" {
+		t.Fatalf("EnsureOwned = %+v, %v; want a creation still running", info, err)
+	}
+	op := info.CreateOperation
+	if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner, op); !errors.Is(err, ErrStillCreating) {
+		t.Fatalf("DeleteOwned while the creation runs and the instance does not show: %v; want ErrStillCreating, "+
+			"not nil: the instance appears once the creation is done", err)
+	}
+	if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner, op); err != nil {
+		t.Fatalf("DeleteOwned once the creation is done: %v", err)
+	}
+	if _, err := Describe(ctx, real, in.Project, in.Instance); !errors.Is(err, ErrInstanceNotFound) {
+		t.Errorf("after DeleteOwned, the instance whose creation finished reads %v; want it deleted", err)
+	}
+	// A creation Spanner no longer knows is not waited for.
+	if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner, "projects/p-test/instances/unseen/operations/forgotten"); err != nil {
+		t.Errorf("DeleteOwned of an absent instance with an unknown operation: %v; want nil", err)
 	}
 }
