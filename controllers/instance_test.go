@@ -639,6 +639,21 @@ func TestActionableTargetErrorsLeaveNothingBehind(t *testing.T) {
 // lateQuota is the error of a creation Spanner accepted and then refused.
 var lateQuota = status.New(codes.ResourceExhausted, "Quota exceeded for quota metric 'Nodes' and limit 'Nodes per project per region' in region asia-northeast1")
 
+// runWithCreationRunning starts a manager over fakeInstanceAdminForTest
+// and an Ephemeral run whose instance creation has flt, and waits until
+// the creation is running (creationRunning). The faults and creations
+// outlive the manager, for a scenario that restarts it.
+func (h *harness) runWithCreationRunning(name string, flt fault) (*v1alpha1.BenchmarkRun, *sync.Map, *fakeCreations) {
+	h.t.Helper()
+	faults, creations := &sync.Map{}, newFakeCreations()
+	h.startManager(fakePreparer(faults, creations))
+	run := h.ephemeralSpec(name, 1)
+	faults.Store(run.Spec.Target.Instance.Name, flt)
+	h.create(run)
+	h.creationRunning(run, creations)
+	return run, faults, creations
+}
+
 // creationRunning waits until the run records its instance CREATING with
 // the operation the fake started, and the manager has polled it.
 func (h *harness) creationRunning(run *v1alpha1.BenchmarkRun, creations *fakeCreations) {
@@ -686,13 +701,7 @@ func (h *harness) failedLate(run *v1alpha1.BenchmarkRun, creations *fakeCreation
 // Spanner's message, without a second CreateInstance.
 func TestEphemeralCreationThatFailsLateFailsTheRunWithSpannersError(t *testing.T) {
 	h := newHarness(t)
-	faults, creations := &sync.Map{}, newFakeCreations()
-	h.startManager(fakePreparer(faults, creations))
-	run := h.ephemeralSpec("late", 1)
-	faults.Store(run.Spec.Target.Instance.Name, fault{failsLate: lateQuota})
-	h.create(run)
-
-	h.creationRunning(run, creations)
+	run, _, creations := h.runWithCreationRunning("late", fault{failsLate: lateQuota})
 	creations.finish(run.Spec.Target.Instance.Name)
 	h.failedLate(run, creations)
 }
@@ -704,13 +713,7 @@ func TestEphemeralCreationThatFailsLateFailsTheRunWithSpannersError(t *testing.T
 // again.
 func TestEphemeralCreationThatFailsLateWhileTheManagerIsDown(t *testing.T) {
 	h := newHarness(t)
-	faults, creations := &sync.Map{}, newFakeCreations()
-	h.startManager(fakePreparer(faults, creations))
-	run := h.ephemeralSpec("restart", 1)
-	faults.Store(run.Spec.Target.Instance.Name, fault{failsLate: lateQuota})
-	h.create(run)
-
-	h.creationRunning(run, creations)
+	run, faults, creations := h.runWithCreationRunning("restart", fault{failsLate: lateQuota})
 	h.stopManager()
 	creations.finish(run.Spec.Target.Instance.Name)
 	h.startManager(fakePreparer(faults, creations))
@@ -724,14 +727,7 @@ func TestEphemeralCreationThatFailsLateWhileTheManagerIsDown(t *testing.T) {
 // for "gone" would leave it costing until the orphan sweep.
 func TestRunDeletedWhileItsInstanceIsCreatedDeletesItOnceItShows(t *testing.T) {
 	h := newHarness(t)
-	faults, creations := &sync.Map{}, newFakeCreations()
-	h.startManager(fakePreparer(faults, creations))
-	run := h.ephemeralSpec("unseen", 1)
-	id := run.Spec.Target.Instance.Name
-	faults.Store(id, fault{createsUnseen: true})
-	h.create(run)
-	h.creationRunning(run, creations)
-
+	run, _, creations := h.runWithCreationRunning("unseen", fault{createsUnseen: true})
 	if err := h.c.Delete(context.Background(), h.current(run)); err != nil {
 		t.Fatal(err)
 	}
@@ -739,7 +735,7 @@ func TestRunDeletedWhileItsInstanceIsCreatedDeletesItOnceItShows(t *testing.T) {
 	if cur := h.current(run); cur == nil || len(cur.Finalizers) == 0 {
 		t.Fatal("the run was let go while its instance was still being created: the instance would appear with nobody to delete it")
 	}
-	creations.finish(id)
+	creations.finish(run.Spec.Target.Instance.Name)
 	h.eventually("the run is gone and the instance that appeared is deleted", 30*time.Second, func() bool {
 		return h.current(run) == nil && len(h.instances()) == 0
 	})

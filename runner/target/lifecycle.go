@@ -463,14 +463,14 @@ func checkOwned(info InstanceInfo, owner Owner) error {
 // yet is not gone: it will appear, and cost, once Spanner has made it, so
 // DeleteOwned returns ErrStillCreating and the caller tries again. The
 // operation is read before the instance, so that a creation finishing in
-// between leaves an instance that is seen and deleted.
+// between leaves an instance that is seen and deleted; failing to read it
+// matters only when the instance does not show.
 func DeleteOwned(ctx context.Context, admin InstanceAdmin, project, id string, owner Owner, operation string) error {
-	running, err := creationRunning(ctx, admin, project, id, operation)
-	if err != nil {
-		return err
-	}
+	running, pollErr := creationRunning(ctx, admin, project, id, operation)
 	info, err := Describe(ctx, admin, project, id)
 	switch {
+	case errors.Is(err, ErrInstanceNotFound) && pollErr != nil:
+		return pollErr
 	case errors.Is(err, ErrInstanceNotFound) && running:
 		return fmt.Errorf("%w: instance %s does not show yet (operation %s); it is deleted once it does", ErrStillCreating, instanceName(project, id), operation)
 	case errors.Is(err, ErrInstanceNotFound):
@@ -485,8 +485,7 @@ func DeleteOwned(ctx context.Context, admin InstanceAdmin, project, id string, o
 }
 
 // creationRunning reads whether operation, an instance creation, is still
-// running. One that finished, failed or not, is not; failing to read it is
-// an error, since the instance might then be left behind.
+// running. One that finished, failed or not, is not.
 func creationRunning(ctx context.Context, admin InstanceAdmin, project, id, operation string) (bool, error) {
 	if operation == "" {
 		return false, nil

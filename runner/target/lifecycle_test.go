@@ -436,6 +436,19 @@ func TestDeleteOwnedWaitsForACreationStillRunning(t *testing.T) {
 	if _, err := Describe(ctx, real, in.Project, in.Instance); !errors.Is(err, ErrInstanceNotFound) {
 		t.Errorf("after DeleteOwned, the instance whose creation finished reads %v; want it deleted", err)
 	}
+	// An operation that cannot be read keeps an unseen instance from
+	// counting as gone, and does not stop a visible one being deleted.
+	a.pollErr = status.Error(codes.PermissionDenied, "Permission 'spanner.instanceOperations.get' denied")
+	if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner, op); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("DeleteOwned of an unseen instance whose creation cannot be read: %v; want the PermissionDenied of the read", err)
+	}
+	if err := real.CreateInstance(ctx, a.req); err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner, op); err != nil {
+		t.Errorf("DeleteOwned of a visible instance whose creation cannot be read: %v; want it deleted", err)
+	}
+	a.pollErr = nil
 	// A creation Spanner no longer knows is not waited for.
 	if err := DeleteOwned(ctx, a, in.Project, in.Instance, owner, "projects/p-test/instances/unseen/operations/forgotten"); err != nil {
 		t.Errorf("DeleteOwned of an absent instance with an unknown operation: %v; want nil", err)
