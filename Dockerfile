@@ -19,11 +19,14 @@ RUN go mod download
 COPY api/ api/
 COPY cmd/ cmd/
 COPY controllers/ controllers/
-COPY runner/ runner/
+COPY internal/ internal/
+COPY load/ load/
+COPY pod/ pod/
+COPY spanner/ spanner/
 ARG VERSION=dev
 # Static (no libc in the final image); -trimpath for reproducible builds.
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
-      -ldflags "-s -w -X github.com/spanbench/spanbench/runner/session.Version=${VERSION}" \
+      -ldflags "-s -w -X github.com/spanbench/spanbench/spanner/session.Version=${VERSION}" \
       -o /out/spanbench ./cmd/spanbench
 
 # Distroless static: CA certificates (for Cloud Spanner's TLS) and tzdata,

@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash -o pipefail
 
 BIN := $(CURDIR)/bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/spanbench/spanbench/runner/session.Version=$(VERSION)
+LDFLAGS := -X github.com/spanbench/spanbench/spanner/session.Version=$(VERSION)
 CONTROLLER_GEN_VERSION := v0.18.0
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GO_TEST_FLAGS ?= -count=1
@@ -73,4 +73,4 @@ test-unit: verify lint envtest-assets emulator-check ## the suites that need no 
 
 .PHONY: bench
 bench: ## measure the load engine (see docs/performance.md)
-	go test -run '^$$' -bench . -benchtime 1x -count 1 ./runner/schedule/ ./runner/engine/ ./runner/dataset/
+	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./spanner/dataset/

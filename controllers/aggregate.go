@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/result"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // awaitShards waits until every runner has reported (or failed), or the
@@ -85,7 +85,7 @@ func p99(f *v1alpha1.ResultFigures) string {
 // included, in a ConfigMap that outlives the runner pods; it goes with the
 // run.
 func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
-	data, err := shard.EncodeResult(doc)
+	data, err := pod.EncodeResult(doc)
 	if err != nil {
 		return err
 	}
@@ -140,5 +140,5 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	if !ok {
 		return nil, fmt.Errorf("ConfigMap %s/%s has no %s", key.Namespace, cm.Name, run.Status.Report.Key)
 	}
-	return shard.DecodeResult(data)
+	return pod.DecodeResult(data)
 }

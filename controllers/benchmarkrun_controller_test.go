@@ -16,8 +16,8 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/runner/result"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // shardResults decodes the shard results the runners wrote.
@@ -25,11 +25,11 @@ func (h *harness) shardResults(run *v1alpha1.BenchmarkRun) []*result.Document {
 	h.t.Helper()
 	var docs []*result.Document
 	for i := range int(*run.Spec.Runners.Replicas) {
-		cm := h.configMap(shard.ShardConfigMapName(run.Name, i))
-		if cm == nil || cm.Data[shard.KeyState] != shard.StateSucceeded {
+		cm := h.configMap(pod.ShardConfigMapName(run.Name, i))
+		if cm == nil || cm.Data[pod.KeyState] != pod.StateSucceeded {
 			continue
 		}
-		d, err := shard.DecodeResult(cm.BinaryData[shard.KeyResult])
+		d, err := pod.DecodeResult(cm.BinaryData[pod.KeyResult])
 		if err != nil {
 			h.t.Fatalf("shard %d: %v", i, err)
 		}
@@ -126,8 +126,8 @@ func TestRunnerThatFailsMidRunGivesPartialResults(t *testing.T) {
 	h.kubelet(run, 0)
 	// Runner 1 reports ready, then dies during the run without a result:
 	// the Job records its index as failed.
-	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(shard.ShardConfigMapName(run.Name, 1)) != nil })
-	h.patchShard(run, 1, map[string]string{shard.KeyReady: shard.FormatTime(time.Now())})
+	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(pod.ShardConfigMapName(run.Name, 1)) != nil })
+	h.patchShard(run, 1, map[string]string{pod.KeyReady: pod.FormatTime(time.Now())})
 	h.eventually("the run starts", 30*time.Second, func() bool {
 		cur := &v1alpha1.BenchmarkRun{}
 		_ = h.c.Get(context.Background(), client.ObjectKeyFromObject(run), cur)
@@ -190,17 +190,17 @@ func TestUntrustedShardDataBecomesAConditionNotAPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.loadDataset(run)
-	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(shard.ShardConfigMapName(run.Name, 2)) != nil })
+	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(pod.ShardConfigMapName(run.Name, 2)) != nil })
 	for i := range 3 {
-		h.patchShard(run, i, map[string]string{shard.KeyReady: shard.FormatTime(time.Now())})
+		h.patchShard(run, i, map[string]string{pod.KeyReady: pod.FormatTime(time.Now())})
 	}
 	h.eventually("the run starts", 30*time.Second, func() bool {
 		cur := &v1alpha1.BenchmarkRun{}
 		_ = h.c.Get(context.Background(), client.ObjectKeyFromObject(run), cur)
 		return cur.Status.StartTime != nil
 	})
-	foreign, _ := shard.EncodeResult(&result.Document{SchemaVersion: "spanbench.io/result/v0", Run: run.Name})
-	for i, data := range [][]byte{[]byte("not gzip at all"), foreign, make([]byte, shard.MaxResultBytes+1)} {
+	foreign, _ := pod.EncodeResult(&result.Document{SchemaVersion: "spanbench.io/result/v0", Run: run.Name})
+	for i, data := range [][]byte{[]byte("not gzip at all"), foreign, make([]byte, pod.MaxResultBytes+1)} {
 		h.patchShardBinary(run, i, data)
 	}
 	got := h.finished(run, 60*time.Second)
@@ -228,14 +228,14 @@ func TestGuardrailsRefuseARunBeforeAnythingIsCreated(t *testing.T) {
 	if c := h.condition(got, v1alpha1.ConditionSucceeded); c.Reason != v1alpha1.ReasonLimitExceeded || !strings.Contains(c.Message, "--max-runners") {
 		t.Fatalf("run ended %s %q; want LimitExceeded naming --max-runners", c.Reason, c.Message)
 	}
-	if cm := h.configMap(shard.ControlConfigMapName(run.Name)); cm != nil {
+	if cm := h.configMap(pod.ControlConfigMapName(run.Name)); cm != nil {
 		t.Fatalf("a refused run created %s", cm.Name)
 	}
 }
 
 func (h *harness) patchShard(run *v1alpha1.BenchmarkRun, i int, data map[string]string) {
 	h.t.Helper()
-	h.patchMap(shard.ShardConfigMapName(run.Name, i), data)
+	h.patchMap(pod.ShardConfigMapName(run.Name, i), data)
 }
 
 // patchMap merges data into the ConfigMap name of the scenario's
@@ -260,13 +260,13 @@ func (h *harness) patchMap(name string, data map[string]string) {
 
 func (h *harness) patchShardBinary(run *v1alpha1.BenchmarkRun, i int, result []byte) {
 	h.t.Helper()
-	cm := h.configMap(shard.ShardConfigMapName(run.Name, i))
+	cm := h.configMap(pod.ShardConfigMapName(run.Name, i))
 	before := cm.DeepCopy()
-	cm.BinaryData = map[string][]byte{shard.KeyResult: result}
+	cm.BinaryData = map[string][]byte{pod.KeyResult: result}
 	if cm.Data == nil {
 		cm.Data = map[string]string{}
 	}
-	cm.Data[shard.KeyState] = shard.StateSucceeded
+	cm.Data[pod.KeyState] = pod.StateSucceeded
 	if err := h.c.Patch(context.Background(), cm, client.MergeFrom(before)); err != nil {
 		h.t.Fatal(err)
 	}

@@ -9,20 +9,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // newControlConfigMap builds the run's control ConfigMap, the one channel
 // through which the controller tells every runner what to do (see package
 // shard for the protocol). It carries the resolved Control as JSON under
-// shard.KeyControl; the start time is added later, once all shards are
+// pod.KeyControl; the start time is added later, once all shards are
 // ready, so the map is not immutable.
 //
 // Control.Target is written without its credentials reference even when the
 // caller left one in: runners get the key file only through the Secret
 // volume of their pod, and a ConfigMap is readable far more widely than a
 // Secret.
-func newControlConfigMap(run *v1alpha1.BenchmarkRun, c shard.Control) (*corev1.ConfigMap, error) {
+func newControlConfigMap(run *v1alpha1.BenchmarkRun, c pod.Control) (*corev1.ConfigMap, error) {
 	c.Target.Credentials = nil // c is a copy; the caller's value is untouched
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -30,11 +30,11 @@ func newControlConfigMap(run *v1alpha1.BenchmarkRun, c shard.Control) (*corev1.C
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      shard.ControlConfigMapName(run.Name),
+			Name:      pod.ControlConfigMapName(run.Name),
 			Namespace: run.Namespace,
 			Labels:    v1alpha1.RunLabels(run),
 		},
-		Data: map[string]string{shard.KeyControl: string(b)},
+		Data: map[string]string{pod.KeyControl: string(b)},
 	}, nil
 }
 
@@ -44,10 +44,10 @@ func newControlConfigMap(run *v1alpha1.BenchmarkRun, c shard.Control) (*corev1.C
 // shard label lets the controller list a run's shards in index order.
 func newShardConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
 	labels := v1alpha1.RunLabels(run)
-	labels[shard.LabelShard] = strconv.Itoa(i)
+	labels[pod.LabelShard] = strconv.Itoa(i)
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      shard.ShardConfigMapName(run.Name, i),
+			Name:      pod.ShardConfigMapName(run.Name, i),
 			Namespace: run.Namespace,
 			Labels:    labels,
 		},
@@ -59,7 +59,7 @@ func newShardConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
 func newLoaderConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      shard.LoaderConfigMapName(run.Name, i),
+			Name:      pod.LoaderConfigMapName(run.Name, i),
 			Namespace: run.Namespace,
 			Labels:    v1alpha1.RunLabels(run),
 		},

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
 )
 
 func TestNewControlConfigMap(t *testing.T) {
@@ -27,7 +27,7 @@ func TestNewControlConfigMap(t *testing.T) {
 			run := tc.run
 			w := run.Spec.Workload
 			w.Default()
-			c := shard.Control{
+			c := pod.Control{
 				Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
 				Target: run.Spec.Target, Workload: w, Region: runnerRegion(run),
 			}
@@ -46,17 +46,17 @@ func TestNewControlConfigMap(t *testing.T) {
 			}
 			if len(got.Data) != 1 || got.BinaryData != nil || got.Immutable != nil {
 				t.Errorf("control ConfigMap holds %d data keys, binaryData %v, immutable %v; want only %s, mutable (the start time comes later)",
-					len(got.Data), got.BinaryData, got.Immutable, shard.KeyControl)
+					len(got.Data), got.BinaryData, got.Immutable, pod.KeyControl)
 			}
 
-			var decoded shard.Control
-			if err := json.Unmarshal([]byte(got.Data[shard.KeyControl]), &decoded); err != nil {
-				t.Fatalf("data[%s] is not a control document: %v", shard.KeyControl, err)
+			var decoded pod.Control
+			if err := json.Unmarshal([]byte(got.Data[pod.KeyControl]), &decoded); err != nil {
+				t.Fatalf("data[%s] is not a control document: %v", pod.KeyControl, err)
 			}
 			wantControl := c
 			wantControl.Target.Credentials = nil
 			if diff := cmp.Diff(wantControl, decoded); diff != "" {
-				t.Errorf("data[%s] decoded (-want +got):\n%s", shard.KeyControl, diff)
+				t.Errorf("data[%s] decoded (-want +got):\n%s", pod.KeyControl, diff)
 			}
 			if c.Target.Credentials != callerCredentials {
 				t.Errorf("newControlConfigMap changed the caller's Control.Target.Credentials")
@@ -70,13 +70,13 @@ func TestNewControlConfigMap(t *testing.T) {
 // read ConfigMaps in the namespace) can read.
 func TestNewControlConfigMapDropsTheCredentialsReference(t *testing.T) {
 	run := newBuilderRun("r").credentials("very-secret-name", "very-secret-key.json").obj()
-	cm, err := newControlConfigMap(run, shard.Control{Run: run.Name, Namespace: run.Namespace, Shards: 1, Target: run.Spec.Target})
+	cm, err := newControlConfigMap(run, pod.Control{Run: run.Name, Namespace: run.Namespace, Shards: 1, Target: run.Spec.Target})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, leak := range []string{"very-secret-name", "very-secret-key.json", "credentials"} {
-		if strings.Contains(cm.Data[shard.KeyControl], leak) {
-			t.Errorf("data[%s] mentions %q: %s", shard.KeyControl, leak, cm.Data[shard.KeyControl])
+		if strings.Contains(cm.Data[pod.KeyControl], leak) {
+			t.Errorf("data[%s] mentions %q: %s", pod.KeyControl, leak, cm.Data[pod.KeyControl])
 		}
 	}
 }
@@ -98,10 +98,10 @@ func TestNewShardConfigMap(t *testing.T) {
 func TestNewShardConfigMapDoesNotShareLabels(t *testing.T) {
 	run := newBuilderRun("r").replicas(2).obj()
 	a, b := newShardConfigMap(run, 0), newShardConfigMap(run, 1)
-	if a.Labels[shard.LabelShard] != "0" || b.Labels[shard.LabelShard] != "1" {
-		t.Errorf("shard labels: %q and %q, want 0 and 1", a.Labels[shard.LabelShard], b.Labels[shard.LabelShard])
+	if a.Labels[pod.LabelShard] != "0" || b.Labels[pod.LabelShard] != "1" {
+		t.Errorf("shard labels: %q and %q, want 0 and 1", a.Labels[pod.LabelShard], b.Labels[pod.LabelShard])
 	}
-	if _, ok := v1alpha1.RunLabels(run)[shard.LabelShard]; ok {
+	if _, ok := v1alpha1.RunLabels(run)[pod.LabelShard]; ok {
 		t.Errorf("v1alpha1.RunLabels gained the shard label")
 	}
 }

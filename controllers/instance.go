@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/target"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 // FinalizerInstance holds a run whose Ephemeral instance may exist: the

@@ -7,7 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/target"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 func TestRecordInstanceWritesWhatSpannerReported(t *testing.T) {

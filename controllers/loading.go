@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // The Loading stage runs when the database does not hold the dataset (its
@@ -75,7 +75,7 @@ func (r *BenchmarkRunReconciler) readLoaders(ctx context.Context, run *v1alpha1.
 	for i := range out {
 		out[i].index = i
 		cm := &corev1.ConfigMap{}
-		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: shard.LoaderConfigMapName(run.Name, i)}, cm)
+		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pod.LoaderConfigMapName(run.Name, i)}, cm)
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
@@ -83,14 +83,14 @@ func (r *BenchmarkRunReconciler) readLoaders(ctx context.Context, run *v1alpha1.
 			return nil, err
 		}
 		// Written by a pod: a number that does not parse reads as none.
-		if n, err := strconv.ParseInt(cm.Data[shard.KeyLoaded], 10, 64); err == nil && n > 0 {
+		if n, err := strconv.ParseInt(cm.Data[pod.KeyLoaded], 10, 64); err == nil && n > 0 {
 			out[i].loaded = n
 		}
-		out[i].state, out[i].message = cm.Data[shard.KeyState], cm.Data[shard.KeyMessage]
-		if n, err := strconv.ParseInt(cm.Data[shard.KeyRetries], 10, 32); err == nil && n > 0 {
+		out[i].state, out[i].message = cm.Data[pod.KeyState], cm.Data[pod.KeyMessage]
+		if n, err := strconv.ParseInt(cm.Data[pod.KeyRetries], 10, 32); err == nil && n > 0 {
 			out[i].retries = int32(n)
 		}
-		out[i].resumedAt, _ = strconv.ParseInt(cm.Data[shard.KeyResumedAt], 10, 64)
+		out[i].resumedAt, _ = strconv.ParseInt(cm.Data[pod.KeyResumedAt], 10, 64)
 	}
 	return out, nil
 }
@@ -98,7 +98,7 @@ func (r *BenchmarkRunReconciler) readLoaders(ctx context.Context, run *v1alpha1.
 func loadersDone(outcomes []loaderOutcome) int {
 	n := 0
 	for _, o := range outcomes {
-		if o.state == shard.StateSucceeded {
+		if o.state == pod.StateSucceeded {
 			n++
 		}
 	}
@@ -146,7 +146,7 @@ func recordRetries(run *v1alpha1.BenchmarkRun, st *step, outcomes []loaderOutcom
 			continue
 		}
 		total += o.retries
-		from, to := shard.SliceBounds(ds.Rows, o.index, len(outcomes))
+		from, to := pod.SliceBounds(ds.Rows, o.index, len(outcomes))
 		retried = append(retried, fmt.Sprintf("loader %d on retry %d of %d resumed its slice of rows [%d, %d) at row %d",
 			o.index, o.retries, LoaderRetries, from, to, o.resumedAt))
 	}
@@ -208,7 +208,7 @@ func (r *BenchmarkRunReconciler) recordLoadProgress(run *v1alpha1.BenchmarkRun, 
 	var retried []string
 	for _, o := range outcomes {
 		loaded += o.loaded
-		if o.state == shard.StateFailed {
+		if o.state == pod.StateFailed {
 			retried = append(retried, fmt.Sprintf("loader %d failed and is retried: %s", o.index, o.message))
 		}
 	}

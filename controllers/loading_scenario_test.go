@@ -15,14 +15,14 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/runner/session"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/spanner/session"
 )
 
 // patchLoader merges data into loader i's map, as that loader pod would.
 func (h *harness) patchLoader(run *v1alpha1.BenchmarkRun, i int, data map[string]string) {
 	h.t.Helper()
-	h.patchMap(shard.LoaderConfigMapName(run.Name, i), data)
+	h.patchMap(pod.LoaderConfigMapName(run.Name, i), data)
 }
 
 // loaderJobDeleted waits until the run's loader Job is gone or going.
@@ -78,7 +78,7 @@ func TestLoaderJobLoadsTheDatasetBeforeTheRunnersStart(t *testing.T) {
 		}
 	}
 	for i, want := range []string{"100", "100", "100"} {
-		if got := h.configMap(shard.LoaderConfigMapName(run.Name, i)).Data[shard.KeyLoaded]; got != want {
+		if got := h.configMap(pod.LoaderConfigMapName(run.Name, i)).Data[pod.KeyLoaded]; got != want {
 			t.Errorf("loader %d loaded %s rows; want its third, %s", i, got, want)
 		}
 	}
@@ -113,7 +113,7 @@ func (h *harness) twoLoaderRun(name string) *v1alpha1.BenchmarkRun {
 	run := h.runSpec(name, 1)
 	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
 	h.create(run)
-	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 1)) != nil })
+	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(pod.LoaderConfigMapName(run.Name, 1)) != nil })
 	return run
 }
 
@@ -123,8 +123,8 @@ func TestLoadProgressShowsInTheStatus(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.twoLoaderRun("progress")
-	h.patchLoader(run, 0, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "100"})
-	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateSucceeded, shard.KeyLoaded: "50"})
+	h.patchLoader(run, 0, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "100"})
+	h.patchLoader(run, 1, map[string]string{pod.KeyState: pod.StateSucceeded, pod.KeyLoaded: "50"})
 	var got *v1alpha1.BenchmarkRun
 	h.eventually("the status shows 150 rows loaded", 10*time.Second, func() bool {
 		got = h.current(run)
@@ -157,7 +157,7 @@ func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.twoLoaderRun("retried")
-	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "20", shard.KeyRetries: "1", shard.KeyResumedAt: "170"})
+	h.patchLoader(run, 1, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "20", pod.KeyRetries: "1", pod.KeyResumedAt: "170"})
 	h.eventually("the status counts the retry", 10*time.Second, func() bool {
 		ds := h.current(run).Status.Dataset
 		return ds != nil && ds.Retries == 1 && ds.Loaded == 20
@@ -173,7 +173,7 @@ func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
 	}
 
 	// A later report of the same attempt is not announced again.
-	h.patchLoader(run, 1, map[string]string{shard.KeyLoaded: "40"})
+	h.patchLoader(run, 1, map[string]string{pod.KeyLoaded: "40"})
 	h.eventually("the status shows the next report", 10*time.Second, func() bool { return h.current(run).Status.Dataset.Loaded == 40 })
 	time.Sleep(time.Second) // events are sent asynchronously
 	if events = h.eventsOf(run, v1alpha1.ReasonLoaderRetried); len(events) != 1 || events[0].Count != 1 {
@@ -206,8 +206,8 @@ func TestQuietLoadersCauseNoStatusWrites(t *testing.T) {
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.runSpec("quiet", 1)
 	h.create(run)
-	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 0)) != nil })
-	h.patchLoader(run, 0, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "120"})
+	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(pod.LoaderConfigMapName(run.Name, 0)) != nil })
+	h.patchLoader(run, 0, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "120"})
 	h.eventually("the status shows the report", 10*time.Second, func() bool {
 		ds := h.current(run).Status.Dataset
 		return ds != nil && ds.Loaded == 120
@@ -229,7 +229,7 @@ func TestLoaderThatFailsEveryRetryFailsTheRun(t *testing.T) {
 	run := h.twoLoaderRun("doomed")
 
 	// A failed loader with retries left is only reported.
-	h.patchLoader(run, 1, map[string]string{shard.KeyState: shard.StateFailed, shard.KeyMessage: "spanner: PermissionDenied on usertable"})
+	h.patchLoader(run, 1, map[string]string{pod.KeyState: pod.StateFailed, pod.KeyMessage: "spanner: PermissionDenied on usertable"})
 	h.eventually("the retry is reported", 10*time.Second, func() bool {
 		c := h.condition(h.current(run), v1alpha1.ConditionDatasetLoaded)
 		return c != nil && strings.Contains(c.Message, "loader 1 failed and is retried")
@@ -258,8 +258,8 @@ func TestLoadThatMissesItsDeadlineFailsTheRun(t *testing.T) {
 	run := h.runSpec("slow", 1)
 	run.Spec.Deadlines.Load = &metav1.Duration{Duration: 3 * time.Second}
 	h.create(run)
-	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(shard.LoaderConfigMapName(run.Name, 0)) != nil })
-	h.patchLoader(run, 0, map[string]string{shard.KeyState: shard.StateLoading, shard.KeyLoaded: "42"})
+	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(pod.LoaderConfigMapName(run.Name, 0)) != nil })
+	h.patchLoader(run, 0, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "42"})
 	got := h.finished(run, 30*time.Second)
 	c := h.condition(got, v1alpha1.ConditionSucceeded)
 	if c.Reason != v1alpha1.ReasonDeadlineExceeded || !strings.Contains(c.Message, "spec.deadlines.load: 42 of 300 rows, 0 of 1 loaders done") {

@@ -10,7 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // loadingRun is a run in its Loading stage since start, with a dataset
@@ -28,8 +28,8 @@ func TestLoadProgressSumsTheLoadersReports(t *testing.T) {
 	r := &BenchmarkRunReconciler{Clock: clocktesting.NewFakePassiveClock(start.Add(10 * time.Second))}
 	run := loadingRun(start, 1000)
 	r.recordLoadProgress(run, []loaderOutcome{
-		{index: 0, loaded: 300, state: shard.StateSucceeded},
-		{index: 1, loaded: 100, state: shard.StateFailed, message: "node drained"},
+		{index: 0, loaded: 300, state: pod.StateSucceeded},
+		{index: 1, loaded: 100, state: pod.StateFailed, message: "node drained"},
 		{index: 2}})
 	ds := run.Status.Dataset
 	if ds.Loaded != 400 || ds.RowsPerSecond != "40.0" {

@@ -10,10 +10,10 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/dataset"
-	"github.com/spanbench/spanbench/runner/session"
-	"github.com/spanbench/spanbench/runner/target"
-	"github.com/spanbench/spanbench/runner/workload"
+	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/session"
+	"github.com/spanbench/spanbench/spanner/target"
+	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // TargetPreparer performs the Spanner admin and dataset-marker calls of a

@@ -8,8 +8,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/dataset"
-	"github.com/spanbench/spanbench/runner/target"
+	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 // TestClassifyGivesEveryTargetErrorAReasonAUserCanActOn covers the errors

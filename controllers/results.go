@@ -11,9 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/histogram"
-	"github.com/spanbench/spanbench/runner/result"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // ReportKey is the key of the merged result in the report ConfigMap.
@@ -36,12 +36,12 @@ func readShard(i int, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun) shardOut
 	if cm == nil {
 		return o
 	}
-	_, o.ready = cm.Data[shard.KeyReady]
-	o.state, o.message = cm.Data[shard.KeyState], cm.Data[shard.KeyMessage]
-	if o.state != shard.StateSucceeded {
+	_, o.ready = cm.Data[pod.KeyReady]
+	o.state, o.message = cm.Data[pod.KeyState], cm.Data[pod.KeyMessage]
+	if o.state != pod.StateSucceeded {
 		return o
 	}
-	doc, err := shard.DecodeResult(cm.BinaryData[shard.KeyResult])
+	doc, err := pod.DecodeResult(cm.BinaryData[pod.KeyResult])
 	switch {
 	case err != nil:
 		o.err = err
@@ -66,7 +66,7 @@ func mergeShards(outcomes []shardOutcome) (*result.Document, []string, error) {
 			docs = append(docs, o.doc)
 		case o.err != nil:
 			problems = append(problems, fmt.Sprintf("shard %d: unusable result: %v", o.index, o.err))
-		case o.state == shard.StateFailed:
+		case o.state == pod.StateFailed:
 			problems = append(problems, fmt.Sprintf("shard %d failed: %s", o.index, o.message))
 		default:
 			problems = append(problems, fmt.Sprintf("shard %d reported no result", o.index))

@@ -10,7 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/target"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 // applySplitPoints pre-splits the workload's main table as

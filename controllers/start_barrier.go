@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // awaitRunners creates the runners and holds them at the start barrier:
@@ -68,7 +68,7 @@ func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alph
 		return ctrl.Result{}, err
 	}
 	run.Status.StartTime = &metav1.Time{Time: start}
-	msg := fmt.Sprintf("all %d runners ready; the load starts at %s", run.Replicas(), shard.FormatTime(start))
+	msg := fmt.Sprintf("all %d runners ready; the load starts at %s", run.Replicas(), pod.FormatTime(start))
 	run.SetCondition(v1alpha1.ConditionRunnersReady, metav1.ConditionTrue, v1alpha1.ReasonAllRunnersReady, msg, r.now())
 	st.normal(v1alpha1.ReasonAllRunnersReady, msg)
 	return ctrl.Result{RequeueAfter: max(start.Add(run.Spec.Workload.TotalDuration()).Sub(r.now()), time.Second)}, nil
@@ -83,11 +83,11 @@ const DefaultStartupGrace = 3 * time.Second
 // once: a restarted manager reuses the time already published.
 func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1.BenchmarkRun) (time.Time, error) {
 	cm := &corev1.ConfigMap{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: shard.ControlConfigMapName(run.Name)}, cm); err != nil {
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pod.ControlConfigMapName(run.Name)}, cm); err != nil {
 		return time.Time{}, err
 	}
-	if s, ok := cm.Data[shard.KeyStartTime]; ok {
-		return shard.ParseTime(s)
+	if s, ok := cm.Data[pod.KeyStartTime]; ok {
+		return pod.ParseTime(s)
 	}
 	grace := r.Runner.StartupGrace
 	if grace <= 0 {
@@ -95,7 +95,7 @@ func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1
 	}
 	start := r.now().Add(grace).Truncate(time.Millisecond)
 	before := cm.DeepCopy()
-	cm.Data[shard.KeyStartTime] = shard.FormatTime(start)
+	cm.Data[pod.KeyStartTime] = pod.FormatTime(start)
 	// Optimistic lock: two managers (or a stale cache) never publish two
 	// different start times.
 	if err := r.Patch(ctx, cm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -109,7 +109,7 @@ func (r *BenchmarkRunReconciler) readShards(ctx context.Context, run *v1alpha1.B
 	out := make([]shardOutcome, run.Replicas())
 	for i := range out {
 		cm := &corev1.ConfigMap{}
-		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: shard.ShardConfigMapName(run.Name, i)}, cm)
+		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pod.ShardConfigMapName(run.Name, i)}, cm)
 		switch {
 		case apierrors.IsNotFound(err):
 			cm = nil
@@ -126,7 +126,7 @@ func (r *BenchmarkRunReconciler) readShards(ctx context.Context, run *v1alpha1.B
 // that cannot be pulled.
 func (r *BenchmarkRunReconciler) runnerProblem(ctx context.Context, run *v1alpha1.BenchmarkRun, outcomes []shardOutcome) (reason, message string) {
 	for _, o := range outcomes {
-		if o.state == shard.StateFailed {
+		if o.state == pod.StateFailed {
 			return v1alpha1.ReasonRunnerFailed, fmt.Sprintf("runner %d failed before the start: %s", o.index, o.message)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/internal/emulatortest"
+
 	"github.com/go-logr/logr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,9 +32,9 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/runner/emulator"
-	"github.com/spanbench/spanbench/runner/shard"
-	"github.com/spanbench/spanbench/runner/target"
+	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/spanner/emulator"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 var (
@@ -72,7 +74,7 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, c: c, ns: fmt.Sprintf("t-%d", time.Now().UnixNano()%1_000_000_000), emu: emulator.StartForTest(t)}
+	h := &harness{t: t, c: c, ns: fmt.Sprintf("t-%d", time.Now().UnixNano()%1_000_000_000), emu: emulatortest.Start(t)}
 	if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: h.ns}}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func (h *harness) kubelet(run *v1alpha1.BenchmarkRun, indexes ...int) *sync.Wait
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_ = shard.Run(ctx, rc, shard.Options{Namespace: h.ns, Run: run.Name, Index: i, PollInterval: 50 * time.Millisecond,
+			_ = pod.Run(ctx, rc, pod.Options{Namespace: h.ns, Run: run.Name, Index: i, PollInterval: 50 * time.Millisecond,
 				ReadyTimeout: 30 * time.Second, Log: logr.Discard()})
 		}()
 	}
@@ -253,7 +255,7 @@ func (h *harness) runLoaders(rc client.Client, run *v1alpha1.BenchmarkRun) []err
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			errs[i] = shard.Load(ctx, rc, shard.Options{Namespace: h.ns, Run: run.Name, Index: i, Log: logr.Discard()})
+			errs[i] = pod.Load(ctx, rc, pod.Options{Namespace: h.ns, Run: run.Name, Index: i, Log: logr.Discard()})
 		}()
 	}
 	wg.Wait()

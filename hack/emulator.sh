@@ -3,7 +3,7 @@
 #
 # Usage: hack/emulator.sh [path|start|stop|status]
 #   path    (default) print the emulator's gateway_main, or exit 1 with how
-#           to install it. Lookup order, as in runner/emulator.Find:
+#           to install it. Lookup order, as in spanner/emulator.Find:
 #           $SPANBENCH_EMULATOR_PATH if set (and only it), else the Google
 #           Cloud CLI Debian package's
 #           /usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/gateway_main,
@@ -23,7 +23,7 @@
 #   SPANBENCH_EMULATOR_TIMEOUT    seconds to wait for start or stop (default 30)
 #
 # Tests and `spanbench run` do not use this: they start a fresh emulator on
-# free ports through runner/emulator. Restart a long-running emulator before
+# free ports through spanner/emulator. Restart a long-running emulator before
 # measuring: strong reads slow down the longer it runs (shared/EMULATOR.md).
 set -euo pipefail
 
@@ -154,7 +154,7 @@ cmd_stop() {
     log "not running"
     return 0
   fi
-  # Same order as runner/emulator: signal emulator_main first so that the
+  # Same order as spanner/emulator: signal emulator_main first so that the
   # gateway reaps it and exits by itself (a TERMed gateway leaves
   # emulator_main running), then TERM, then KILL the whole group.
   local grace=$(( timeout / 3 > 0 ? timeout / 3 : 1 ))

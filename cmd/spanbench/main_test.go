@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/runner/result"
+	"github.com/spanbench/spanbench/load/result"
 )
 
 const tinyWorkload = `

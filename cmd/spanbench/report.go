@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/runner/result"
+	"github.com/spanbench/spanbench/load/result"
 )
 
 func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -15,14 +15,14 @@ import (
 	"golang.org/x/term"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/dataset"
-	"github.com/spanbench/spanbench/runner/emulator"
-	"github.com/spanbench/spanbench/runner/engine"
-	"github.com/spanbench/spanbench/runner/manifest"
-	"github.com/spanbench/spanbench/runner/metrics"
-	"github.com/spanbench/spanbench/runner/result"
-	"github.com/spanbench/spanbench/runner/session"
-	"github.com/spanbench/spanbench/runner/workload"
+	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
+	"github.com/spanbench/spanbench/load/engine"
+	"github.com/spanbench/spanbench/load/metrics"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/emulator"
+	"github.com/spanbench/spanbench/spanner/session"
+	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // runFlags are `spanbench run`'s flags.

@@ -16,7 +16,7 @@ import (
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	crzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // Environment the runner Job gives every pod.
@@ -48,7 +48,7 @@ func parseRunnerFlags(args []string, stderr io.Writer) (*runnerFlags, error) {
 	fs.StringVar(&f.index, "index", "", "this pod's shard (or loader) index (default: $"+envIndex+")")
 	fs.BoolVar(&f.load, "load", false, "be a loader pod: load this index's slice of the dataset, then exit")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":9090", "serve live Prometheus metrics on this address; empty to disable")
-	fs.DurationVar(&f.readyTimeout, "ready-timeout", shard.DefaultReadyTimeout, "how long to wait for the start time after reporting ready")
+	fs.DurationVar(&f.readyTimeout, "ready-timeout", pod.DefaultReadyTimeout, "how long to wait for the start time after reporting ready")
 	config.RegisterFlags(fs) // --kubeconfig; in a pod the in-cluster config is used
 	f.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -61,8 +61,8 @@ func parseRunnerFlags(args []string, stderr io.Writer) (*runnerFlags, error) {
 	return f, nil
 }
 
-// runnerCommand is a runner pod's main, shard.Run, or with --load a loader
-// pod's, shard.Load; both with a client of the pod's service account.
+// runnerCommand is a runner pod's main, pod.Run, or with --load a loader
+// pod's, pod.Load; both with a client of the pod's service account.
 func runnerCommand(ctx context.Context, args []string, _, stderr io.Writer) error {
 	f, err := parseRunnerFlags(args, stderr)
 	if err != nil {
@@ -85,13 +85,13 @@ func runnerCommand(ctx context.Context, args []string, _, stderr io.Writer) erro
 		return err
 	}
 	if f.load {
-		if err := shard.Load(ctx, c, opts); err != nil {
+		if err := pod.Load(ctx, c, opts); err != nil {
 			return err
 		}
 		log.Info("loader finished", "run", opts.Run, "loader", opts.Index)
 		return nil
 	}
-	if err := shard.Run(ctx, c, opts); err != nil {
+	if err := pod.Run(ctx, c, opts); err != nil {
 		return err
 	}
 	log.Info("runner finished", "run", opts.Run, "shard", opts.Index)
@@ -99,10 +99,10 @@ func runnerCommand(ctx context.Context, args []string, _, stderr io.Writer) erro
 }
 
 // runnerOptions resolves the flags and the pod's environment.
-func runnerOptions(f *runnerFlags) (shard.Options, error) {
+func runnerOptions(f *runnerFlags) (pod.Options, error) {
 	ns, err := runnerNamespace(f.namespace)
 	if err != nil {
-		return shard.Options{}, err
+		return pod.Options{}, err
 	}
 	index := f.index
 	if index == "" {
@@ -110,9 +110,9 @@ func runnerOptions(f *runnerFlags) (shard.Options, error) {
 	}
 	i, err := strconv.Atoi(index)
 	if err != nil || i < 0 {
-		return shard.Options{}, fmt.Errorf("shard index %q: want --index or $%s, a number from 0", index, envIndex)
+		return pod.Options{}, fmt.Errorf("shard index %q: want --index or $%s, a number from 0", index, envIndex)
 	}
-	return shard.Options{Namespace: ns, Run: f.run, Index: i, MetricsAddr: f.metricsAddr, ReadyTimeout: f.readyTimeout}, nil
+	return pod.Options{Namespace: ns, Run: f.run, Index: i, MetricsAddr: f.metricsAddr, ReadyTimeout: f.readyTimeout}, nil
 }
 
 func runnerNamespace(flagValue string) (string, error) {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/spanbench/spanbench/runner/session"
+	"github.com/spanbench/spanbench/spanner/session"
 )
 
 func versionCommand(_ context.Context, _ []string, stdout, _ io.Writer) error {

@@ -21,9 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/histogram"
-	"github.com/spanbench/spanbench/runner/result"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/pod"
 )
 
 // kubectl runs kubectl for a test, failing it on error.
@@ -232,18 +232,18 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 	}
 	var docs []*result.Document
 	for i := range int(run.Replicas()) {
-		cm := runConfigMap(t, run.Namespace, shard.ShardConfigMapName(run.Name, i))
-		state := cm.Data[shard.KeyState]
+		cm := runConfigMap(t, run.Namespace, pod.ShardConfigMapName(run.Name, i))
+		state := cm.Data[pod.KeyState]
 		if !succeeded[i] {
-			if state == shard.StateSucceeded {
+			if state == pod.StateSucceeded {
 				t.Errorf("shard %d: state Succeeded, want it to have failed or stayed silent", i)
 			}
 			continue
 		}
-		if state != shard.StateSucceeded {
-			t.Fatalf("shard %d: state %q (%s), want Succeeded", i, state, cm.Data[shard.KeyMessage])
+		if state != pod.StateSucceeded {
+			t.Fatalf("shard %d: state %q (%s), want Succeeded", i, state, cm.Data[pod.KeyMessage])
 		}
-		doc, err := shard.DecodeResult(cm.BinaryData[shard.KeyResult])
+		doc, err := pod.DecodeResult(cm.BinaryData[pod.KeyResult])
 		if err != nil {
 			t.Fatalf("shard %d: decoding its result: %v", i, err)
 		}
@@ -285,7 +285,7 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 		t.Fatalf("status.report is empty")
 	}
 	cm := runConfigMap(t, run.Namespace, st.Report.ConfigMapName)
-	report, err := shard.DecodeResult(cm.BinaryData[st.Report.Key])
+	report, err := pod.DecodeResult(cm.BinaryData[st.Report.Key])
 	if err != nil {
 		t.Fatalf("decoding the report %s/%s: %v", cm.Name, st.Report.Key, err)
 	}

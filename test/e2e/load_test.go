@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/runner/session"
-	"github.com/spanbench/spanbench/runner/shard"
+	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/spanner/session"
 )
 
 // loadRows is large enough that a loader is still writing after its
@@ -46,15 +46,15 @@ func TestLoaderKilledMidLoadResumes(t *testing.T) {
 	var id string
 	eventually(t, runTimeout, "loader 1 to report progress", func(ctx context.Context) (bool, string) {
 		cm := &corev1.ConfigMap{}
-		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: shard.LoaderConfigMapName(run.Name, 1)}, cm); err != nil {
+		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod.LoaderConfigMapName(run.Name, 1)}, cm); err != nil {
 			return false, err.Error()
 		}
-		if cm.Data[shard.KeyState] == shard.StateSucceeded {
+		if cm.Data[pod.KeyState] == pod.StateSucceeded {
 			t.Fatalf("loader 1 finished before it could be killed; raise loadRows")
 		}
-		done, _ := strconv.ParseInt(cm.Data[shard.KeyResumeFrom], 10, 64)
-		if cm.Data[shard.KeyState] != shard.StateLoading || done <= loadRows/2 {
-			return false, fmt.Sprintf("loader 1: state %q, resumeFrom %q", cm.Data[shard.KeyState], cm.Data[shard.KeyResumeFrom])
+		done, _ := strconv.ParseInt(cm.Data[pod.KeyResumeFrom], 10, 64)
+		if cm.Data[pod.KeyState] != pod.StateLoading || done <= loadRows/2 {
+			return false, fmt.Sprintf("loader 1: state %q, resumeFrom %q", cm.Data[pod.KeyState], cm.Data[pod.KeyResumeFrom])
 		}
 		pods, err := loaderPods(ctx, ns, run.Name)
 		if err != nil {

@@ -1,0 +1,273 @@
+// Package engine runs a workload against Spanner on an open-loop (or
+// closed-loop) schedule, measures every operation from its intended send
+// time into per-interval HDR histograms, and returns the shard's result
+// document. It ties together the scheduler, the workload and the result
+// format; none of those know about each other.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
+	"k8s.io/utils/clock"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/load/schedule"
+	"github.com/spanbench/spanbench/spanner/workload"
+)
+
+// DrainTimeout is how long operations still in flight at the end of a run
+// may take before they are cancelled (and counted with their error code).
+const DrainTimeout = 30 * time.Second
+
+// Config is one shard's run.
+type Config struct {
+	// Run names the run.
+	Run string
+	// Spec is the defaulted, validated workload.
+	Spec *v1alpha1.WorkloadSpec
+	// Workload is the spec bound to a Spanner client.
+	Workload *workload.Workload
+	// Shard and Shards say this is runner i of n.
+	Shard, Shards int
+	// Start is the common start instant; zero means now.
+	Start time.Time
+	// Seed makes the operation choices and arrivals reproducible.
+	Seed int64
+	// Target and Environment are recorded with the result.
+	Target      result.Target
+	Environment result.Environment
+	// Notes are caveats recorded with the result.
+	Notes []string
+	// Clock is the scheduler's clock; nil means the real one.
+	Clock clock.WithTicker
+	// Observer sees every operation live (Prometheus); may be nil.
+	Observer Observer
+	// Progress is called about once a second; may be nil.
+	Progress func(Progress)
+}
+
+// Observer receives live measurements. Its methods run on the hot path and
+// must not block.
+type Observer interface {
+	// Finished reports a completed operation (index in the workload's Ops).
+	Finished(op int, code codes.Code, latency time.Duration)
+	// Missed reports a send skipped because the in-flight cap was reached.
+	Missed()
+	// Tick reports the run's progress about once a second.
+	Tick(p Progress)
+}
+
+// engine is the state of one Run.
+type engine struct {
+	cfg      Config
+	clk      clock.WithTicker
+	parent   context.Context
+	ops      []*workload.Op
+	recs     []*opRecorder
+	rngs     []*rand.Rand
+	missed   atomic.Uint64
+	done     atomic.Uint64 // operations finished, for progress
+	errors   atomic.Uint64
+	inFlight atomic.Int64
+	series   *series
+	// firstSend is when the first operation really began: the shards'
+	// start skew is only visible in it, not in the common scheduled start.
+	firstSend atomic.Pointer[time.Time]
+}
+
+// Run executes the shard's schedule and returns its finalized result.
+func Run(ctx context.Context, cfg Config) (*result.Document, error) {
+	e, sc, err := newEngine(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	end := sc.Start.Add(cfg.Spec.TotalDuration())
+	drain := e.clk.NewTimer(end.Sub(e.clk.Now()) + DrainTimeout)
+	defer drain.Stop()
+	go func() {
+		select {
+		case <-drain.C():
+			cancel()
+		case <-runCtx.Done():
+		}
+	}()
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() { defer wg.Done(); e.series.tick(stop) }()
+	wg.Add(1)
+	go func() { defer wg.Done(); e.reportProgress(stop, end) }()
+	stats, runErr := schedule.Run(runCtx, sc, e.clk, e)
+	close(stop)
+	wg.Wait()
+	if runErr != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("run interrupted: %w", ctx.Err())
+	}
+	if runErr != nil && runCtx.Err() == nil {
+		return nil, runErr
+	}
+	return e.document(sc.Start, end, stats)
+}
+
+func newEngine(ctx context.Context, cfg Config) (*engine, schedule.Config, error) {
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	start := cfg.Start
+	if start.IsZero() {
+		start = clk.Now()
+	}
+	sc := scheduleConfig(cfg.Spec, cfg.Shard, cfg.Shards, start, cfg.Seed)
+	if err := sc.Validate(); err != nil {
+		return nil, sc, err
+	}
+	e := &engine{cfg: cfg, clk: clk, parent: ctx, ops: cfg.Workload.Ops()}
+	for _, op := range e.ops {
+		e.recs = append(e.recs, newOpRecorder(op.Spec.Name))
+	}
+	workers := max(sc.MaxInFlight, sc.Concurrency)
+	for w := range workers {
+		e.rngs = append(e.rngs, rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(cfg.Shard)<<32|uint64(w))))
+	}
+	e.series = newSeries(e, start, cfg.Spec.Interval.Duration, sc)
+	return e, sc, nil
+}
+
+// Handle runs one scheduled request on worker w.
+func (e *engine) Handle(ctx context.Context, w int, r schedule.Request) {
+	rng := e.rngs[w]
+	i := e.cfg.Workload.Pick(rng)
+	e.inFlight.Add(1)
+	begin := e.clk.Now()
+	if e.firstSend.Load() == nil {
+		e.firstSend.CompareAndSwap(nil, &begin)
+	}
+	out, err := e.ops[i].Do(ctx, rng)
+	end := e.clk.Now()
+	e.inFlight.Add(-1)
+	if err != nil && e.parent.Err() != nil {
+		return // the user interrupted the run; not a Spanner error
+	}
+	code := codes.OK
+	if err != nil {
+		code = spanner.ErrCode(err)
+		e.errors.Add(1)
+	}
+	e.done.Add(1)
+	latency := end.Sub(r.Intended)
+	e.recs[i].record(w, code, latency, end.Sub(begin), out)
+	if e.cfg.Observer != nil {
+		e.cfg.Observer.Finished(i, code, latency)
+	}
+}
+
+// Missed counts a send the in-flight cap prevented.
+func (e *engine) Missed(schedule.Request) {
+	e.missed.Add(1)
+	if e.cfg.Observer != nil {
+		e.cfg.Observer.Missed()
+	}
+}
+
+func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.Document, error) {
+	intervals, err := e.series.result()
+	if err != nil {
+		return nil, err
+	}
+	doc := &result.Document{
+		SchemaVersion:   result.SchemaVersion,
+		Run:             e.cfg.Run,
+		Spec:            *e.cfg.Spec,
+		Target:          e.cfg.Target,
+		Environment:     e.cfg.Environment,
+		Start:           start,
+		End:             end,
+		IntervalSeconds: e.cfg.Spec.Interval.Seconds(),
+		Intervals:       intervals,
+		Notes:           e.cfg.Notes,
+		Shards: []result.Shard{{
+			Index: e.cfg.Shard, Count: e.cfg.Shards, Host: hostname(),
+			Started: e.started(start), Ended: e.clk.Now(), Missed: stats.Missed,
+			TargetRate: e.series.sched.Profile.Rate(0) / float64(max(e.cfg.Shards, 1)),
+		}},
+	}
+	if e.series.sched.Concurrency > 0 {
+		doc.Shards[0].TargetRate = 0
+	}
+	return doc, result.Finalize(doc)
+}
+
+// started is when the shard really began sending; a shard that sent
+// nothing keeps the scheduled start.
+func (e *engine) started(scheduled time.Time) time.Time {
+	if at := e.firstSend.Load(); at != nil {
+		return *at
+	}
+	return scheduled
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// Progress is a live snapshot of a run.
+type Progress struct {
+	// Elapsed and Total are the time into the run and its length.
+	Elapsed, Total time.Duration
+	// Rate is the operations finished per second over the last second.
+	Rate float64
+	// TargetRate is this shard's target rate now (0 in closed loop).
+	TargetRate float64
+	// ClosedLoop is true when the load has no target rate.
+	ClosedLoop bool
+	// P99 is the latency p99 over the completed intervals.
+	P99 time.Duration
+	// Errors and Missed count failures and missed sends so far.
+	Errors, Missed uint64
+	// InFlight is the number of operations running.
+	InFlight int64
+}
+
+func (e *engine) reportProgress(stop <-chan struct{}, end time.Time) {
+	t := e.clk.NewTicker(time.Second)
+	defer t.Stop()
+	start := e.series.start
+	last, lastAt := e.done.Load(), e.clk.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C():
+			done := e.done.Load()
+			p := Progress{
+				Elapsed: max(now.Sub(start), 0), Total: end.Sub(start),
+				Rate:       float64(done-last) / now.Sub(lastAt).Seconds(),
+				TargetRate: e.series.targetRate(now),
+				ClosedLoop: e.series.sched.Concurrency > 0,
+				P99:        time.Duration(e.series.p99SoFar()) * time.Microsecond,
+				Errors:     e.errors.Load(), Missed: e.missed.Load(), InFlight: e.inFlight.Load(),
+			}
+			last, lastAt = done, now
+			if e.cfg.Observer != nil {
+				e.cfg.Observer.Tick(p)
+			}
+			if e.cfg.Progress != nil {
+				e.cfg.Progress(p)
+			}
+		}
+	}
+}

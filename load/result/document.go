@@ -1,0 +1,211 @@
+// Package result defines spanbench's result document: what one runner (a
+// shard) measured, or the exact merge of several, with everything the result
+// depends on. The format is versioned and documented in docs/result-format.md.
+//
+// Intervals are the source of truth: each holds, per operation, the counts
+// and the encoded HDR histograms of what completed in it. Totals are derived
+// from the intervals after the warm-up by Finalize, so a merge of shards
+// (intervals merged by index, then Finalize) is exact by construction.
+package result
+
+import (
+	"time"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/histogram"
+)
+
+// SchemaVersion identifies this document format. Readers refuse others.
+const SchemaVersion = "spanbench.io/result/v1"
+
+// Document is a shard's result or the merge of several.
+type Document struct {
+	// SchemaVersion is SchemaVersion.
+	SchemaVersion string `json:"schemaVersion"`
+	// Run names the run (the BenchmarkRun's name, or the CLI's).
+	Run string `json:"run"`
+	// Spec is the resolved (defaulted) workload that ran.
+	Spec v1alpha1.WorkloadSpec `json:"spec"`
+	// Target is the Spanner target, without credentials.
+	Target Target `json:"target"`
+	// Environment is the software and placement the result depends on.
+	Environment Environment `json:"environment"`
+	// Shards describes each runner merged into this document.
+	Shards []Shard `json:"shards"`
+	// Start is the common intended start of the load.
+	Start time.Time `json:"start"`
+	// End is when the last shard stopped measuring.
+	End time.Time `json:"end"`
+	// IntervalSeconds is the length of one interval.
+	IntervalSeconds float64 `json:"intervalSeconds"`
+	// WarmUp says where the warm-up ended and how.
+	WarmUp WarmUp `json:"warmUp"`
+	// Totals are per-operation results after the warm-up.
+	Totals []Operation `json:"totals"`
+	// Overall merges every operation's totals.
+	Overall Operation `json:"overall"`
+	// Intervals is the time series, warm-up included and marked.
+	Intervals []Interval `json:"intervals"`
+	// Notes are caveats a reader must see, such as transactions serialized
+	// against the emulator.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Target describes what was benchmarked. It never holds credentials.
+type Target struct {
+	// Endpoint is "emulator" or "spanner".
+	Endpoint string `json:"endpoint"`
+	// Project, Instance and Database name the database.
+	Project  string `json:"project"`
+	Instance string `json:"instance"`
+	Database string `json:"database"`
+	// InstanceConfig is the instance's configuration, e.g. regional-asia-northeast1.
+	InstanceConfig string `json:"instanceConfig,omitempty"`
+	// ProcessingUnits is the instance's compute capacity (1 node = 1000).
+	ProcessingUnits int32 `json:"processingUnits,omitempty"`
+	// Dialect is the database's SQL dialect, GoogleSQL or PostgreSQL: the
+	// SQL API's statements differ between them.
+	Dialect string `json:"dialect,omitempty"`
+}
+
+// Environment is the software and placement of the runners.
+type Environment struct {
+	// SpanbenchVersion is the spanbench build.
+	SpanbenchVersion string `json:"spanbenchVersion"`
+	// ClientVersion is the Cloud Spanner Go client's version.
+	ClientVersion string `json:"clientVersion"`
+	// GoVersion is the Go runtime's version.
+	GoVersion string `json:"goVersion"`
+	// Region is where the runners ran, when known.
+	Region string `json:"region,omitempty"`
+}
+
+// Shard describes one runner.
+type Shard struct {
+	// Index is i of i/Count.
+	Index int `json:"index"`
+	// Count is the number of shards in the run.
+	Count int `json:"count"`
+	// Host is the runner's host or pod name.
+	Host string `json:"host,omitempty"`
+	// Started is when this runner's first operation actually began (the
+	// scheduled start if it sent nothing); across shards, their spread is
+	// the start skew.
+	Started time.Time `json:"started"`
+	// Ended is when it stopped.
+	Ended time.Time `json:"ended"`
+	// Missed counts sends skipped because the in-flight cap was reached.
+	Missed uint64 `json:"missed"`
+	// TargetRate is this shard's share of the target rate at the start (0 in
+	// closed loop).
+	TargetRate float64 `json:"targetRate"`
+}
+
+// WarmUp is where the warm-up ended.
+type WarmUp struct {
+	// Mode is the spec's warm-up mode.
+	Mode v1alpha1.WarmUpMode `json:"mode"`
+	// Intervals is the number of leading intervals excluded from Totals.
+	Intervals int `json:"intervals"`
+	// End is when the warm-up ended (Start when there is none).
+	End time.Time `json:"end"`
+	// Stable is false when an Auto warm-up hit its maximum without the
+	// load stabilising: the totals are then suspect.
+	Stable bool `json:"stable"`
+}
+
+// Counts are an operation's counters.
+type Counts struct {
+	// OK counts successful operations.
+	OK uint64 `json:"ok"`
+	// Errors counts failed operations by gRPC code name.
+	Errors map[string]uint64 `json:"errors,omitempty"`
+	// Retries counts read-write transaction attempts beyond the first
+	// (aborted and retried by the client).
+	Retries uint64 `json:"retries,omitempty"`
+	// Rows counts rows read or written by successful operations.
+	Rows uint64 `json:"rows"`
+	// Mutations counts mutations committed, from commit statistics, when
+	// the operation asked for them (commit.returnCommitStats).
+	Mutations uint64 `json:"mutations,omitempty"`
+}
+
+// Add adds o's counts to c.
+func (c *Counts) Add(o Counts) {
+	c.OK += o.OK
+	c.Retries += o.Retries
+	c.Rows += o.Rows
+	c.Mutations += o.Mutations
+	c.Errors = addCounts(c.Errors, o.Errors)
+}
+
+// Histograms are an operation's encoded HDR histograms (see
+// histogram.Encode); an empty one is "".
+type Histograms struct {
+	// LatencyHistogram is the latency of successful operations from their
+	// intended send time.
+	LatencyHistogram string `json:"latencyHistogram,omitempty"`
+	// ServiceHistogram is the latency of successful operations from their
+	// actual send time.
+	ServiceHistogram string `json:"serviceHistogram,omitempty"`
+	// ErrorLatencyHistogram is the latency of failed operations from their
+	// intended send time.
+	ErrorLatencyHistogram string `json:"errorLatencyHistogram,omitempty"`
+}
+
+// Operation is the result of one operation (or, as Overall, of all).
+type Operation struct {
+	// Name is the operation's name in the spec.
+	Name string `json:"name"`
+	// Type is the operation's type.
+	Type v1alpha1.OperationType `json:"type,omitempty"`
+	Counts
+	// Throughput is OK per second over the measured time.
+	Throughput float64 `json:"throughput"`
+	// Latency is measured from the intended send time (no coordinated
+	// omission), for successful operations.
+	Latency histogram.Summary `json:"latency"`
+	// Service is measured from the actual send time.
+	Service histogram.Summary `json:"service"`
+	// ErrorLatency is the latency of failed operations, when there were
+	// any: a failure mode that times out looks very different from one
+	// that fails fast.
+	ErrorLatency *histogram.Summary `json:"errorLatency,omitempty"`
+	Histograms
+}
+
+// ErrorCount sums Errors.
+func (o *Operation) ErrorCount() uint64 {
+	var n uint64
+	for _, c := range o.Errors {
+		n += c
+	}
+	return n
+}
+
+// Interval is one point of the time series.
+type Interval struct {
+	// Index counts intervals from Start.
+	Index int `json:"index"`
+	// WarmUp marks intervals excluded from Totals.
+	WarmUp bool `json:"warmUp,omitempty"`
+	// TargetRate is the target rate over the interval across merged shards.
+	TargetRate float64 `json:"targetRate"`
+	// Missed counts sends missed in the interval.
+	Missed uint64 `json:"missed,omitempty"`
+	// Operations are the per-operation figures of the interval.
+	Operations []IntervalOperation `json:"operations"`
+}
+
+// IntervalOperation is one operation's figures in one interval.
+type IntervalOperation struct {
+	// Name is the operation's name.
+	Name string `json:"name"`
+	Counts
+	// P50, P99 and Max are latency figures in microseconds, derived from
+	// LatencyHistogram.
+	P50 int64 `json:"p50Micros"`
+	P99 int64 `json:"p99Micros"`
+	Max int64 `json:"maxMicros"`
+	Histograms
+}

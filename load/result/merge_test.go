@@ -1,0 +1,204 @@
+package result
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/histogram"
+)
+
+var t0 = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+
+func testSpec(warmUp *v1alpha1.WarmUpSpec) v1alpha1.WorkloadSpec {
+	rate := int32(100)
+	s := v1alpha1.WorkloadSpec{
+		Type: v1alpha1.WorkloadYCSB,
+		Operations: []v1alpha1.OperationSpec{
+			{Type: v1alpha1.OpRead, Weight: 9},
+			{Type: v1alpha1.OpUpdate, Weight: 1},
+		},
+		Load:     v1alpha1.LoadSpec{Rate: &rate},
+		Duration: &metav1.Duration{Duration: 60 * time.Second},
+		WarmUp:   warmUp,
+	}
+	s.Default()
+	return s
+}
+
+// sample is one measured operation.
+type sample struct {
+	shard, interval int
+	op              string
+	micros          int64
+}
+
+// shardDocs builds one document per shard from samples, the way a runner
+// would: one histogram per interval and operation.
+func shardDocs(t *testing.T, spec v1alpha1.WorkloadSpec, shards, intervals int, samples []sample) []*Document {
+	t.Helper()
+	type key struct {
+		shard, interval int
+		op              string
+	}
+	hs := map[key]*hdr.Histogram{}
+	for _, s := range samples {
+		k := key{s.shard, s.interval, s.op}
+		if hs[k] == nil {
+			hs[k] = histogram.New()
+		}
+		_ = hs[k].RecordValue(s.micros)
+	}
+	var docs []*Document
+	for sh := range shards {
+		d := &Document{SchemaVersion: SchemaVersion, Run: "r", Spec: spec, Start: t0,
+			End: t0.Add(time.Duration(intervals) * 10 * time.Second), IntervalSeconds: 10,
+			Shards: []Shard{{Index: sh, Count: shards}}}
+		for i := range intervals {
+			in := Interval{Index: i, TargetRate: 100 / float64(shards)}
+			for _, o := range spec.Operations {
+				h := hs[key{sh, i, o.Name}]
+				if h == nil {
+					continue
+				}
+				enc, err := histogram.Encode(h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Operations = append(in.Operations, IntervalOperation{Name: o.Name, Counts: Counts{OK: uint64(h.TotalCount())},
+					Histograms: Histograms{LatencyHistogram: enc, ServiceHistogram: enc}})
+			}
+			d.Intervals = append(d.Intervals, in)
+		}
+		if err := Finalize(d); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// TestMergeEqualsOneHistogramOfAllSamples is the property that makes merged
+// results exact: for random samples split randomly over shards, intervals and
+// operations, the merged totals' percentiles equal those of one histogram fed
+// every sample after the warm-up.
+func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
+	for seed := range uint64(25) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			shards, intervals := 1+rng.IntN(8), 6
+			spec := testSpec(&v1alpha1.WarmUpSpec{Mode: v1alpha1.WarmUpFixed, Duration: &metav1.Duration{Duration: 15 * time.Second}})
+			var samples []sample
+			want := map[string]*hdr.Histogram{"read": histogram.New(), "update": histogram.New(), "overall": histogram.New()}
+			for range 1 + rng.IntN(20_000) {
+				s := sample{shard: rng.IntN(shards), interval: rng.IntN(intervals), op: []string{"read", "update"}[rng.IntN(2)],
+					micros: 1 + int64(rng.ExpFloat64()*float64(1+rng.IntN(100_000)))}
+				samples = append(samples, s)
+				if s.interval >= 2 { // a 15 s warm-up excludes whole 10 s intervals 0 and 1
+					_ = want[s.op].RecordValue(s.micros)
+					_ = want["overall"].RecordValue(s.micros)
+				}
+			}
+			docs := shardDocs(t, spec, shards, intervals, samples)
+			rand.New(rand.NewPCG(seed, 9)).Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+			merged, err := Merge(docs...)
+			if err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			got := map[string]histogram.Summary{"overall": merged.Overall.Latency}
+			for _, op := range merged.Totals {
+				got[op.Name] = op.Latency
+			}
+			for name, h := range want {
+				w := histogram.Summarize(h)
+				if g := got[name]; g.Count != w.Count || g.P50 != w.P50 || g.P99 != w.P99 || g.P999 != w.P999 || g.Max != w.Max {
+					t.Errorf("%s over %d shards: merged %+v, one histogram of all samples %+v", name, shards, g, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMergeRefusesMismatchedShards(t *testing.T) {
+	spec := testSpec(nil)
+	a := shardDocs(t, spec, 2, 2, []sample{{0, 0, "read", 5}, {1, 1, "read", 7}})
+	cases := map[string]func(d *Document){
+		"schema version": func(d *Document) { d.SchemaVersion = "spanbench.io/result/v0" },
+		"run":            func(d *Document) { d.Run = "other" },
+		"start":          func(d *Document) { d.Start = d.Start.Add(time.Second) },
+		"spec":           func(d *Document) { d.Spec.Operations[0].Weight = 1 },
+		"shard index":    func(d *Document) { d.Shards[0].Index = 0 },
+		"histogram":      func(d *Document) { d.Intervals[1].Operations[0].LatencyHistogram = "garbage!" },
+	}
+	for name, mutate := range cases {
+		b := *a[1]
+		b.Shards = append([]Shard(nil), a[1].Shards...)
+		b.Intervals = cloneIntervals(a[1].Intervals)
+		b.Spec.Operations = append([]v1alpha1.OperationSpec(nil), a[1].Spec.Operations...)
+		mutate(&b)
+		if _, err := Merge(a[0], &b); err == nil {
+			t.Errorf("Merge with a different %s succeeded; want an error", name)
+		}
+	}
+}
+
+func cloneIntervals(in []Interval) []Interval {
+	out := make([]Interval, len(in))
+	for i, x := range in {
+		x.Operations = append([]IntervalOperation(nil), x.Operations...)
+		out[i] = x
+	}
+	return out
+}
+
+// TestErrorLatencyIsMergedAndShownOnlyWhenThereAreErrors: failed
+// operations' latencies have their own histogram, merged like the others.
+func TestErrorLatencyIsMergedAndShownOnlyWhenThereAreErrors(t *testing.T) {
+	spec := testSpec(nil)
+	want := histogram.New()
+	var docs []*Document
+	for sh := range 2 {
+		lat, errLat := histogram.New(), histogram.New()
+		_ = lat.RecordValue(100)
+		for v := range int64(50) {
+			_ = errLat.RecordValue(1000*(v+1) + int64(sh))
+			_ = want.RecordValue(1000*(v+1) + int64(sh))
+		}
+		read, err := NewIntervalOperation("read", Counts{OK: 1, Errors: map[string]uint64{"DeadlineExceeded": 50}}, lat, lat, errLat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		update, err := NewIntervalOperation("update", Counts{OK: 1}, lat, lat, histogram.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if update.ErrorLatencyHistogram != "" {
+			t.Fatalf("an operation without errors carries an error histogram")
+		}
+		docs = append(docs, &Document{SchemaVersion: SchemaVersion, Run: "r", Spec: spec, Start: t0, End: t0.Add(10 * time.Second),
+			IntervalSeconds: 10, Shards: []Shard{{Index: sh, Count: 2}},
+			Intervals: []Interval{{Index: 0, Operations: []IntervalOperation{read, update}}}})
+	}
+	merged, err := Merge(docs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range merged.Totals {
+		switch op.Name {
+		case "read":
+			w := histogram.Summarize(want)
+			if op.ErrorLatency == nil || op.ErrorLatency.Count != 100 || op.ErrorLatency.P99 != w.P99 || op.Errors["DeadlineExceeded"] != 100 {
+				t.Errorf("read's merged error latency %+v, errors %v; want 100 samples with p99 %d", op.ErrorLatency, op.Errors, w.P99)
+			}
+		case "update":
+			if op.ErrorLatency != nil {
+				t.Errorf("update had no errors but reports an error latency %+v", op.ErrorLatency)
+			}
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package pod
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Bounds of the runner's calls to the API server.
+const (
+	// callTimeout bounds one call, so a hung connection becomes a retry.
+	callTimeout = 15 * time.Second
+	// writeAttempts bounds the tries of one write or read of the shard map.
+	writeAttempts = 6
+	// firstBackoff and maxBackoff space the tries.
+	firstBackoff = 200 * time.Millisecond
+	maxBackoff   = 5 * time.Second
+	// finalWriteTimeout bounds the last write (result or failure), which
+	// runs even when the runner's context has ended: the pod is going away
+	// and the controller must still learn what happened.
+	finalWriteTimeout = time.Minute
+)
+
+// backoff doubles a pause up to maxBackoff.
+type backoff struct{ next time.Duration }
+
+// sleep waits for the next pause or the end of ctx.
+func (b *backoff) sleep(ctx context.Context) error {
+	if b.next == 0 {
+		b.next = firstBackoff
+	}
+	t := time.NewTimer(b.next)
+	defer t.Stop()
+	b.next = min(2*b.next, maxBackoff)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// retriable tells a transient failure (conflict, throttling, timeout,
+// server or connection error) from one a retry cannot fix.
+func retriable(err error) bool {
+	switch {
+	case apierrors.IsNotFound(err), apierrors.IsForbidden(err), apierrors.IsUnauthorized(err),
+		apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsRequestEntityTooLargeError(err),
+		apierrors.IsMethodNotSupported(err), apierrors.IsGone(err),
+		errors.Is(err, context.Canceled):
+		return false
+	}
+	return true
+}
+
+// withRetries calls fn up to writeAttempts times while it fails
+// transiently, each call bounded by callTimeout.
+func withRetries(ctx context.Context, fn func(context.Context) error) error {
+	var b backoff
+	var err error
+	for attempt := 1; ; attempt++ {
+		callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+		err = fn(callCtx)
+		cancel()
+		if err == nil || !retriable(err) || attempt == writeAttempts {
+			return err
+		}
+		if b.sleep(ctx) != nil {
+			return err
+		}
+	}
+}
+
+// waitForControl gets the control ConfigMap, retrying every error until
+// ControlTimeout: the map may not exist yet, and a fresh RoleBinding can
+// take a moment to be honoured (Forbidden).
+func (r *runner) waitForControl(ctx context.Context) (*corev1.ConfigMap, error) {
+	waitCtx, cancel := context.WithTimeout(ctx, r.o.ControlTimeout)
+	defer cancel()
+	var b backoff
+	for {
+		var cm corev1.ConfigMap
+		callCtx, cancelCall := context.WithTimeout(waitCtx, callTimeout)
+		err := r.c.Get(callCtx, r.control, &cm)
+		cancelCall()
+		if err == nil {
+			return &cm, nil
+		}
+		r.log.V(1).Info("control ConfigMap not readable yet", "configMap", r.control.Name, "error", err.Error())
+		if b.sleep(waitCtx) != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("interrupted while waiting for ConfigMap %s: %w", r.control, ctx.Err())
+			}
+			return nil, fmt.Errorf("ConfigMap %s was not readable within %s: %w", r.control, r.o.ControlTimeout, err)
+		}
+	}
+}
+
+// getOwn reads this runner's shard ConfigMap.
+func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
+	var cm corev1.ConfigMap
+	err := withRetries(ctx, func(ctx context.Context) error { return r.c.Get(ctx, r.own, &cm) })
+	if err != nil {
+		return nil, fmt.Errorf("reading ConfigMap %s: %w", r.own, err)
+	}
+	return &cm, nil
+}
+
+// mapPatch is a JSON merge patch of a shard ConfigMap. A merge patch
+// needs no resourceVersion, so it cannot conflict with the controller's
+// writes (labels, owner references), and it never creates the object:
+// the runner's Role has no create verb.
+type mapPatch struct {
+	Data       map[string]string `json:"data,omitempty"`
+	BinaryData map[string][]byte `json:"binaryData,omitempty"`
+}
+
+// patchOwn merges p into the shard ConfigMap, retrying transient errors.
+// When it returns nil the write is stored.
+func (r *runner) patchOwn(ctx context.Context, p mapPatch) error {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.own.Namespace, Name: r.own.Name}}
+	err = withRetries(ctx, func(ctx context.Context) error {
+		return r.c.Patch(ctx, cm, client.RawPatch(types.MergePatchType, body))
+	})
+	if err != nil {
+		return fmt.Errorf("writing ConfigMap %s: %w", r.own, err)
+	}
+	return nil
+}
+
+// durable is a context for a final write: it outlives ctx (a SIGTERM must
+// not lose the result or the failure) but is bounded.
+func durable(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), finalWriteTimeout)
+}
+
+// waitForStart polls the control ConfigMap until the controller publishes
+// the start time, for at most ReadyTimeout. A missing or forbidden control
+// map ends the wait at once: the run was deleted.
+func (r *runner) waitForStart(ctx context.Context) (time.Time, error) {
+	waitCtx, cancel := context.WithTimeout(ctx, r.o.ReadyTimeout)
+	defer cancel()
+	tick := time.NewTicker(r.o.PollInterval)
+	defer tick.Stop()
+	for {
+		start, ok, err := r.readStart(waitCtx)
+		if ok || err != nil {
+			return start, err
+		}
+		select {
+		case <-waitCtx.Done():
+			if ctx.Err() != nil {
+				return time.Time{}, fmt.Errorf("interrupted while waiting for the start time: %w", ctx.Err())
+			}
+			return time.Time{}, fmt.Errorf("the runners never got a start time: ConfigMap %s had no %s %s after shard %d reported ready "+
+				"(did another shard fail to get ready?)", r.control, KeyStartTime, r.o.ReadyTimeout, r.o.Index)
+		case <-tick.C:
+		}
+	}
+}
+
+// readStart reads the start time once; transient errors read as "not yet".
+func (r *runner) readStart(ctx context.Context) (time.Time, bool, error) {
+	var cm corev1.ConfigMap
+	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if err := r.c.Get(callCtx, r.control, &cm); err != nil {
+		if retriable(err) {
+			r.log.V(1).Info("reading the start time failed; retrying", "error", err.Error())
+			return time.Time{}, false, nil
+		}
+		return time.Time{}, false, fmt.Errorf("reading ConfigMap %s while waiting for the start time: %w", r.control, err)
+	}
+	s, ok := cm.Data[KeyStartTime]
+	if !ok {
+		return time.Time{}, false, nil
+	}
+	start, err := ParseTime(s)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("ConfigMap %s: %s %q is not an RFC 3339 time", r.control, KeyStartTime, s)
+	}
+	return start, true, nil
+}

@@ -1,0 +1,194 @@
+package pod
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/session"
+	"github.com/spanbench/spanbench/spanner/workload"
+)
+
+// createLoaderMaps creates the empty loader ConfigMaps, as the controller
+// does.
+func createLoaderMaps(t *testing.T, ns, run string, loaders int) {
+	t.Helper()
+	for i := range loaders {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LoaderConfigMapName(run, i)}}
+		if err := k8sClient.Create(bounded(t), cm); err != nil {
+			t.Fatalf("creating loader ConfigMap %d: %v", i, err)
+		}
+	}
+}
+
+// loaderMap reads loader i's ConfigMap.
+func loaderMap(t *testing.T, ns, run string, i int) *corev1.ConfigMap {
+	t.Helper()
+	var cm corev1.ConfigMap
+	if err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: LoaderConfigMapName(run, i)}, &cm); err != nil {
+		t.Fatalf("reading loader ConfigMap %d: %v", i, err)
+	}
+	return &cm
+}
+
+// load runs loader i to its end.
+func load(t *testing.T, ns, run string, i int) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return Load(ctx, k8sClient, Options{Namespace: ns, Run: run, Index: i, Log: testLog(t).WithName(fmt.Sprintf("loader-%d", i))})
+}
+
+// TestLoadersCoverTheKeySpaceOnce: two loaders each load their slice of an
+// odd row count, report it in their maps, and together write every row; a
+// loader run again after it succeeded loads nothing.
+func TestLoadersCoverTheKeySpaceOnce(t *testing.T) {
+	spec := ycsb(1001, time.Second, readOp) // an odd count: the slices differ in size
+	batch, writers, loaders := int32(100), int32(2), int32(2)
+	spec.Dataset.BatchRows, spec.Dataset.Loaders, spec.Dataset.LoaderPods = &batch, &writers, &loaders
+	target := emptyDatabase(t, &spec)
+	ns, run := newNamespace(t), "load"
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createLoaderMaps(t, ns, run, 2)
+
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() { errs <- load(t, ns, run, i) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a loader failed: %v", err)
+		}
+	}
+	for i, want := range []string{"500", "501"} {
+		cm := loaderMap(t, ns, run, i)
+		if cm.Data[KeyState] != StateSucceeded || cm.Data[KeyLoaded] != want {
+			t.Errorf("loader %d's map says state %q, loaded %q; want Succeeded with its slice, %s rows", i, cm.Data[KeyState], cm.Data[KeyLoaded], want)
+		}
+		if r, ok := cm.Data[KeyRetries]; ok {
+			t.Errorf("loader %d's first attempt counted itself as retry %q", i, r)
+		}
+	}
+	if n := countRows(t, target, &spec); n != 1001 {
+		t.Fatalf("after loading, the table holds %d rows; want exactly 1001", n)
+	}
+
+	deleteAllRows(t, target, &spec)
+	if err := load(t, ns, run, 0); err != nil {
+		t.Fatalf("loader 0 run again after it succeeded: %v", err)
+	}
+	if n := countRows(t, target, &spec); n != 0 {
+		t.Errorf("loader 0 run again after it succeeded wrote %d rows; want none", n)
+	}
+}
+
+// TestFailedLoaderReportsWhyAndARetryLoads: a loader that cannot write
+// (the table is missing) stores Failed and the reason in its map; once the
+// cause is gone, the Job's retry of the same index loads the slice and
+// replaces the failure.
+func TestFailedLoaderReportsWhyAndARetryLoads(t *testing.T) {
+	spec := ycsb(300, time.Second, readOp)
+	tweet := spec
+	tweet.Type = v1alpha1.WorkloadTweet
+	target := emptyDatabase(t, &tweet) // a database without usertable
+	ns, run := newNamespace(t), "retry"
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createLoaderMaps(t, ns, run, 1)
+
+	err := load(t, ns, run, 0)
+	cm := loaderMap(t, ns, run, 0)
+	if err == nil || cm.Data[KeyState] != StateFailed || !strings.Contains(cm.Data[KeyMessage], "usertable") {
+		t.Fatalf("loading into a missing table: err %v, map state %q message %q; want Failed naming usertable", err, cm.Data[KeyState], cm.Data[KeyMessage])
+	}
+
+	schema, err := workload.SchemaFor(&spec, target.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := session.EnsureDatabase(ctx, target, schema, false); err != nil {
+		t.Fatalf("adding usertable: %v", err)
+	}
+	if err := load(t, ns, run, 0); err != nil {
+		t.Fatalf("the retried loader failed: %v", err)
+	}
+	cm = loaderMap(t, ns, run, 0)
+	if cm.Data[KeyState] != StateSucceeded || cm.Data[KeyLoaded] != "300" || cm.Data[KeyMessage] != "" ||
+		cm.Data[KeyRetries] != "1" || cm.Data[KeyResumedAt] != "0" {
+		t.Errorf("after the retry the map says %v; want Succeeded, 300 rows, no message, 1 retry resumed at row 0", cm.Data)
+	}
+	if n := countRows(t, target, &spec); n != 300 {
+		t.Errorf("after the retry the table holds %d rows; want 300", n)
+	}
+}
+
+// TestLoaderOutsideTheRunsLoadersRefuses: an index the control does not
+// know is refused, in the map too.
+func TestLoaderOutsideTheRunsLoadersRefuses(t *testing.T) {
+	spec := ycsb(10, time.Second, readOp)
+	ns, run := newNamespace(t), "range"
+	target := v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createLoaderMaps(t, ns, run, 2)
+	err := load(t, ns, run, 1)
+	if err == nil || !strings.Contains(err.Error(), "loader index 1 is out of range") || loaderMap(t, ns, run, 1).Data[KeyState] != StateFailed {
+		t.Fatalf("loader 1 of 1: err %v; want out of range, reported Failed", err)
+	}
+}
+
+func deleteAllRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSpec) {
+	t.Helper()
+	onTable(t, target, spec, func(ctx context.Context, c *spanner.Client, table string) {
+		if _, err := c.Apply(ctx, []*spanner.Mutation{spanner.Delete(table, spanner.AllKeys())}); err != nil {
+			t.Fatalf("deleting the rows: %v", err)
+		}
+	})
+}
+
+// TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff: a loader whose map
+// says every row below 700 of its slice [0, 1000) is loaded writes only
+// [700, 1000), reports the whole slice loaded, and counts itself as the
+// slice's second retry, resumed at 700.
+func TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff(t *testing.T) {
+	spec := ycsb(1000, time.Second, readOp)
+	target := emptyDatabase(t, &spec)
+	ns, run := newNamespace(t), "resume"
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createLoaderMaps(t, ns, run, 1)
+	patch := `{"data":{"state":"Failed","message":"evicted","loaded":"700","resumeFrom":"700","retries":"1","resumedAt":"400"}}`
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LoaderConfigMapName(run, 0)}}
+	if err := k8sClient.Patch(bounded(t), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		t.Fatal(err)
+	}
+	if err := load(t, ns, run, 0); err != nil {
+		t.Fatalf("the retried loader failed: %v", err)
+	}
+	if n := countRows(t, target, &spec); n != 300 {
+		t.Errorf("the retry wrote %d rows into an empty table; want only the 300 above its resume point", n)
+	}
+	got := loaderMap(t, ns, run, 0).Data
+	if got[KeyState] != StateSucceeded || got[KeyLoaded] != "1000" || got[KeyResumeFrom] != "1000" {
+		t.Errorf("after the resumed load the map says %v; want Succeeded, 1000 loaded, resumeFrom 1000", got)
+	}
+	if got[KeyRetries] != "2" || got[KeyResumedAt] != "700" {
+		t.Errorf("the second retry recorded retries %q, resumedAt %q; want 2 and 700", got[KeyRetries], got[KeyResumedAt])
+	}
+}
+
+func TestNewSliceResumesOnlyInsideItself(t *testing.T) {
+	for resume, want := range map[string]int64{"": 500, "garbage": 500, "400": 500, "500": 500, "750": 750, "1000": 1000, "1001": 500, "-3": 500} {
+		if got := newSlice(2000, 1, 4, resume); got.from != 500 || got.to != 1000 || got.start != want {
+			t.Errorf("slice 1 of 4 of 2000 rows with resumeFrom %q = %+v; want [500, 1000) starting at %d", resume, got, want)
+		}
+	}
+}

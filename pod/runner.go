@@ -1,0 +1,375 @@
+package pod
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/load/engine"
+	"github.com/spanbench/spanbench/load/metrics"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/spanner/session"
+)
+
+// Defaults of Options.
+const (
+	DefaultPollInterval   = 250 * time.Millisecond
+	DefaultReadyTimeout   = 15 * time.Minute
+	DefaultControlTimeout = 5 * time.Minute
+	// DefaultLoadProgressInterval spaces the load progress reports in the
+	// shard map: each one is a write to the API server and a reconcile.
+	DefaultLoadProgressInterval = 5 * time.Second
+)
+
+// MaxLateStart is how far past the start time a runner may be when it
+// learns of it. Later, its open-loop schedule would begin with a burst of
+// every overdue request, and the run's merged figures would measure that
+// burst; a runner that restarted mid-run lands here too. It refuses
+// instead.
+const MaxLateStart = 5 * time.Second
+
+// maxMessageBytes bounds the failure message in the shard map; the
+// controller copies it into a condition.
+const maxMessageBytes = 2048
+
+// logEvery spaces progress logs of long loads and runs.
+const logEvery = 10 * time.Second
+
+// Options configure one runner.
+type Options struct {
+	// Namespace and Run name the BenchmarkRun.
+	Namespace, Run string
+	// Index is this runner's shard index.
+	Index int
+	// MetricsAddr, when set, is where live Prometheus metrics are served
+	// (e.g. ":9090").
+	MetricsAddr string
+	// PollInterval is how often the control map is read for the start
+	// time; default DefaultPollInterval.
+	PollInterval time.Duration
+	// ReadyTimeout bounds the wait for the start time after reporting
+	// ready; default DefaultReadyTimeout.
+	ReadyTimeout time.Duration
+	// ControlTimeout bounds the wait for the control map to be readable;
+	// default DefaultControlTimeout.
+	ControlTimeout time.Duration
+	// LoadProgressInterval is how often rows loaded are reported in the
+	// shard map (KeyLoaded); default DefaultLoadProgressInterval.
+	LoadProgressInterval time.Duration
+	// Log receives the runner's structured logs.
+	Log logr.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = DefaultReadyTimeout
+	}
+	if o.ControlTimeout <= 0 {
+		o.ControlTimeout = DefaultControlTimeout
+	}
+	if o.LoadProgressInterval <= 0 {
+		o.LoadProgressInterval = DefaultLoadProgressInterval
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Run == "":
+		return errors.New("no run name given")
+	case o.Namespace == "":
+		return errors.New("no namespace given")
+	case o.Index < 0:
+		return fmt.Errorf("shard index %d is negative", o.Index)
+	}
+	return nil
+}
+
+// runner is one pod's state: a runner's (Run) or a loader's (Load).
+type runner struct {
+	c   client.Client
+	o   Options
+	log logr.Logger
+	// control is the run's control map; own is the map this pod writes
+	// (its shard map, or its loader map).
+	control, own client.ObjectKey
+}
+
+// newRunner binds a pod to the run's control map and to own, the map it
+// writes; kind names the pod in its logs.
+func newRunner(c client.Client, o Options, kind, own string) *runner {
+	return &runner{
+		c: c, o: o,
+		log:     o.Log.WithValues("run", o.Run, "namespace", o.Namespace, kind, o.Index),
+		control: client.ObjectKey{Namespace: o.Namespace, Name: ControlConfigMapName(o.Run)},
+		own:     client.ObjectKey{Namespace: o.Namespace, Name: own},
+	}
+}
+
+// Run is a runner pod's life: read the run's control ConfigMap, open the
+// target, report ready in the shard ConfigMap, wait for the common start time, run shard Index
+// of the load and store the result in the shard ConfigMap. Any failure
+// after the control map was read is stored there too (state Failed and a
+// message) before Run returns it. A shard map that already holds a final
+// state is left alone: Succeeded returns nil, Failed its message.
+func Run(ctx context.Context, c client.Client, o Options) error {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return err
+	}
+	r := newRunner(c, o, "shard", ShardConfigMapName(o.Run, o.Index))
+	cm, err := r.waitForControl(ctx)
+	if err != nil {
+		return err
+	}
+	err = r.run(ctx, cm)
+	var done *finishedError
+	switch {
+	case errors.As(err, &done) && done.state == StateSucceeded:
+		r.log.Info("the shard already succeeded; nothing to do")
+		return nil
+	case err != nil && !errors.As(err, &done):
+		r.reportFailure(ctx, err)
+	}
+	return err
+}
+
+// run does everything after the control map was read; its error is
+// reported in the shard map.
+func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
+	ctl, err := r.decode(cm)
+	if err != nil {
+		return err
+	}
+	if r.o.Index >= ctl.Shards {
+		return fmt.Errorf("shard index %d is out of range: the run has %d shards", r.o.Index, ctl.Shards)
+	}
+	if err := r.checkNotFinished(ctx); err != nil {
+		return err
+	}
+	s, err := r.open(ctx, ctl)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx, stopMetrics := context.WithCancel(ctx)
+	defer stopMetrics()
+	cfg, err := r.engineConfig(ctx, s, ctl)
+	if err != nil {
+		return err
+	}
+	if cfg.Start, err = r.startBarrier(ctx); err != nil {
+		return err
+	}
+	doc, err := engine.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return r.writeResult(ctx, doc)
+}
+
+// decode reads and checks the control document against this runner.
+func (r *runner) decode(cm *corev1.ConfigMap) (*Control, error) {
+	raw, ok := cm.Data[KeyControl]
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap %s has no %s", r.control, KeyControl)
+	}
+	ctl, err := DecodeControl([]byte(raw))
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s: %w", r.control, err)
+	}
+	switch {
+	case ctl.Run != r.o.Run:
+		return nil, fmt.Errorf("ConfigMap %s is for run %q, not %q", r.control, ctl.Run, r.o.Run)
+	case ctl.Namespace != "" && ctl.Namespace != r.o.Namespace:
+		return nil, fmt.Errorf("ConfigMap %s is for namespace %q, not %q", r.control, ctl.Namespace, r.o.Namespace)
+	}
+	return ctl, nil
+}
+
+// finishedError says the shard map already holds a final state.
+type finishedError struct{ state, message string }
+
+func (e *finishedError) Error() string {
+	return fmt.Sprintf("the shard already ended with state %s: %s", e.state, e.message)
+}
+
+// checkNotFinished refuses to run a shard again: a second run would start
+// late and overwrite a stored result. It also proves, before any slow
+// work, that the shard map exists and is readable.
+func (r *runner) checkNotFinished(ctx context.Context) error {
+	cm, err := r.getOwn(ctx)
+	if err != nil {
+		return err
+	}
+	if st := cm.Data[KeyState]; st == StateSucceeded || st == StateFailed {
+		return &finishedError{state: st, message: cm.Data[KeyMessage]}
+	}
+	return nil
+}
+
+// open connects to the target, failing fast when it is unreachable.
+func (r *runner) open(ctx context.Context, ctl *Control) (*session.Session, error) {
+	if err := session.Probe(ctx, ctl.Target); err != nil {
+		return nil, err
+	}
+	s, err := session.Open(ctx, ctl.Target)
+	if err != nil {
+		return nil, err
+	}
+	r.log.Info("connected", "database", session.DatabasePath(ctl.Target), "emulator", s.Emulator())
+	return s, nil
+}
+
+// engineConfig binds the workload to this shard and, when asked, serves
+// its live metrics until ctx ends.
+func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *Control) (engine.Config, error) {
+	w, err := s.Workload(&ctl.Workload, ctl.Run, r.o.Index, ctl.Shards)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	cfg := engine.Config{
+		Run: ctl.Run, Spec: &ctl.Workload, Workload: w,
+		Shard: r.o.Index, Shards: ctl.Shards, Seed: Seed(ctl.Run, r.o.Index),
+		Target: s.ResultTarget(), Environment: session.Environment(ctl.Region), Notes: s.Notes(),
+		Progress: r.logProgress(),
+	}
+	if r.o.MetricsAddr != "" {
+		if cfg.Observer, err = r.serveMetrics(ctx, ctl); err != nil {
+			return engine.Config{}, err
+		}
+	}
+	return cfg, nil
+}
+
+// Seed derives a shard's seed from the run's name and its index, so that a
+// run's operation choices and arrivals are reproducible.
+func Seed(run string, index int) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d", run, index)
+	return int64(h.Sum64())
+}
+
+// serveMetrics serves the engine's live metrics and the runner process's
+// own (a saturated client skews latencies, so its CPU is worth seeing).
+func (r *runner) serveMetrics(ctx context.Context, ctl *Control) (engine.Observer, error) {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		return nil, err
+	}
+	if err := reg.Register(collectors.NewGoCollector()); err != nil {
+		return nil, err
+	}
+	m, err := metrics.NewEngine(reg, ctl.Run, ctl.Workload.Operations)
+	if err != nil {
+		return nil, err
+	}
+	bound, err := metrics.Serve(ctx, r.o.MetricsAddr, reg)
+	if err != nil {
+		return nil, fmt.Errorf("serving metrics on %s: %w", r.o.MetricsAddr, err)
+	}
+	r.log.Info("serving live metrics", "address", bound)
+	return m, nil
+}
+
+// logProgress logs the run's progress every logEvery.
+func (r *runner) logProgress() func(engine.Progress) {
+	due := throttle(logEvery)
+	return func(p engine.Progress) {
+		if due() {
+			r.log.Info("running", "elapsed", p.Elapsed.Round(time.Second).String(), "total", p.Total.String(),
+				"rate", int64(p.Rate), "targetRate", int64(p.TargetRate), "p99", p.P99.String(),
+				"errors", p.Errors, "missed", p.Missed, "inFlight", p.InFlight)
+		}
+	}
+}
+
+// throttle returns a func that is true at most once per interval, and the
+// first time.
+func throttle(interval time.Duration) func() bool {
+	var last time.Time
+	return func() bool {
+		if now := time.Now(); last.IsZero() || now.Sub(last) >= interval {
+			last = now
+			return true
+		}
+		return false
+	}
+}
+
+// startBarrier reports ready and waits for the common start time.
+func (r *runner) startBarrier(ctx context.Context) (time.Time, error) {
+	if err := r.patchOwn(ctx, mapPatch{Data: map[string]string{KeyReady: FormatTime(time.Now())}}); err != nil {
+		return time.Time{}, fmt.Errorf("reporting ready: %w", err)
+	}
+	r.log.Info("ready; waiting for the start time")
+	start, err := r.waitForStart(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if late := time.Since(start); late > MaxLateStart {
+		return time.Time{}, fmt.Errorf("the start time %s had passed %s before this runner learned of it (more than %s): "+
+			"its load would begin with a burst of overdue requests; a runner that restarts mid-run cannot rejoin",
+			FormatTime(start), late.Round(time.Millisecond), MaxLateStart)
+	}
+	r.log.Info("got the start time", "start", FormatTime(start), "in", time.Until(start).Round(time.Millisecond).String())
+	return start, nil
+}
+
+// writeResult stores the result and the Succeeded state in one patch, so
+// the controller never sees one without the other.
+func (r *runner) writeResult(ctx context.Context, doc *result.Document) error {
+	enc, err := EncodeResult(doc)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := durable(ctx)
+	defer cancel()
+	p := mapPatch{Data: map[string]string{KeyState: StateSucceeded}, BinaryData: map[string][]byte{KeyResult: enc}}
+	if err := r.patchOwn(wctx, p); err != nil {
+		return fmt.Errorf("storing the result: %w", err)
+	}
+	sh := doc.Shards[0]
+	r.log.Info("stored the result", "ok", doc.Overall.OK, "errors", doc.Overall.ErrorCount(), "missed", sh.Missed,
+		"startSkew", sh.Started.Sub(doc.Start).String(), "bytes", len(enc))
+	return nil
+}
+
+// reportFailure stores the failure in the pod's own map. When even that fails
+// the error is only logged: the caller returns the original error, and the
+// controller sees the pod fail.
+func (r *runner) reportFailure(ctx context.Context, cause error) {
+	r.log.Error(cause, "failed")
+	wctx, cancel := durable(ctx)
+	defer cancel()
+	p := mapPatch{Data: map[string]string{KeyState: StateFailed, KeyMessage: truncate(cause.Error(), maxMessageBytes)}}
+	if err := r.patchOwn(wctx, p); err != nil {
+		r.log.Error(err, "could not report the failure in the shard ConfigMap")
+	}
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const more = "..."
+	cut := n - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.ToValidUTF8(s[:cut], "") + more
+}

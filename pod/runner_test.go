@@ -1,0 +1,413 @@
+package pod
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spanbench/spanbench/internal/emulatortest"
+	"github.com/spanbench/spanbench/internal/sessiontest"
+
+	"cloud.google.com/go/spanner"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/spanner/session"
+	"github.com/spanbench/spanbench/spanner/workload"
+)
+
+// Bounds of the scenarios' waits.
+const (
+	readyWithin = time.Minute
+	runWithin   = time.Minute
+)
+
+// ycsb is a small defaulted YCSB workload at 200 ops/s.
+func ycsb(rows int64, duration time.Duration, ops ...v1alpha1.OperationSpec) v1alpha1.WorkloadSpec {
+	rate := int32(200)
+	w := v1alpha1.WorkloadSpec{
+		Type:       v1alpha1.WorkloadYCSB,
+		Dataset:    v1alpha1.DatasetSpec{Rows: &rows},
+		Operations: ops,
+		Load:       v1alpha1.LoadSpec{Rate: &rate},
+		Duration:   &metav1.Duration{Duration: duration},
+		Interval:   &metav1.Duration{Duration: time.Second},
+	}
+	w.Default()
+	return w
+}
+
+var (
+	readOp   = v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 3}
+	updateOp = v1alpha1.OperationSpec{Type: v1alpha1.OpUpdate, Weight: 1}
+)
+
+// TestShardsStartTogetherAndStoreMergeableResults is the run the controller
+// drives: two runners report ready, get one start time, really begin
+// sending at it, and store results that merge exactly.
+func TestShardsStartTogetherAndStoreMergeableResults(t *testing.T) {
+	spec := ycsb(100, 2*time.Second, readOp, updateOp)
+	s := sessiontest.Start(t, &spec)
+	ns, run := newNamespace(t), "together"
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 2, Target: s.Target, Workload: spec, Region: "asia-northeast1"})
+	createShardMaps(t, ns, run, 2)
+	metricsAddr := freeAddr(t)
+	runners := startRunners(t, k8sClient, ns, run, 2, func(i int, o *Options) {
+		if i == 0 {
+			o.MetricsAddr = metricsAddr
+		}
+	})
+
+	waitReady(t, ns, run, runners, readyWithin)
+	checkMetricsServed(t, metricsAddr)
+	start := time.Now().Add(time.Second)
+	publishStart(t, ns, run, start)
+	start, _ = ParseTime(FormatTime(start)) // as the runners read it
+
+	docs := make([]*result.Document, 2)
+	for i, h := range runners {
+		if err := h.wait(t, runWithin); err != nil {
+			t.Fatalf("runner %d failed: %v", i, err)
+		}
+		docs[i] = succeededResult(t, ns, run, i)
+		checkShardResult(t, docs[i], i, 2, start)
+	}
+	merged, err := result.Merge(docs...)
+	if err != nil {
+		t.Fatalf("the two shard results do not merge: %v", err)
+	}
+	if len(merged.Shards) != 2 || merged.Overall.OK < 250 || merged.Overall.ErrorCount() > 0 {
+		t.Fatalf("merged result has %d shards, %d OK operations and errors %v; want 2 shards, about 400 OK and no errors",
+			len(merged.Shards), merged.Overall.OK, merged.Overall.Errors)
+	}
+}
+
+// checkShardResult checks what one shard's result says about itself.
+func checkShardResult(t *testing.T, d *result.Document, i, n int, start time.Time) {
+	t.Helper()
+	if len(d.Shards) != 1 || d.Shards[0].Index != i || d.Shards[0].Count != n {
+		t.Fatalf("shard %d's result describes shards %+v; want one, index %d of %d", i, d.Shards, i, n)
+	}
+	if !d.Start.Equal(start) {
+		t.Errorf("shard %d's result starts at %s; want the published start %s", i, d.Start, start)
+	}
+	began := d.Shards[0].Started
+	if skew := began.Sub(start); skew < -time.Millisecond || skew > 100*time.Millisecond {
+		t.Errorf("shard %d began sending %s after the published start; want within 100ms", i, skew)
+	}
+	if began.Equal(start) {
+		t.Errorf("shard %d's Started is exactly the scheduled start: the first send was not recorded", i)
+	}
+	if d.Environment.Region != "asia-northeast1" || d.Target.Endpoint != "emulator" || d.Target.Dialect != "GoogleSQL" || len(d.Notes) == 0 {
+		t.Errorf("shard %d's result lacks its context: region %q, endpoint %q, dialect %q, notes %v", i, d.Environment.Region, d.Target.Endpoint, d.Target.Dialect, d.Notes)
+	}
+}
+
+// succeededResult reads and decodes a shard's stored result.
+func succeededResult(t *testing.T, ns, run string, i int) *result.Document {
+	t.Helper()
+	cm := shardMap(t, ns, run, i)
+	if st := cm.Data[KeyState]; st != StateSucceeded {
+		t.Fatalf("shard %d's state is %q (message %q); want %s", i, st, cm.Data[KeyMessage], StateSucceeded)
+	}
+	if _, err := ParseTime(cm.Data[KeyReady]); err != nil {
+		t.Errorf("shard %d's ready time %q: %v", i, cm.Data[KeyReady], err)
+	}
+	d, err := DecodeResult(cm.BinaryData[KeyResult])
+	if err != nil {
+		t.Fatalf("shard %d's stored result does not decode: %v", i, err)
+	}
+	return d
+}
+
+// freeAddr is a local address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// checkMetricsServed scrapes a runner's live metrics endpoint.
+func checkMetricsServed(t *testing.T, addr string) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("scraping the runner's metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"spanbench_operations_total", "go_goroutines"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the runner's /metrics lacks %s", want)
+		}
+	}
+}
+
+// emptyDatabase starts an emulator with the workload's schema and no rows.
+func emptyDatabase(t *testing.T, spec *v1alpha1.WorkloadSpec) v1alpha1.TargetSpec {
+	t.Helper()
+	emu := emulatortest.Start(t)
+	t.Setenv("SPANNER_EMULATOR_HOST", emu.Host())
+	one := int32(1)
+	target := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: emu.Host(),
+		Instance: v1alpha1.InstanceSpec{Name: "test", Config: "regional-asia-northeast1", Nodes: &one}}
+	schema, err := workload.SchemaFor(spec, target.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := session.EnsureDatabase(ctx, target, schema, true); err != nil {
+		t.Fatalf("creating the test database: %v", err)
+	}
+	return target
+}
+
+// onTable runs fn with a client of target and the name of the workload's
+// main table.
+func onTable(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSpec, fn func(ctx context.Context, c *spanner.Client, table string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := session.Open(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	schema, err := workload.SchemaFor(spec, target.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn(ctx, s.Client, schema.Table())
+}
+
+func countRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSpec) int64 {
+	t.Helper()
+	var n int64
+	onTable(t, target, spec, func(ctx context.Context, c *spanner.Client, table string) {
+		err := c.Single().Query(ctx, spanner.Statement{SQL: "SELECT COUNT(*) FROM " + table}).Do(func(r *spanner.Row) error {
+			return r.Column(0, &n)
+		})
+		if err != nil {
+			t.Fatalf("counting rows: %v", err)
+		}
+	})
+	return n
+}
+
+// TestBadControlFailsTheShardWithAMessage: a control map the runner cannot
+// use ends it with an error that is also stored in its shard map.
+func TestBadControlFailsTheShardWithAMessage(t *testing.T) {
+	good := Control{Run: "bad", Shards: 1, Workload: ycsb(10, time.Second, readOp),
+		Target: v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}}
+	cases := []struct {
+		name  string
+		data  map[string]string
+		index int
+		want  string
+	}{
+		{"not JSON", map[string]string{KeyControl: `{"Run": "bad", `}, 0, "is not a control document"},
+		{"unknown field", map[string]string{KeyControl: strings.Replace(mustJSON(t, good), `"Shards"`, `"Shard":1,"Shards"`, 1)}, 0, `unknown field "Shard"`},
+		{"no control document", map[string]string{"other": "x"}, 0, "has no control.json"},
+		{"no shards", map[string]string{KeyControl: strings.Replace(mustJSON(t, good), `"Shards":1`, `"Shards":0`, 1)}, 0, "Shards: Invalid value: 0"},
+		{"bad workload", map[string]string{KeyControl: strings.Replace(mustJSON(t, good), `"type":"YCSB"`, `"type":"TPCC"`, 1)}, 0, "Workload.type"},
+		{"index out of range", map[string]string{KeyControl: mustJSON(t, good)}, 1, "shard index 1 is out of range: the run has 1 shards"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			createControlRaw(t, ns, "bad", tc.data)
+			createShardMaps(t, ns, "bad", tc.index+1)
+			err := Run(bounded(t), k8sClient, Options{Namespace: ns, Run: "bad", Index: tc.index, Log: testLog(t)})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Run returned %v; want an error saying %q", err, tc.want)
+			}
+			cm := shardMap(t, ns, "bad", tc.index)
+			if cm.Data[KeyState] != StateFailed || !strings.Contains(cm.Data[KeyMessage], tc.want) {
+				t.Fatalf("shard map holds state %q, message %q; want %s saying %q", cm.Data[KeyState], cm.Data[KeyMessage], StateFailed, tc.want)
+			}
+		})
+	}
+	t.Run("no shard map", func(t *testing.T) {
+		ns := newNamespace(t)
+		createControlRaw(t, ns, "bad", map[string]string{KeyControl: "{}"})
+		if err := Run(bounded(t), k8sClient, Options{Namespace: ns, Run: "bad", Log: testLog(t)}); err == nil {
+			t.Fatal("Run succeeded on an empty control document")
+		}
+		var cm corev1.ConfigMap
+		err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: ShardConfigMapName("bad", 0)}, &cm)
+		if !apierrors.IsNotFound(err) {
+			t.Fatalf("reading the shard map the runner must not create: %v; want NotFound", err)
+		}
+	})
+}
+
+func mustJSON(t *testing.T, c Control) string {
+	t.Helper()
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAFinishedShardIsNotRunAgain: a stored outcome is final; running the
+// shard again would start late and overwrite it.
+func TestAFinishedShardIsNotRunAgain(t *testing.T) {
+	for _, state := range []string{StateSucceeded, StateFailed} {
+		t.Run(state, func(t *testing.T) {
+			ns := newNamespace(t)
+			createControlRaw(t, ns, "again", map[string]string{KeyControl: mustJSON(t, Control{Run: "again", Shards: 1,
+				Workload: ycsb(10, time.Second, readOp),
+				Target:   v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}})})
+			createShardMaps(t, ns, "again", 1)
+			cm := shardMap(t, ns, "again", 0)
+			cm.Data = map[string]string{KeyState: state, KeyMessage: "earlier"}
+			if err := k8sClient.Update(bounded(t), cm); err != nil {
+				t.Fatal(err)
+			}
+			err := Run(bounded(t), k8sClient, Options{Namespace: ns, Run: "again", Log: testLog(t)})
+			if (err == nil) != (state == StateSucceeded) {
+				t.Fatalf("Run on a shard that already %s returned %v", state, err)
+			}
+			if after := shardMap(t, ns, "again", 0); after.ResourceVersion != cm.ResourceVersion {
+				t.Fatalf("the runner rewrote a finished shard map: %v", after.Data)
+			}
+		})
+	}
+}
+
+// TestNoStartTimeFailsTheShard: a runner that never gets a start time, or
+// gets one long past, gives up with a message saying so.
+func TestNoStartTimeFailsTheShard(t *testing.T) {
+	spec := ycsb(10, time.Second, readOp)
+	s := sessiontest.Start(t, &spec)
+	cases := []struct {
+		name  string
+		start time.Time // published before the runner starts; zero for none
+		want  string
+	}{
+		{"never", time.Time{}, "the runners never got a start time"},
+		{"long past", time.Now().Add(-time.Minute), "cannot rejoin"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ns, run := newNamespace(t), "nostart"
+			createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
+			createShardMaps(t, ns, run, 1)
+			if !tc.start.IsZero() {
+				publishStart(t, ns, run, tc.start)
+			}
+			runners := startRunners(t, k8sClient, ns, run, 1, func(_ int, o *Options) {
+				o.ReadyTimeout, o.PollInterval = time.Second, 100*time.Millisecond
+			})
+			err := runners[0].wait(t, runWithin)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Run returned %v; want an error saying %q", err, tc.want)
+			}
+			cm := shardMap(t, ns, run, 0)
+			if _, ok := cm.Data[KeyReady]; !ok || cm.Data[KeyState] != StateFailed || !strings.Contains(cm.Data[KeyMessage], tc.want) {
+				t.Fatalf("shard map holds %v; want ready, state %s and a message saying %q", cm.Data, StateFailed, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunnerNeedsOnlyItsOwnConfigMaps runs a runner as a service account
+// bound to the Role the controller gives runners: get on the run's control
+// map, get/update/patch on its shard maps, by name. That is enough, and it
+// reaches nothing else.
+func TestRunnerNeedsOnlyItsOwnConfigMaps(t *testing.T) {
+	spec := ycsb(100, time.Second, readOp)
+	s := sessiontest.Start(t, &spec)
+	ns, run := newNamespace(t), "least"
+	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
+	createShardMaps(t, ns, run, 1)
+	createControl(t, ns, Control{Run: "other", Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "credentials"}, StringData: map[string]string{"key.json": "{}"}}
+	if err := k8sClient.Create(bounded(t), secret); err != nil {
+		t.Fatal(err)
+	}
+	sa := runnerServiceAccount(t, ns, run, 1)
+
+	runners := startRunners(t, sa, ns, run, 1, nil)
+	waitReady(t, ns, run, runners, readyWithin)
+	publishStart(t, ns, run, time.Now().Add(500*time.Millisecond))
+	if err := runners[0].wait(t, runWithin); err != nil {
+		t.Fatalf("the runner failed with only its Role's rights: %v", err)
+	}
+	succeededResult(t, ns, run, 0)
+
+	forbidden := map[string]func(ctx context.Context) error{
+		"get a Secret": func(ctx context.Context) error {
+			return sa.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{})
+		},
+		"get another run's control map": func(ctx context.Context) error {
+			return sa.Get(ctx, client.ObjectKey{Namespace: ns, Name: ControlConfigMapName("other")}, &corev1.ConfigMap{})
+		},
+		"list ConfigMaps": func(ctx context.Context) error { return sa.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns)) },
+		"create a ConfigMap": func(ctx context.Context) error {
+			return sa.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ShardConfigMapName(run, 1)}})
+		},
+		"write the control map": func(ctx context.Context) error {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ControlConfigMapName(run)}}
+			return sa.Patch(ctx, cm, client.RawPatch("application/merge-patch+json", []byte(`{"data":{"startTime":"x"}}`)))
+		},
+	}
+	for what, call := range forbidden {
+		if err := call(bounded(t)); !apierrors.IsForbidden(err) {
+			t.Errorf("the runner's service account could %s: %v; want Forbidden", what, err)
+		}
+	}
+}
+
+// runnerServiceAccount creates a service account bound to the runners' Role
+// for a run of n shards, and returns a client impersonating it.
+func runnerServiceAccount(t *testing.T, ns, run string, n int) client.Client {
+	t.Helper()
+	shards := make([]string, n)
+	for i := range n {
+		shards[i] = ShardConfigMapName(run, i)
+	}
+	objs := []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: run + "-runner"}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: run + "-runner"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{ControlConfigMapName(run)}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update", "patch"}, ResourceNames: shards},
+		}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: run + "-runner"},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: run + "-runner"}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: run + "-runner"}},
+	}
+	for _, o := range objs {
+		if err := k8sClient.Create(bounded(t), o); err != nil {
+			t.Fatalf("creating the runner's %T: %v", o, err)
+		}
+	}
+	rc := rest.CopyConfig(cfg)
+	rc.Impersonate = rest.ImpersonationConfig{UserName: fmt.Sprintf("system:serviceaccount:%s:%s-runner", ns, run)}
+	c, err := client.New(rc, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,147 @@
+// Package session connects to a Spanner target (real or emulator), prepares
+// its database and dataset, and runs a workload on it: the steps `spanbench
+// run` and the runner pods share.
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/target"
+	"github.com/spanbench/spanbench/spanner/workload"
+)
+
+// EmulatorNote is recorded with every result measured on the emulator.
+const EmulatorNote = "measured on the Cloud Spanner emulator: read-write transactions were serialised per runner " +
+	"and mutations applied at least once (the emulator cannot run concurrent read-write transactions); " +
+	"latencies say nothing about Cloud Spanner"
+
+// Version is spanbench's version, set at build time with -ldflags.
+var Version = "dev"
+
+// Session is an open connection to one database.
+type Session struct {
+	// Target is the database.
+	Target v1alpha1.TargetSpec
+	// Client is the data client.
+	Client *spanner.Client
+}
+
+// Open connects a data client to the target. target.EmulatorHost selects
+// the emulator; otherwise Application Default Credentials reach Cloud
+// Spanner.
+func Open(ctx context.Context, t v1alpha1.TargetSpec) (*Session, error) {
+	if t.EmulatorHost != "" {
+		// The client turns off Cloud Monitoring export and metadata-server
+		// probing only when it sees this variable.
+		if err := os.Setenv("SPANNER_EMULATOR_HOST", t.EmulatorHost); err != nil {
+			return nil, err
+		}
+	}
+	cfg := spanner.ClientConfig{DisableNativeMetrics: true}
+	c, err := spanner.NewClientWithConfig(ctx, DatabasePath(t), cfg, target.ClientOptions(t.EmulatorHost)...)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", DatabasePath(t), err)
+	}
+	return &Session{Target: t, Client: c}, nil
+}
+
+// DatabasePath is the database's resource name.
+func DatabasePath(t v1alpha1.TargetSpec) string {
+	return fmt.Sprintf("projects/%s/instances/%s/databases/%s", t.Project, t.Instance.Name, t.Database)
+}
+
+// Close closes the client.
+func (s *Session) Close() { s.Client.Close() }
+
+// Emulator reports whether the target is the emulator.
+func (s *Session) Emulator() bool { return s.Target.EmulatorHost != "" }
+
+// EnsureDatabase creates the database and the workload's schema (and the
+// dataset marker table) where absent, in the schema's dialect, which must
+// be the target's; an existing database of another dialect is
+// target.ErrDialectMismatch. With createInstance it first creates the
+// instance with the target's config and size; otherwise the instance must
+// exist and is never modified.
+func EnsureDatabase(ctx context.Context, t v1alpha1.TargetSpec, schema workload.Schema, createInstance bool) error {
+	if d := t.Dialect.OrDefault(); schema.Dialect() != d {
+		return fmt.Errorf("the workload's schema is %s, the target's dialect %s", schema.Dialect(), d)
+	}
+	ia, da, err := target.AdminClients(ctx, t.EmulatorHost)
+	if err != nil {
+		return err
+	}
+	defer ia.Close()
+	defer da.Close()
+	if createInstance {
+		in := target.Instance{Project: t.Project, Instance: t.Instance.Name, Config: t.Instance.Config}
+		if t.Instance.Nodes != nil {
+			in.Nodes = *t.Instance.Nodes
+		}
+		if t.Instance.ProcessingUnits != nil {
+			in.ProcessingUnits = *t.Instance.ProcessingUnits
+		}
+		if err := target.EnsureInstance(ctx, target.AdminOf(ia), in); err != nil {
+			return err
+		}
+	}
+	ddl := append(schema.DDL(), dataset.MarkerDDL(schema.Dialect()))
+	db := target.Database{Project: t.Project, Instance: t.Instance.Name, Database: t.Database, Dialect: schema.Dialect(), EmulatorHost: t.EmulatorHost}
+	return target.EnsureDatabase(ctx, da, db, ddl)
+}
+
+// Workload binds a workload spec to the session for shard i of n, in the
+// target's dialect.
+func (s *Session) Workload(spec *v1alpha1.WorkloadSpec, run string, shard, shards int) (*workload.Workload, error) {
+	return workload.New(spec, s.Client, workload.Options{Run: run, Shard: shard, Shards: shards, Emulator: s.Emulator(),
+		Dialect: s.Target.Dialect})
+}
+
+// ResultTarget describes the target in a result, without credentials.
+func (s *Session) ResultTarget() result.Target {
+	rt := result.Target{Endpoint: "spanner", Project: s.Target.Project, Instance: s.Target.Instance.Name,
+		Database: s.Target.Database, InstanceConfig: s.Target.Instance.Config, Dialect: string(s.Target.Dialect.OrDefault())}
+	if s.Emulator() {
+		rt.Endpoint = "emulator"
+	}
+	switch {
+	case s.Target.Instance.ProcessingUnits != nil:
+		rt.ProcessingUnits = *s.Target.Instance.ProcessingUnits
+	case s.Target.Instance.Nodes != nil:
+		rt.ProcessingUnits = 1000 * *s.Target.Instance.Nodes
+	}
+	return rt
+}
+
+// Notes are the caveats a result on this target carries.
+func (s *Session) Notes() []string {
+	if s.Emulator() {
+		return []string{EmulatorNote}
+	}
+	return nil
+}
+
+// Environment is the software a result depends on.
+func Environment(region string) result.Environment {
+	return result.Environment{SpanbenchVersion: Version, ClientVersion: ClientVersion(), GoVersion: runtime.Version(), Region: region}
+}
+
+// ClientVersion is the version of the Cloud Spanner Go client built in.
+func ClientVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "cloud.google.com/go/spanner" {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
