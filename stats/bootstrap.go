@@ -1,0 +1,292 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/spanbench/spanbench/load/histogram"
+)
+
+// Interval is one measurement interval of a run: the latency histogram of
+// the operation and the operations it completed, over Seconds.
+type Interval struct {
+	// Latency is the interval's histogram, in the shared geometry of
+	// load/histogram; it is read, never modified.
+	Latency *hdr.Histogram
+	// Ops is the number of operations counted for throughput.
+	Ops int64
+	// Seconds is the interval's length.
+	Seconds float64
+}
+
+// Statistic says what is read from a (merged) run.
+type Statistic struct {
+	// Percentile, in (0, 100], read from the merged latency histogram;
+	// ignored when Throughput is set.
+	Percentile float64
+	// Throughput reads Σ Ops / Σ Seconds instead of a percentile.
+	Throughput bool
+}
+
+// BootstrapOptions tunes CompareIntervals.
+type BootstrapOptions struct {
+	// Resamples is the number of bootstrap resamples; 0 means 2000.
+	Resamples int
+	// BlockLength is the number of consecutive intervals in a block; 0
+	// means ⌈√n⌉ for a run of n intervals, the usual order for a moving
+	// block bootstrap of a short series.
+	BlockLength int
+}
+
+// Defaults and limits of the bootstrap.
+const (
+	DefaultResamples = 2000
+	// MinIntervals is the fewest intervals per run the bootstrap accepts as
+	// evidence: with fewer, blocks of √n intervals leave almost nothing to
+	// resample and the interval would be narrower than the truth.
+	MinIntervals = 10
+)
+
+// CompareIntervals compares one variant run with one baseline run by a
+// moving-block bootstrap over their per-interval histograms, for cells with
+// a single repetition. Each resample draws, for each run independently,
+// blocks of consecutive intervals (keeping the autocorrelation within a
+// block) until it has as many intervals as the run, MERGES the drawn
+// histograms, and reads the statistic from the merge; the ratio's interval
+// is the percentile interval of the resampled ratios. The point estimate is
+// the ratio of the two runs' whole merged statistics. Warm-up intervals are
+// the caller's to leave out.
+//
+// The interval describes the variability within these two runs only: it
+// cannot see run-to-run variation (a noisy neighbour for a whole run), so
+// repetitions remain the better evidence.
+func CompareIntervals(baseline, variant []Interval, stat Statistic, opts Options, bopts BootstrapOptions, rng *rand.Rand) (Comparison, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return Comparison{}, err
+	}
+	if rng == nil {
+		return Comparison{}, errors.New("bootstrap needs a seeded random source")
+	}
+	if !stat.Throughput && !(stat.Percentile > 0 && stat.Percentile <= 100) {
+		return Comparison{}, fmt.Errorf("percentile %g is not in (0, 100]", stat.Percentile)
+	}
+	b, err := newRunSeries("baseline", baseline)
+	if err != nil {
+		return Comparison{}, err
+	}
+	v, err := newRunSeries("variant", variant)
+	if err != nil {
+		return Comparison{}, err
+	}
+	c := Comparison{NBaseline: len(baseline), NVariant: len(variant), Method: MethodBootstrap}
+	sb, sv := b.statistic(b.all(), stat), v.statistic(v.all(), stat)
+	if !(sb > 0) || !(sv > 0) {
+		return Comparison{}, fmt.Errorf("statistic is %g for the baseline and %g for the variant: a ratio needs both above zero", sb, sv)
+	}
+	c.Ratio = sv / sb
+	if len(baseline) < MinIntervals || len(variant) < MinIntervals {
+		c.Verdict, c.Reason = Inconclusive, fmt.Sprintf("fewer than %d intervals per run", MinIntervals)
+		return c, nil
+	}
+	ratios := resampleRatios(b, v, stat, bopts, rng)
+	c.HasInterval, c.Confidence = true, o.Confidence
+	c.Lo = quantile(ratios, (1-o.Confidence)/2)
+	c.Hi = quantile(ratios, 1-(1-o.Confidence)/2)
+	c.PValue = bootstrapPValue(ratios)
+	c.Verdict, c.Reason = decide(c.Ratio, c.Lo, c.Hi, c.HasInterval, o)
+	return c, nil
+}
+
+// resampleRatios returns the sorted resampled ratios variant / baseline.
+func resampleRatios(b, v *runSeries, stat Statistic, bopts BootstrapOptions, rng *rand.Rand) []float64 {
+	n := bopts.Resamples
+	if n <= 0 {
+		n = DefaultResamples
+	}
+	ratios := make([]float64, 0, n)
+	ib, iv := make([]int, 0, len(b.ops)), make([]int, 0, len(v.ops))
+	for range n {
+		ib = blockResample(ib[:0], len(b.ops), bopts.BlockLength, rng)
+		iv = blockResample(iv[:0], len(v.ops), bopts.BlockLength, rng)
+		sb, sv := b.statistic(ib, stat), v.statistic(iv, stat)
+		if sb > 0 && sv > 0 {
+			ratios = append(ratios, sv/sb)
+		} else {
+			ratios = append(ratios, math.NaN())
+		}
+	}
+	// A resample with no operations at all has no ratio; sorting NaNs first
+	// and reading quantiles over all resamples keeps such draws counted as
+	// "unknown" rather than quietly dropped.
+	sort.Float64s(ratios)
+	return ratios
+}
+
+// blockResample appends n interval indices drawn as moving blocks of length
+// l (0: ⌈√n⌉) from a series of n intervals.
+func blockResample(dst []int, n, l int, rng *rand.Rand) []int {
+	if l <= 0 {
+		l = int(math.Ceil(math.Sqrt(float64(n))))
+	}
+	l = min(l, n)
+	for len(dst) < n {
+		start := rng.IntN(n - l + 1)
+		for i := start; i < start+l && len(dst) < n; i++ {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
+// bootstrapPValue is the two-sided bootstrap p-value of "ratio = 1": twice
+// the smaller share of resamples on either side of 1, with the +1 that keeps
+// it from being zero.
+func bootstrapPValue(sorted []float64) float64 {
+	below, above := 0, 0
+	for _, r := range sorted {
+		if r <= 1 {
+			below++
+		}
+		if r >= 1 {
+			above++
+		}
+	}
+	p := 2 * float64(min(below, above)+1) / float64(len(sorted)+1)
+	return math.Min(1, p)
+}
+
+// quantile of sorted values by linear interpolation; NaNs sort first and
+// count as the lowest, which can only widen the interval.
+func quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	i := int(math.Floor(pos))
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	f := pos - float64(i)
+	return sorted[i]*(1-f) + sorted[i+1]*f
+}
+
+// runSeries is a run's intervals in a form cheap to merge many times: each
+// histogram as its non-empty buckets, numbered in one ascending list for
+// the run. Adding bucket counts is exactly what an HDR merge of histograms
+// with one geometry does, so a percentile read from the sum equals the one
+// read from the merged histograms (TestSparseMergeEqualsHDRMerge).
+type runSeries struct {
+	buckets []hdr.Bar   // distinct non-empty buckets of the run, ascending
+	sparse  [][]bucketN // per interval: (bucket number, count)
+	ops     []int64
+	seconds []float64
+	scratch []int64 // merged counts per bucket, reused across resamples
+}
+
+type bucketN struct {
+	bucket int
+	count  int64
+}
+
+func newRunSeries(what string, in []Interval) (*runSeries, error) {
+	if len(in) == 0 {
+		return nil, fmt.Errorf("%s has no intervals", what)
+	}
+	rs := &runSeries{sparse: make([][]bucketN, len(in)), ops: make([]int64, len(in)), seconds: make([]float64, len(in))}
+	bars := make([][]hdr.Bar, len(in))
+	to := map[int64]int64{} // a bucket's lowest value -> its highest
+	for i, it := range in {
+		if it.Latency == nil || !(it.Seconds > 0) || it.Ops < 0 {
+			return nil, fmt.Errorf("%s interval %d: needs a histogram, Ops ≥ 0 and Seconds > 0", what, i)
+		}
+		if err := checkGeometry(it.Latency); err != nil {
+			return nil, fmt.Errorf("%s interval %d: %w", what, i, err)
+		}
+		rs.ops[i], rs.seconds[i] = it.Ops, it.Seconds
+		for _, bar := range it.Latency.Distribution() {
+			if bar.Count > 0 {
+				bars[i] = append(bars[i], bar)
+				to[bar.From] = bar.To
+			}
+		}
+	}
+	for from, hi := range to {
+		rs.buckets = append(rs.buckets, hdr.Bar{From: from, To: hi})
+	}
+	sort.Slice(rs.buckets, func(a, b int) bool { return rs.buckets[a].From < rs.buckets[b].From })
+	number := make(map[int64]int, len(rs.buckets))
+	for j, bar := range rs.buckets {
+		number[bar.From] = j
+	}
+	for i, b := range bars {
+		for _, bar := range b {
+			rs.sparse[i] = append(rs.sparse[i], bucketN{bucket: number[bar.From], count: bar.Count})
+		}
+	}
+	rs.scratch = make([]int64, len(rs.buckets))
+	return rs, nil
+}
+
+// checkGeometry refuses histograms whose buckets are not spanbench's, since
+// merging them would not be exact.
+func checkGeometry(h *hdr.Histogram) error {
+	if h.LowestTrackableValue() != histogram.LowestMicros || h.SignificantFigures() != histogram.SigFigs {
+		return fmt.Errorf("histogram geometry differs from spanbench's shared one")
+	}
+	return nil
+}
+
+func (rs *runSeries) all() []int {
+	idx := make([]int, len(rs.ops))
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// statistic merges the intervals idx (with repeats) and reads stat.
+func (rs *runSeries) statistic(idx []int, stat Statistic) float64 {
+	if stat.Throughput {
+		var ops int64
+		var secs float64
+		for _, i := range idx {
+			ops += rs.ops[i]
+			secs += rs.seconds[i]
+		}
+		return float64(ops) / secs
+	}
+	clear(rs.scratch)
+	var total int64
+	for _, i := range idx {
+		for _, b := range rs.sparse[i] {
+			rs.scratch[b.bucket] += b.count
+			total += b.count
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(rs.buckets[rankBucket(rs.scratch, total, stat.Percentile)].To)
+}
+
+// rankBucket returns the bucket holding the value at percentile p, with the
+// rank rule of hdrhistogram-go's ValueAtPercentile, so both agree exactly.
+func rankBucket(counts []int64, total int64, p float64) int {
+	rank := int64(1)
+	if r := p/100*float64(total) + 0.5; r >= float64(total) {
+		rank = total
+	} else if r >= 1 {
+		rank = int64(r)
+	}
+	var seen int64
+	for j, c := range counts {
+		seen += c
+		if seen >= rank {
+			return j
+		}
+	}
+	return len(counts) - 1
+}

@@ -1,0 +1,22 @@
+// Package stats decides whether a benchmark variant differs from its
+// baseline, and whether a nightly series has changed, with stated
+// uncertainty. It is pure: no Kubernetes, no Spanner, no global state; every
+// random choice comes from an *rand.Rand the caller seeds.
+//
+// Three tools, one per situation (docs/statistics.md has the reasoning and
+// the measured error rates):
+//
+//   - CompareRuns: several runs per variant. Each run contributes one exact
+//     value (a percentile of its merged HDR histogram, or its throughput).
+//     The ratio is exp of the Hodges–Lehmann shift of the log values, its
+//     interval the exact Mann–Whitney inversion, its p-value the exact
+//     (tie-aware) two-sided Mann–Whitney test.
+//   - CompareIntervals: one run per variant. A moving-block bootstrap over
+//     the runs' per-interval histograms; every resample merges histograms
+//     and reads the statistic from the merge.
+//   - ChangePoints: E-divisive means with a permutation test over a series
+//     of iterations, as Apache Otava (formerly hunter) uses it.
+//
+// Percentiles are never averaged anywhere in this package: a percentile is
+// only ever read from a merged histogram.
+package stats
