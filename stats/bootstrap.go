@@ -179,7 +179,7 @@ func quantile(sorted []float64, q float64) float64 {
 // with one geometry does, so a percentile read from the sum equals the one
 // read from the merged histograms (TestSparseMergeEqualsHDRMerge).
 type runSeries struct {
-	buckets []hdr.Bar   // distinct non-empty buckets of the run, ascending
+	highest []int64     // per bucket number: the bucket's highest equivalent value
 	sparse  [][]bucketN // per interval: (bucket number, count)
 	ops     []int64
 	seconds []float64
@@ -196,44 +196,71 @@ func newRunSeries(what string, in []Interval) (*runSeries, error) {
 		return nil, fmt.Errorf("%s has no intervals", what)
 	}
 	rs := &runSeries{sparse: make([][]bucketN, len(in)), ops: make([]int64, len(in)), seconds: make([]float64, len(in))}
-	bars := make([][]hdr.Bar, len(in))
-	to := map[int64]int64{} // a bucket's lowest value -> its highest
+	if err := checkIntervals(what, in); err != nil {
+		return nil, err
+	}
+	bars := bucketBars()
+	number := map[int]int{} // counts index -> bucket number
+	var used []int
+	for i, it := range in {
+		rs.ops[i], rs.seconds[i] = it.Ops, it.Seconds
+		for idx, c := range it.Latency.Export().Counts {
+			if c == 0 {
+				continue
+			}
+			if _, ok := number[idx]; !ok {
+				number[idx] = 0
+				used = append(used, idx)
+			}
+			rs.sparse[i] = append(rs.sparse[i], bucketN{bucket: idx, count: c})
+		}
+	}
+	sort.Ints(used)
+	rs.highest = make([]int64, len(used))
+	for j, idx := range used {
+		if idx >= len(bars) {
+			return nil, fmt.Errorf("%s: bucket %d lies outside spanbench's histogram geometry", what, idx)
+		}
+		number[idx], rs.highest[j] = j, bars[idx].To
+	}
+	for _, sp := range rs.sparse {
+		for k := range sp {
+			sp[k].bucket = number[sp[k].bucket]
+		}
+	}
+	rs.scratch = make([]int64, len(used))
+	return rs, nil
+}
+
+// checkIntervals refuses intervals the bootstrap cannot merge exactly.
+func checkIntervals(what string, in []Interval) error {
 	for i, it := range in {
 		if it.Latency == nil || !(it.Seconds > 0) || it.Ops < 0 {
-			return nil, fmt.Errorf("%s interval %d: needs a histogram, Ops ≥ 0 and Seconds > 0", what, i)
+			return fmt.Errorf("%s interval %d: needs a histogram, Ops ≥ 0 and Seconds > 0", what, i)
 		}
 		if err := checkGeometry(it.Latency); err != nil {
-			return nil, fmt.Errorf("%s interval %d: %w", what, i, err)
-		}
-		rs.ops[i], rs.seconds[i] = it.Ops, it.Seconds
-		for _, bar := range it.Latency.Distribution() {
-			if bar.Count > 0 {
-				bars[i] = append(bars[i], bar)
-				to[bar.From] = bar.To
-			}
+			return fmt.Errorf("%s interval %d: %w", what, i, err)
 		}
 	}
-	for from, hi := range to {
-		rs.buckets = append(rs.buckets, hdr.Bar{From: from, To: hi})
-	}
-	sort.Slice(rs.buckets, func(a, b int) bool { return rs.buckets[a].From < rs.buckets[b].From })
-	number := make(map[int64]int, len(rs.buckets))
-	for j, bar := range rs.buckets {
-		number[bar.From] = j
-	}
-	for i, b := range bars {
-		for _, bar := range b {
-			rs.sparse[i] = append(rs.sparse[i], bucketN{bucket: number[bar.From], count: bar.Count})
-		}
-	}
-	rs.scratch = make([]int64, len(rs.buckets))
-	return rs, nil
+	return nil
+}
+
+// bucketBars returns every bucket of the shared geometry in counts-index
+// order (the order of hdr's Export().Counts), each with its lowest and
+// highest equivalent values. A histogram holding only the top value walks
+// the whole geometry once; hdrhistogram-go exports no cheaper way to map a
+// counts index to its values.
+func bucketBars() []hdr.Bar {
+	probe := histogram.New()
+	_ = probe.RecordValue(histogram.HighestMicros) // in range by construction
+	return probe.Distribution()
 }
 
 // checkGeometry refuses histograms whose buckets are not spanbench's, since
 // merging them would not be exact.
 func checkGeometry(h *hdr.Histogram) error {
-	if h.LowestTrackableValue() != histogram.LowestMicros || h.SignificantFigures() != histogram.SigFigs {
+	if h.LowestTrackableValue() != histogram.LowestMicros || h.HighestTrackableValue() != histogram.HighestMicros ||
+		h.SignificantFigures() != histogram.SigFigs {
 		return fmt.Errorf("histogram geometry differs from spanbench's shared one")
 	}
 	return nil
@@ -269,7 +296,7 @@ func (rs *runSeries) statistic(idx []int, stat Statistic) float64 {
 	if total == 0 {
 		return 0
 	}
-	return float64(rs.buckets[rankBucket(rs.scratch, total, stat.Percentile)].To)
+	return float64(rs.highest[rankBucket(rs.scratch, total, stat.Percentile)])
 }
 
 // rankBucket returns the bucket holding the value at percentile p, with the

@@ -264,7 +264,7 @@ func mean(x []float64) float64 {
 // early once the p-value cannot reach the threshold any more.
 func permutationPValue(seg []float64, observed float64, o ChangePointOptions, rng *rand.Rand) float64 {
 	perm := append([]float64(nil), seg...)
-	limit := int(o.MaxPValue*float64(o.Permutations+1)) // more hits than this fail the test
+	limit := int(o.MaxPValue * float64(o.Permutations+1)) // more hits than this fail the test
 	hits := 0
 	for r := 0; r < o.Permutations; r++ {
 		rng.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
