@@ -96,8 +96,10 @@ func CompareIntervals(baseline, variant []Interval, stat Statistic, opts Options
 	}
 	ratios := resampleRatios(b, v, stat, bopts, rng)
 	c.HasInterval, c.Confidence = true, o.Confidence
-	c.Lo = quantile(ratios, (1-o.Confidence)/2)
-	c.Hi = quantile(ratios, 1-(1-o.Confidence)/2)
+	lo, hi := quantile(ratios, (1-o.Confidence)/2), quantile(ratios, 1-(1-o.Confidence)/2)
+	blocks := min(len(baseline)/blockLength(len(baseline), bopts.BlockLength),
+		len(variant)/blockLength(len(variant), bopts.BlockLength))
+	c.Lo, c.Hi = widen(c.Ratio, lo, hi, smallSampleWidening(blocks, o.Confidence))
 	c.PValue = bootstrapPValue(ratios)
 	c.Verdict, c.Reason = decide(c.Ratio, c.Lo, c.Hi, c.HasInterval, o)
 	return c, nil
@@ -131,10 +133,7 @@ func resampleRatios(b, v *runSeries, stat Statistic, bopts BootstrapOptions, rng
 // blockResample appends n interval indices drawn as moving blocks of length
 // l (0: ⌈√n⌉) from a series of n intervals.
 func blockResample(dst []int, n, l int, rng *rand.Rand) []int {
-	if l <= 0 {
-		l = int(math.Ceil(math.Sqrt(float64(n))))
-	}
-	l = min(l, n)
+	l = blockLength(n, l)
 	for len(dst) < n {
 		start := rng.IntN(n - l + 1)
 		for i := start; i < start+l && len(dst) < n; i++ {
@@ -142,6 +141,69 @@ func blockResample(dst []int, n, l int, rng *rand.Rand) []int {
 		}
 	}
 	return dst
+}
+
+// blockLength is the block length used for a run of n intervals when l is
+// asked for (0: ⌈√n⌉), at most n.
+func blockLength(n, l int) int {
+	if l <= 0 {
+		l = int(math.Ceil(math.Sqrt(float64(n))))
+	}
+	return max(1, min(l, n))
+}
+
+// smallSampleWidening is the factor t(b-1) / z by which the percentile
+// interval is widened (on the log scale, about the point estimate) when
+// each run holds only b disjoint blocks.
+//
+// Why: a run of n autocorrelated intervals carries only about b = n / l
+// independent pieces of evidence, and the bootstrap's spread is estimated
+// from them; a z-based percentile interval ignores the uncertainty of that
+// estimate, as a z-interval from b observations would. Batch means with b
+// batches use Student's t with b - 1 degrees of freedom for the same reason
+// (Schmeiser 1982). The moving-block bootstrap also underestimates the
+// variance of autocorrelated data by a bias of order 1/l. Measured on
+// AR(1) intervals (docs/statistics.md), the unwidened 95 % interval covered
+// the truth in only 83-85 % of trials and called a non-change Regressed in
+// 8 %; widened, 93-94 % and 2.6 %.
+func smallSampleWidening(blocks int, confidence float64) float64 {
+	if blocks < 2 {
+		blocks = 2
+	}
+	p := 1 - (1-confidence)/2
+	return studentQuantile(p, blocks-1) / normalQuantile(p)
+}
+
+// widen moves lo and hi away from the point estimate by factor on the log
+// scale; a bound on the wrong side of the estimate is left alone.
+func widen(point, lo, hi, factor float64) (float64, float64) {
+	if lo < point {
+		lo = point * math.Pow(lo/point, factor)
+	}
+	if hi > point {
+		hi = point * math.Pow(hi/point, factor)
+	}
+	return lo, hi
+}
+
+// studentQuantile is the p-quantile (p > 0.5) of Student's t with df
+// degrees of freedom: exact for 1 and 2, else the Cornish–Fisher expansion
+// in the normal quantile (Abramowitz & Stegun 26.7.5), within 0.005 of the
+// table from 3 degrees of freedom on.
+func studentQuantile(p float64, df int) float64 {
+	switch df {
+	case 1:
+		return math.Tan(math.Pi * (p - 0.5))
+	case 2:
+		return (2*p - 1) / math.Sqrt(2*p*(1-p))
+	}
+	z, n := normalQuantile(p), float64(df)
+	z2 := z * z
+	return z +
+		z*(z2+1)/(4*n) +
+		z*((5*z2+16)*z2+3)/(96*n*n) +
+		z*(((3*z2+19)*z2+17)*z2-15)/(384*n*n*n) +
+		z*((((79*z2+776)*z2+1482)*z2-1920)*z2-945)/(92160*n*n*n*n)
 }
 
 // bootstrapPValue is the two-sided bootstrap p-value of "ratio = 1": twice

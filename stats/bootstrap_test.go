@@ -114,3 +114,19 @@ func TestCompareIntervalsIsReproducibleAndHonest(t *testing.T) {
 		}
 	}
 }
+
+// TestStudentQuantileMatchesTables: t quantiles from printed tables.
+func TestStudentQuantileMatchesTables(t *testing.T) {
+	for _, tc := range []struct {
+		p    float64
+		df   int
+		want float64
+	}{
+		{0.975, 1, 12.706}, {0.975, 2, 4.303}, {0.975, 3, 3.182}, {0.975, 4, 2.776},
+		{0.975, 9, 2.262}, {0.975, 30, 2.042}, {0.95, 5, 2.015}, {0.995, 10, 3.169},
+	} {
+		if got := studentQuantile(tc.p, tc.df); got < tc.want-0.005 || got > tc.want+0.005 {
+			t.Errorf("t(%g; %d) = %.4f, want %.3f", tc.p, tc.df, got, tc.want)
+		}
+	}
+}

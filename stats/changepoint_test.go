@@ -29,6 +29,15 @@ func TestEnergyStatisticByHand(t *testing.T) {
 	}
 }
 
+// TestSeparateKeepsTheStrongerOfCloseCandidates: overlapping windows can
+// propose 39 and 40 for one step; the one with the larger Q̂ stays.
+func TestSeparateKeepsTheStrongerOfCloseCandidates(t *testing.T) {
+	got := separate([]candidate{{index: 39, q: 5}, {index: 10, q: 3}, {index: 40, q: 9}, {index: 42, q: 1}, {index: 43, q: 2}}, 3)
+	if want := []int{10, 40, 43}; !reflect.DeepEqual(got, want) {
+		t.Errorf("separate = %v, want %v", got, want)
+	}
+}
+
 func TestWindowsOverlapByHalfAndEndAtTheEnd(t *testing.T) {
 	for _, tc := range []struct {
 		n, w int

@@ -143,14 +143,15 @@ func newHistograms(n int) []*hdr.Histogram {
 
 // TestBootstrapOnAutocorrelatedIntervals: one run per variant, 40 intervals
 // of autocorrelated latency; the moving-block bootstrap's false Regressed
-// rate (same process) and its coverage of a true 1.20 p99 ratio.
+// rate (same process) stays within 5 %, and its coverage of the truth
+// (1.00, and a true 1.20 p99 ratio) within a few points of 95 %.
 func TestBootstrapOnAutocorrelatedIntervals(t *testing.T) {
 	const seed, intervals, perInterval = 7, 40, 100
-	n := trials(150, 1000)
+	n := trials(200, 1000)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	hb, hv := newHistograms(intervals), newHistograms(intervals)
 	opts := Options{Confidence: 0.95, MinEffect: 0.05, Direction: LowerIsBetter}
-	bopts := BootstrapOptions{Resamples: trials(400, 1000)}
+	bopts := BootstrapOptions{Resamples: trials(300, 1000)}
 	for _, truth := range []float64{1, 1.2} {
 		regressed, covered := 0, 0
 		for range n {
@@ -173,8 +174,10 @@ func TestBootstrapOnAutocorrelatedIntervals(t *testing.T) {
 		switch {
 		case truth == 1 && rate > binomialUpper(0.05, n):
 			t.Errorf("same process called Regressed in %.1f%% of trials, above 5%% + tolerance", 100*rate)
-		case coverage < 0.80:
-			t.Errorf("bootstrap interval covered the true ratio %.2f in only %.1f%% of trials", truth, 100*coverage)
+		case coverage < binomialLower(0.92, n):
+			// Measured 92.9-94.1 % over 1,000 trials: the widened interval
+			// is still a little short of 95 %, and this bound says so.
+			t.Errorf("bootstrap interval covered the true ratio %.2f in only %.1f%% of trials, below 92%% - tolerance", truth, 100*coverage)
 		}
 	}
 }
