@@ -37,6 +37,10 @@ const (
 	DefaultMaxPValue    = 0.05
 	DefaultMinSegment   = 3
 	DefaultPermutations = 199
+	// MaxWindow bounds the work of one analysis: a permutation costs
+	// Window² steps, so a window of 500 with 199 permutations is about 50 M
+	// steps per test, well under a second.
+	MaxWindow = 500
 )
 
 func (o ChangePointOptions) withDefaults() (ChangePointOptions, error) {
@@ -57,6 +61,8 @@ func (o ChangePointOptions) withDefaults() (ChangePointOptions, error) {
 		return o, fmt.Errorf("minimum segment %d is below 2: a segment's spread needs two points", o.MinSegment)
 	case o.Window < 2*o.MinSegment:
 		return o, fmt.Errorf("window %d cannot hold two segments of %d", o.Window, o.MinSegment)
+	case o.Window > MaxWindow:
+		return o, fmt.Errorf("window %d is above %d: each permutation costs window² steps", o.Window, MaxWindow)
 	case !(o.MaxPValue > 0 && o.MaxPValue < 1):
 		return o, fmt.Errorf("p-value threshold %g is not in (0, 1)", o.MaxPValue)
 	case !(o.MinMagnitude >= 0):

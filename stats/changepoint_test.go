@@ -104,7 +104,7 @@ func TestChangePointsEdgeCases(t *testing.T) {
 	if _, err := ChangePoints([]float64{1, 2}, ChangePointOptions{}, nil); err == nil {
 		t.Error("a nil random source was accepted")
 	}
-	for _, o := range []ChangePointOptions{{MinSegment: 1}, {Window: 4}, {MaxPValue: 1.5}, {MinMagnitude: -1}, {Permutations: 5}} {
+	for _, o := range []ChangePointOptions{{MinSegment: 1}, {Window: 4}, {Window: MaxWindow + 1}, {MaxPValue: 1.5}, {MinMagnitude: -1}, {Permutations: 5}} {
 		if _, err := ChangePoints([]float64{1, 2}, o, rng); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}

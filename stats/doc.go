@@ -15,7 +15,11 @@
 //     the runs' per-interval histograms; every resample merges histograms
 //     and reads the statistic from the merge.
 //   - ChangePoints: E-divisive means with a permutation test over a series
-//     of iterations, as Apache Otava (formerly hunter) uses it.
+//     of iterations, as Apache Otava (formerly hunter) uses it;
+//     LatestRegression says whether a recent one went the bad way.
+//
+// Every comparison ends in a Verdict by one rule (decide, in verdict.go),
+// and WriteTable prints comparisons benchstat-style.
 //
 // Percentiles are never averaged anywhere in this package: a percentile is
 // only ever read from a merged histogram.
