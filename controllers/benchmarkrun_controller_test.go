@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +13,13 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // shardResults decodes the shard results the runners wrote.
@@ -25,11 +27,18 @@ func (h *harness) shardResults(run *v1alpha1.BenchmarkRun) []*result.Document {
 	h.t.Helper()
 	var docs []*result.Document
 	for i := range int(*run.Spec.Runners.Replicas) {
-		cm := h.configMap(pod.ShardConfigMapName(run.Name, i))
-		if cm == nil || cm.Data[pod.KeyState] != pod.StateSucceeded {
+		cm := h.configMap(protocol.ShardConfigMapName(run.Name, i))
+		if cm == nil {
 			continue
 		}
-		d, err := pod.DecodeResult(cm.BinaryData[pod.KeyResult])
+		rep, err := protocol.DecodeShardReport(cm.Data, cm.BinaryData)
+		if err != nil {
+			h.t.Fatalf("shard %d's report: %v", i, err)
+		}
+		if rep.State != protocol.StateSucceeded {
+			continue
+		}
+		d, err := protocol.DecodeResult(rep.Result)
 		if err != nil {
 			h.t.Fatalf("shard %d: %v", i, err)
 		}
@@ -126,8 +135,8 @@ func TestRunnerThatFailsMidRunGivesPartialResults(t *testing.T) {
 	h.kubelet(run, 0)
 	// Runner 1 reports ready, then dies during the run without a result:
 	// the Job records its index as failed.
-	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(pod.ShardConfigMapName(run.Name, 1)) != nil })
-	h.patchShard(run, 1, map[string]string{pod.KeyReady: pod.FormatTime(time.Now())})
+	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(protocol.ShardConfigMapName(run.Name, 1)) != nil })
+	h.patchShard(run, 1, protocol.ShardReport{Ready: time.Now()})
 	h.eventually("the run starts", 30*time.Second, func() bool {
 		cur := &v1alpha1.BenchmarkRun{}
 		_ = h.c.Get(context.Background(), client.ObjectKeyFromObject(run), cur)
@@ -190,18 +199,18 @@ func TestUntrustedShardDataBecomesAConditionNotAPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.loadDataset(run)
-	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(pod.ShardConfigMapName(run.Name, 2)) != nil })
+	h.eventually("the shard maps exist", 20*time.Second, func() bool { return h.configMap(protocol.ShardConfigMapName(run.Name, 2)) != nil })
 	for i := range 3 {
-		h.patchShard(run, i, map[string]string{pod.KeyReady: pod.FormatTime(time.Now())})
+		h.patchShard(run, i, protocol.ShardReport{Ready: time.Now()})
 	}
 	h.eventually("the run starts", 30*time.Second, func() bool {
 		cur := &v1alpha1.BenchmarkRun{}
 		_ = h.c.Get(context.Background(), client.ObjectKeyFromObject(run), cur)
 		return cur.Status.StartTime != nil
 	})
-	foreign, _ := pod.EncodeResult(&result.Document{SchemaVersion: "spanbench.io/result/v0", Run: run.Name})
-	for i, data := range [][]byte{[]byte("not gzip at all"), foreign, make([]byte, pod.MaxResultBytes+1)} {
-		h.patchShardBinary(run, i, data)
+	foreign, _ := protocol.EncodeResult(&result.Document{SchemaVersion: "spanbench.io/result/v0", Run: run.Name})
+	for i, data := range [][]byte{[]byte("not gzip at all"), foreign, make([]byte, protocol.MaxResultBytes+1)} {
+		h.patchShard(run, i, protocol.ShardReport{Ready: time.Now(), State: protocol.StateSucceeded, Result: data})
 	}
 	got := h.finished(run, 60*time.Second)
 	c := h.condition(got, v1alpha1.ConditionSucceeded)
@@ -228,47 +237,28 @@ func TestGuardrailsRefuseARunBeforeAnythingIsCreated(t *testing.T) {
 	if c := h.condition(got, v1alpha1.ConditionSucceeded); c.Reason != v1alpha1.ReasonLimitExceeded || !strings.Contains(c.Message, "--max-runners") {
 		t.Fatalf("run ended %s %q; want LimitExceeded naming --max-runners", c.Reason, c.Message)
 	}
-	if cm := h.configMap(pod.ControlConfigMapName(run.Name)); cm != nil {
+	if cm := h.configMap(protocol.ControlConfigMapName(run.Name)); cm != nil {
 		t.Fatalf("a refused run created %s", cm.Name)
 	}
 }
 
-func (h *harness) patchShard(run *v1alpha1.BenchmarkRun, i int, data map[string]string) {
+// patchShard writes rep into shard i's map, as that runner would.
+func (h *harness) patchShard(run *v1alpha1.BenchmarkRun, i int, rep protocol.ShardReport) {
 	h.t.Helper()
-	h.patchMap(pod.ShardConfigMapName(run.Name, i), data)
+	h.patchMap(protocol.ShardConfigMapName(run.Name, i), protocol.EncodeShardReport(rep))
 }
 
-// patchMap merges data into the ConfigMap name of the scenario's
-// namespace, as a pod writing its map would.
-func (h *harness) patchMap(name string, data map[string]string) {
+// patchMap merges m into the ConfigMap name of the scenario's namespace,
+// as a pod writing its map would (a JSON merge patch).
+func (h *harness) patchMap(name string, m protocol.Maps) {
 	h.t.Helper()
-	cm := h.configMap(name)
-	if cm == nil {
-		h.t.Fatalf("ConfigMap %s is missing", name)
-	}
-	before := cm.DeepCopy()
-	if cm.Data == nil {
-		cm.Data = map[string]string{}
-	}
-	for k, v := range data {
-		cm.Data[k] = v
-	}
-	if err := h.c.Patch(context.Background(), cm, client.MergeFrom(before)); err != nil {
+	body, err := json.Marshal(m)
+	if err != nil {
 		h.t.Fatal(err)
 	}
-}
-
-func (h *harness) patchShardBinary(run *v1alpha1.BenchmarkRun, i int, result []byte) {
-	h.t.Helper()
-	cm := h.configMap(pod.ShardConfigMapName(run.Name, i))
-	before := cm.DeepCopy()
-	cm.BinaryData = map[string][]byte{pod.KeyResult: result}
-	if cm.Data == nil {
-		cm.Data = map[string]string{}
-	}
-	cm.Data[pod.KeyState] = pod.StateSucceeded
-	if err := h.c.Patch(context.Background(), cm, client.MergeFrom(before)); err != nil {
-		h.t.Fatal(err)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: name}}
+	if err := h.c.Patch(context.Background(), cm, client.RawPatch(types.MergePatchType, body)); err != nil {
+		h.t.Fatalf("patching ConfigMap %s: %v", name, err)
 	}
 }
 

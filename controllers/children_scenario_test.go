@@ -11,7 +11,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // TestChildrenAreAdoptedOrRefusedNeverTakenOver: an object named like a
@@ -23,7 +23,7 @@ func TestChildrenAreAdoptedOrRefusedNeverTakenOver(t *testing.T) {
 	h.startManager(controllers.SpannerPreparer{})
 
 	adopted := h.runSpec("adopts", 1)
-	orphan := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: pod.LoaderConfigMapName(adopted.Name, 0),
+	orphan := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: protocol.LoaderConfigMapName(adopted.Name, 0),
 		Labels: map[string]string{v1alpha1.LabelRun: adopted.Name}}}
 	if err := h.c.Create(context.Background(), orphan); err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestChildrenAreAdoptedOrRefusedNeverTakenOver(t *testing.T) {
 	}
 
 	refused := h.runSpec("refuses", 1)
-	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: pod.ControlConfigMapName(refused.Name)},
+	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: protocol.ControlConfigMapName(refused.Name)},
 		Data: map[string]string{"owner": "someone else"}}
 	if err := h.c.Create(context.Background(), theirs); err != nil {
 		t.Fatal(err)

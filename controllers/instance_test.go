@@ -23,7 +23,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -365,10 +365,10 @@ func TestSecondRunOnTheSameDatabaseSkipsLoading(t *testing.T) {
 		t.Errorf("status.dataset = %+v; want source Existing with 300 rows", ds)
 	}
 	// Loader maps stay until the run is deleted: none means no loader ran.
-	if cm := h.configMap(pod.LoaderConfigMapName(second.Name, 0)); cm != nil {
+	if cm := h.configMap(protocol.LoaderConfigMapName(second.Name, 0)); cm != nil {
 		t.Errorf("the second run created loader map %s; it should not load", cm.Name)
 	}
-	if cm := h.configMap(pod.LoaderConfigMapName(first.Name, 0)); cm == nil {
+	if cm := h.configMap(protocol.LoaderConfigMapName(first.Name, 0)); cm == nil {
 		t.Error("the first run has no loader map; the check above proves nothing")
 	}
 }
@@ -391,7 +391,7 @@ func TestMismatchedDatasetIsRefused(t *testing.T) {
 	if c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ReasonDatasetMismatch || !strings.Contains(c.Message, "dataset.reload") {
 		t.Fatalf("run ended %s/%s %q; want False/DatasetMismatch naming spec.workload.dataset.reload", c.Status, c.Reason, c.Message)
 	}
-	if cm := h.configMap(pod.ControlConfigMapName(other.Name)); cm != nil {
+	if cm := h.configMap(protocol.ControlConfigMapName(other.Name)); cm != nil {
 		t.Errorf("a refused run created its control map")
 	}
 }

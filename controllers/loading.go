@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // The Loading stage runs when the database does not hold the dataset (its
@@ -32,12 +31,11 @@ import (
 
 // loaderOutcome is what one loader ConfigMap says.
 type loaderOutcome struct {
-	index     int
-	loaded    int64 // rows of its slice loaded, as reported
-	state     string
-	message   string
-	retries   int32 // attempts the Job started after a failed one
-	resumedAt int64 // the row the latest retry started at
+	index int
+	protocol.LoaderReport
+	// err says the map holds what no spanbench loader writes (a
+	// *protocol.DecodeError); the report is then empty.
+	err error
 }
 
 // awaitLoad creates the loaders and follows them until every slice is
@@ -75,22 +73,18 @@ func (r *BenchmarkRunReconciler) readLoaders(ctx context.Context, run *v1alpha1.
 	for i := range out {
 		out[i].index = i
 		cm := &corev1.ConfigMap{}
-		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pod.LoaderConfigMapName(run.Name, i)}, cm)
+		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: protocol.LoaderConfigMapName(run.Name, i)}, cm)
 		switch {
 		case apierrors.IsNotFound(err):
 			continue
 		case err != nil:
 			return nil, err
 		}
-		// Written by a pod: a number that does not parse reads as none.
-		if n, err := strconv.ParseInt(cm.Data[pod.KeyLoaded], 10, 64); err == nil && n > 0 {
-			out[i].loaded = n
+		// Written by a pod: a report that does not decode is an error on
+		// that loader, never a panic nor an error of the reconcile.
+		if out[i].LoaderReport, err = protocol.DecodeLoaderReport(cm.Data); err != nil {
+			out[i].LoaderReport, out[i].err = protocol.LoaderReport{}, err
 		}
-		out[i].state, out[i].message = cm.Data[pod.KeyState], cm.Data[pod.KeyMessage]
-		if n, err := strconv.ParseInt(cm.Data[pod.KeyRetries], 10, 32); err == nil && n > 0 {
-			out[i].retries = int32(n)
-		}
-		out[i].resumedAt, _ = strconv.ParseInt(cm.Data[pod.KeyResumedAt], 10, 64)
 	}
 	return out, nil
 }
@@ -98,18 +92,25 @@ func (r *BenchmarkRunReconciler) readLoaders(ctx context.Context, run *v1alpha1.
 func loadersDone(outcomes []loaderOutcome) int {
 	n := 0
 	for _, o := range outcomes {
-		if o.state == pod.StateSucceeded {
+		if o.State == protocol.StateSucceeded {
 			n++
 		}
 	}
 	return n
 }
 
-// loadProblem finds a reason to fail the load: a slice whose every retry
-// failed, a loader Job that failed as a whole (its backstop deadline), or
-// an image that cannot be pulled. A loader that reported Failed but still
-// has retries left is not one: the Job starts it again.
+// loadProblem finds a reason to fail the load: a loader map that holds
+// what no spanbench loader writes, a slice whose every retry failed, a
+// loader Job that failed as a whole (its backstop deadline), or an image
+// that cannot be pulled. A loader that reported Failed but still has
+// retries left is not one: the Job starts it again.
 func (r *BenchmarkRunReconciler) loadProblem(ctx context.Context, run *v1alpha1.BenchmarkRun, outcomes []loaderOutcome) (reason, message string) {
+	for _, o := range outcomes {
+		if o.err != nil {
+			return v1alpha1.ReasonDatasetLoadFailed, fmt.Sprintf("loader %d's ConfigMap %s holds no report a spanbench loader writes: %v",
+				o.index, protocol.LoaderConfigMapName(run.Name, o.index), o.err)
+		}
+	}
 	job := &batchv1.Job{}
 	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: v1alpha1.LoaderJobName(run)}, job)
 	if err == nil {
@@ -142,13 +143,13 @@ func recordRetries(run *v1alpha1.BenchmarkRun, st *step, outcomes []loaderOutcom
 	var total int32
 	var retried []string
 	for _, o := range outcomes {
-		if o.retries == 0 {
+		if o.Retries == 0 {
 			continue
 		}
-		total += o.retries
-		from, to := pod.SliceBounds(ds.Rows, o.index, len(outcomes))
+		total += o.Retries
+		from, to := protocol.SliceBounds(ds.Rows, o.index, len(outcomes))
 		retried = append(retried, fmt.Sprintf("loader %d on retry %d of %d resumed its slice of rows [%d, %d) at row %d",
-			o.index, o.retries, LoaderRetries, from, to, o.resumedAt))
+			o.index, o.Retries, LoaderRetries, from, to, o.ResumedAt))
 	}
 	if total <= ds.Retries {
 		return
@@ -163,8 +164,8 @@ func loaderMessages(outcomes []loaderOutcome, indexes []int) string {
 	sort.Ints(indexes)
 	var msgs []string
 	for _, i := range indexes {
-		if i >= 0 && i < len(outcomes) && outcomes[i].message != "" {
-			msgs = append(msgs, fmt.Sprintf("loader %d: %s", i, outcomes[i].message))
+		if i >= 0 && i < len(outcomes) && outcomes[i].Message != "" {
+			msgs = append(msgs, fmt.Sprintf("loader %d: %s", i, outcomes[i].Message))
 		}
 	}
 	if len(msgs) == 0 {
@@ -207,9 +208,9 @@ func (r *BenchmarkRunReconciler) recordLoadProgress(run *v1alpha1.BenchmarkRun, 
 	var loaded int64
 	var retried []string
 	for _, o := range outcomes {
-		loaded += o.loaded
-		if o.state == pod.StateFailed {
-			retried = append(retried, fmt.Sprintf("loader %d failed and is retried: %s", o.index, o.message))
+		loaded += o.Loaded
+		if o.State == protocol.StateFailed {
+			retried = append(retried, fmt.Sprintf("loader %d failed and is retried: %s", o.index, o.Message))
 		}
 	}
 	loaded = min(loaded, ds.Rows)

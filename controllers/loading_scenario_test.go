@@ -15,14 +15,14 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
-// patchLoader merges data into loader i's map, as that loader pod would.
-func (h *harness) patchLoader(run *v1alpha1.BenchmarkRun, i int, data map[string]string) {
+// patchLoader writes rep into loader i's map, as that loader pod would.
+func (h *harness) patchLoader(run *v1alpha1.BenchmarkRun, i int, rep protocol.LoaderReport) {
 	h.t.Helper()
-	h.patchMap(pod.LoaderConfigMapName(run.Name, i), data)
+	h.patchMap(protocol.LoaderConfigMapName(run.Name, i), protocol.EncodeLoaderReport(rep))
 }
 
 // loaderJobDeleted waits until the run's loader Job is gone or going.
@@ -77,9 +77,10 @@ func TestLoaderJobLoadsTheDatasetBeforeTheRunnersStart(t *testing.T) {
 			t.Fatalf("loader %d failed: %v", i, err)
 		}
 	}
-	for i, want := range []string{"100", "100", "100"} {
-		if got := h.configMap(pod.LoaderConfigMapName(run.Name, i)).Data[pod.KeyLoaded]; got != want {
-			t.Errorf("loader %d loaded %s rows; want its third, %s", i, got, want)
+	for i := range 3 {
+		cm := h.configMap(protocol.LoaderConfigMapName(run.Name, i))
+		if rep, err := protocol.DecodeLoaderReport(cm.Data); err != nil || rep.Loaded != 100 {
+			t.Errorf("loader %d reported %+v, %v; want its third, 100 rows", i, rep, err)
 		}
 	}
 	if n := h.rowCount(run); n != 300 {
@@ -113,7 +114,7 @@ func (h *harness) twoLoaderRun(name string) *v1alpha1.BenchmarkRun {
 	run := h.runSpec(name, 1)
 	run.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](2)
 	h.create(run)
-	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(pod.LoaderConfigMapName(run.Name, 1)) != nil })
+	h.eventually("the loader maps exist", 20*time.Second, func() bool { return h.configMap(protocol.LoaderConfigMapName(run.Name, 1)) != nil })
 	return run
 }
 
@@ -123,8 +124,8 @@ func TestLoadProgressShowsInTheStatus(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.twoLoaderRun("progress")
-	h.patchLoader(run, 0, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "100"})
-	h.patchLoader(run, 1, map[string]string{pod.KeyState: pod.StateSucceeded, pod.KeyLoaded: "50"})
+	h.patchLoader(run, 0, protocol.LoaderReport{State: protocol.StateLoading, Loaded: 100})
+	h.patchLoader(run, 1, protocol.LoaderReport{State: protocol.StateSucceeded, Loaded: 50})
 	var got *v1alpha1.BenchmarkRun
 	h.eventually("the status shows 150 rows loaded", 10*time.Second, func() bool {
 		got = h.current(run)
@@ -157,7 +158,7 @@ func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.twoLoaderRun("retried")
-	h.patchLoader(run, 1, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "20", pod.KeyRetries: "1", pod.KeyResumedAt: "170"})
+	h.patchLoader(run, 1, protocol.LoaderReport{State: protocol.StateLoading, Loaded: 20, ResumeFrom: 170, Retries: 1, ResumedAt: 170})
 	h.eventually("the status counts the retry", 10*time.Second, func() bool {
 		ds := h.current(run).Status.Dataset
 		return ds != nil && ds.Retries == 1 && ds.Loaded == 20
@@ -173,7 +174,7 @@ func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
 	}
 
 	// A later report of the same attempt is not announced again.
-	h.patchLoader(run, 1, map[string]string{pod.KeyLoaded: "40"})
+	h.patchLoader(run, 1, protocol.LoaderReport{State: protocol.StateLoading, Loaded: 40, ResumeFrom: 190, Retries: 1, ResumedAt: 170})
 	h.eventually("the status shows the next report", 10*time.Second, func() bool { return h.current(run).Status.Dataset.Loaded == 40 })
 	time.Sleep(time.Second) // events are sent asynchronously
 	if events = h.eventsOf(run, v1alpha1.ReasonLoaderRetried); len(events) != 1 || events[0].Count != 1 {
@@ -206,8 +207,8 @@ func TestQuietLoadersCauseNoStatusWrites(t *testing.T) {
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.runSpec("quiet", 1)
 	h.create(run)
-	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(pod.LoaderConfigMapName(run.Name, 0)) != nil })
-	h.patchLoader(run, 0, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "120"})
+	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(protocol.LoaderConfigMapName(run.Name, 0)) != nil })
+	h.patchLoader(run, 0, protocol.LoaderReport{State: protocol.StateLoading, Loaded: 120})
 	h.eventually("the status shows the report", 10*time.Second, func() bool {
 		ds := h.current(run).Status.Dataset
 		return ds != nil && ds.Loaded == 120
@@ -229,7 +230,7 @@ func TestLoaderThatFailsEveryRetryFailsTheRun(t *testing.T) {
 	run := h.twoLoaderRun("doomed")
 
 	// A failed loader with retries left is only reported.
-	h.patchLoader(run, 1, map[string]string{pod.KeyState: pod.StateFailed, pod.KeyMessage: "spanner: PermissionDenied on usertable"})
+	h.patchLoader(run, 1, protocol.LoaderReport{State: protocol.StateFailed, Message: "spanner: PermissionDenied on usertable"})
 	h.eventually("the retry is reported", 10*time.Second, func() bool {
 		c := h.condition(h.current(run), v1alpha1.ConditionDatasetLoaded)
 		return c != nil && strings.Contains(c.Message, "loader 1 failed and is retried")
@@ -258,8 +259,8 @@ func TestLoadThatMissesItsDeadlineFailsTheRun(t *testing.T) {
 	run := h.runSpec("slow", 1)
 	run.Spec.Deadlines.Load = &metav1.Duration{Duration: 3 * time.Second}
 	h.create(run)
-	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(pod.LoaderConfigMapName(run.Name, 0)) != nil })
-	h.patchLoader(run, 0, map[string]string{pod.KeyState: pod.StateLoading, pod.KeyLoaded: "42"})
+	h.eventually("the loader map exists", 20*time.Second, func() bool { return h.configMap(protocol.LoaderConfigMapName(run.Name, 0)) != nil })
+	h.patchLoader(run, 0, protocol.LoaderReport{State: protocol.StateLoading, Loaded: 42})
 	got := h.finished(run, 30*time.Second)
 	c := h.condition(got, v1alpha1.ConditionSucceeded)
 	if c.Reason != v1alpha1.ReasonDeadlineExceeded || !strings.Contains(c.Message, "spec.deadlines.load: 42 of 300 rows, 0 of 1 loaders done") {

@@ -10,7 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // loadingRun is a run in its Loading stage since start, with a dataset
@@ -28,8 +28,8 @@ func TestLoadProgressSumsTheLoadersReports(t *testing.T) {
 	r := &BenchmarkRunReconciler{Clock: clocktesting.NewFakePassiveClock(start.Add(10 * time.Second))}
 	run := loadingRun(start, 1000)
 	r.recordLoadProgress(run, []loaderOutcome{
-		{index: 0, loaded: 300, state: pod.StateSucceeded},
-		{index: 1, loaded: 100, state: pod.StateFailed, message: "node drained"},
+		{index: 0, LoaderReport: protocol.LoaderReport{Loaded: 300, State: protocol.StateSucceeded}},
+		{index: 1, LoaderReport: protocol.LoaderReport{Loaded: 100, State: protocol.StateFailed, Message: "node drained"}},
 		{index: 2}})
 	ds := run.Status.Dataset
 	if ds.Loaded != 400 || ds.RowsPerSecond != "40.0" {
@@ -49,7 +49,7 @@ func TestLoadProgressSumsTheLoadersReports(t *testing.T) {
 	}
 
 	// Loader maps are written by pods: an inflated report is capped.
-	r.recordLoadProgress(run, []loaderOutcome{{index: 0, loaded: 1 << 40}})
+	r.recordLoadProgress(run, []loaderOutcome{{index: 0, LoaderReport: protocol.LoaderReport{Loaded: 1 << 40}}})
 	if ds.Loaded != 1000 {
 		t.Errorf("an inflated report gives %d rows loaded; want it capped at 1000", ds.Loaded)
 	}
@@ -66,14 +66,15 @@ func TestLoadProgressLeavesAFinishedOrSkippedLoadAlone(t *testing.T) {
 	run := loadingRun(start, 1000)
 	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "already holds", start)
 	run.Status.Dataset.Loaded = 1000
-	r.recordLoadProgress(run, []loaderOutcome{{loaded: 5}})
+	r.recordLoadProgress(run, []loaderOutcome{{LoaderReport: protocol.LoaderReport{Loaded: 5}}})
 	if run.Status.Dataset.Loaded != 1000 {
 		t.Errorf("a loaded dataset's progress was overwritten: %+v", run.Status.Dataset)
 	}
 }
 
 func TestLoaderMessagesNameTheFailedSlices(t *testing.T) {
-	outcomes := []loaderOutcome{{index: 0}, {index: 1, message: "permission denied"}, {index: 2, message: "table not found"}}
+	outcomes := []loaderOutcome{{index: 0}, {index: 1, LoaderReport: protocol.LoaderReport{Message: "permission denied"}},
+		{index: 2, LoaderReport: protocol.LoaderReport{Message: "table not found"}}}
 	if got := loaderMessages(outcomes, []int{2, 1, 7}); got != "loader 1: permission denied; loader 2: table not found" {
 		t.Errorf("loaderMessages = %q; want both failures in index order, the unknown index skipped", got)
 	}

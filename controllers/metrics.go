@@ -2,9 +2,11 @@ package controllers
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -128,3 +130,12 @@ func collectFigures(ch chan<- prometheus.Metric, ns, run, op string, f *v1alpha1
 		}
 	}
 }
+
+func dur(d *metav1.Duration) *time.Duration {
+	if d == nil {
+		return nil
+	}
+	return &d.Duration
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }

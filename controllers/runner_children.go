@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // ensureChildren runs one stage's ensure. A child whose name is taken by
@@ -84,10 +84,10 @@ func (r *BenchmarkRunReconciler) ensureAll(ctx context.Context, run *v1alpha1.Be
 }
 
 // control is what every loader and runner of the run is told.
-func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun) pod.Control {
+func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun) protocol.Control {
 	w := run.Spec.Workload
 	w.Default()
-	return pod.Control{
+	return protocol.Control{
 		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
 		Target: observedTarget(run), Workload: w, Region: runnerRegion(run),
 	}

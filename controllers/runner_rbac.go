@@ -7,7 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // runnerServiceAccountName is the service account the run's runner pods use:
@@ -52,14 +52,14 @@ func newRunnerServiceAccount(run *v1alpha1.BenchmarkRun) *corev1.ServiceAccount 
 //
 // A runner could in principle write another shard of the same run; RBAC
 // cannot tell pods of one service account apart, and the controller treats
-// shard data as untrusted input anyway (pod.DecodeResult).
+// shard data as untrusted input anyway (package protocol's decoders).
 func newRunnerRole(run *v1alpha1.BenchmarkRun) *rbacv1.Role {
 	var own []string
 	for i := range int(run.Replicas()) {
-		own = append(own, pod.ShardConfigMapName(run.Name, i))
+		own = append(own, protocol.ShardConfigMapName(run.Name, i))
 	}
 	for i := range int(loaderPods(run)) {
-		own = append(own, pod.LoaderConfigMapName(run.Name, i))
+		own = append(own, protocol.LoaderConfigMapName(run.Name, i))
 	}
 	return &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{
@@ -72,7 +72,7 @@ func newRunnerRole(run *v1alpha1.BenchmarkRun) *rbacv1.Role {
 				APIGroups:     []string{""},
 				Resources:     []string{"configmaps"},
 				Verbs:         []string{"get"},
-				ResourceNames: []string{pod.ControlConfigMapName(run.Name)},
+				ResourceNames: []string{protocol.ControlConfigMapName(run.Name)},
 			},
 			{
 				APIGroups:     []string{""},

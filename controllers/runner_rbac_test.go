@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 func TestNewRunnerServiceAccount(t *testing.T) {
@@ -77,12 +77,12 @@ func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 	for _, replicas := range []int32{1, 7, 1000} {
 		run := newBuilderRun("nightly").replicas(replicas).obj()
 		run.Spec.Workload.Dataset.LoaderPods = ptr.To(min(replicas, v1alpha1.MaxLoaderPods))
-		own := map[string]bool{pod.ControlConfigMapName(run.Name): true}
+		own := map[string]bool{protocol.ControlConfigMapName(run.Name): true}
 		for i := range int(replicas) {
-			own[pod.ShardConfigMapName(run.Name, i)] = true
+			own[protocol.ShardConfigMapName(run.Name, i)] = true
 		}
 		for i := range int(*run.Spec.Workload.Dataset.LoaderPods) {
-			own[pod.LoaderConfigMapName(run.Name, i)] = true
+			own[protocol.LoaderConfigMapName(run.Name, i)] = true
 		}
 		named := map[string]bool{}
 		for _, rule := range newRunnerRole(run).Rules {
@@ -101,7 +101,7 @@ func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 				if !own[n] {
 					t.Errorf("replicas %d: rule names %q, not a ConfigMap of this run", replicas, n)
 				}
-				if n == pod.ControlConfigMapName(run.Name) && !slices.Equal(rule.Verbs, []string{"get"}) {
+				if n == protocol.ControlConfigMapName(run.Name) && !slices.Equal(rule.Verbs, []string{"get"}) {
 					t.Errorf("replicas %d: the control map is granted %v, want get only", replicas, rule.Verbs)
 				}
 				named[n] = true
@@ -135,7 +135,7 @@ type builtChild struct {
 // allRunnerChildren builds every child object of run with the builders.
 func allRunnerChildren(t *testing.T, run *v1alpha1.BenchmarkRun) []builtChild {
 	t.Helper()
-	control, err := newControlConfigMap(run, pod.Control{
+	control, err := newControlConfigMap(run, protocol.Control{
 		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()), Target: run.Spec.Target, Workload: run.Spec.Workload,
 	})
 	if err != nil {

@@ -3,19 +3,19 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // awaitRunners creates the runners and holds them at the start barrier:
@@ -25,22 +25,22 @@ func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1
 	if ok, err := r.ensureChildren(ctx, run, st, r.ensureRunnerChildren); !ok {
 		return ctrl.Result{}, err
 	}
-	outcomes, err := r.readShards(ctx, run)
+	reports, err := r.readShards(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if reason, msg := r.runnerProblem(ctx, run, outcomes); reason != "" {
+	if reason, msg := r.runnerProblem(ctx, run, reports); reason != "" {
 		r.fail(run, st, reason, msg)
 		return ctrl.Result{}, nil
 	}
 	ready := 0
-	for _, o := range outcomes {
-		if o.ready {
+	for _, o := range reports {
+		if !o.Ready.IsZero() {
 			ready++
 		}
 	}
-	if ready < len(outcomes) {
-		return r.notReadyYet(ctx, run, st, ready, len(outcomes))
+	if ready < len(reports) {
+		return r.notReadyYet(ctx, run, st, ready, len(reports))
 	}
 	return r.releaseRunners(ctx, run, st)
 }
@@ -68,7 +68,7 @@ func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alph
 		return ctrl.Result{}, err
 	}
 	run.Status.StartTime = &metav1.Time{Time: start}
-	msg := fmt.Sprintf("all %d runners ready; the load starts at %s", run.Replicas(), pod.FormatTime(start))
+	msg := fmt.Sprintf("all %d runners ready; the load starts at %s", run.Replicas(), start.UTC().Format(time.RFC3339Nano))
 	run.SetCondition(v1alpha1.ConditionRunnersReady, metav1.ConditionTrue, v1alpha1.ReasonAllRunnersReady, msg, r.now())
 	st.normal(v1alpha1.ReasonAllRunnersReady, msg)
 	return ctrl.Result{RequeueAfter: max(start.Add(run.Spec.Workload.TotalDuration()).Sub(r.now()), time.Second)}, nil
@@ -83,11 +83,11 @@ const DefaultStartupGrace = 3 * time.Second
 // once: a restarted manager reuses the time already published.
 func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1.BenchmarkRun) (time.Time, error) {
 	cm := &corev1.ConfigMap{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pod.ControlConfigMapName(run.Name)}, cm); err != nil {
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: protocol.ControlConfigMapName(run.Name)}, cm); err != nil {
 		return time.Time{}, err
 	}
-	if s, ok := cm.Data[pod.KeyStartTime]; ok {
-		return pod.ParseTime(s)
+	if start, ok, err := protocol.DecodeStart(cm.Data); ok || err != nil {
+		return start, err
 	}
 	grace := r.Runner.StartupGrace
 	if grace <= 0 {
@@ -95,7 +95,10 @@ func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1
 	}
 	start := r.now().Add(grace).Truncate(time.Millisecond)
 	before := cm.DeepCopy()
-	cm.Data[pod.KeyStartTime] = pod.FormatTime(start)
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	maps.Copy(cm.Data, protocol.EncodeStart(start))
 	// Optimistic lock: two managers (or a stale cache) never publish two
 	// different start times.
 	if err := r.Patch(ctx, cm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
@@ -104,30 +107,17 @@ func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1
 	return start, nil
 }
 
-// readShards reads every shard ConfigMap; a missing one reads as empty.
-func (r *BenchmarkRunReconciler) readShards(ctx context.Context, run *v1alpha1.BenchmarkRun) ([]shardOutcome, error) {
-	out := make([]shardOutcome, run.Replicas())
-	for i := range out {
-		cm := &corev1.ConfigMap{}
-		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pod.ShardConfigMapName(run.Name, i)}, cm)
-		switch {
-		case apierrors.IsNotFound(err):
-			cm = nil
-		case err != nil:
-			return nil, err
-		}
-		out[i] = readShard(i, cm, run)
-	}
-	return out, nil
-}
-
 // runnerProblem finds a reason to fail a run before its start: a runner
 // that reported failure, a runner index the Job gave up on, or an image
 // that cannot be pulled.
-func (r *BenchmarkRunReconciler) runnerProblem(ctx context.Context, run *v1alpha1.BenchmarkRun, outcomes []shardOutcome) (reason, message string) {
-	for _, o := range outcomes {
-		if o.state == pod.StateFailed {
-			return v1alpha1.ReasonRunnerFailed, fmt.Sprintf("runner %d failed before the start: %s", o.index, o.message)
+func (r *BenchmarkRunReconciler) runnerProblem(ctx context.Context, run *v1alpha1.BenchmarkRun, reports []shardReport) (reason, message string) {
+	for _, o := range reports {
+		switch {
+		case o.err != nil:
+			return v1alpha1.ReasonRunnerFailed, fmt.Sprintf("runner %d's ConfigMap %s holds no report a spanbench runner writes: %v",
+				o.index, protocol.ShardConfigMapName(run.Name, o.index), o.err)
+		case o.State == protocol.StateFailed:
+			return v1alpha1.ReasonRunnerFailed, fmt.Sprintf("runner %d failed before the start: %s", o.index, o.Message)
 		}
 	}
 	if failed := r.failedIndexes(ctx, run); len(failed) > 0 {

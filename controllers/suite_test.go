@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/emulatortest"
-
 	"github.com/go-logr/logr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,10 +26,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/spanbench/spanbench/internal/testenv"
-
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/internal/emulatortest"
+	"github.com/spanbench/spanbench/internal/testenv"
 	"github.com/spanbench/spanbench/pod"
 	"github.com/spanbench/spanbench/spanner/emulator"
 	"github.com/spanbench/spanbench/spanner/target"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
@@ -35,7 +35,8 @@ func Load(ctx context.Context, c client.Client, o Options) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	r := newRunner(c, o, "loader", LoaderConfigMapName(o.Run, o.Index))
+	r := newRunner(c, o, "loader", protocol.LoaderConfigMapName(o.Run, o.Index))
+	r.loads = true
 	cm, err := r.waitForControl(ctx)
 	if err != nil {
 		return err
@@ -64,14 +65,19 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 	if err != nil {
 		return false, err
 	}
-	if own.Data[KeyState] == StateSucceeded {
+	earlier, err := protocol.DecodeLoaderReport(own.Data)
+	if err != nil {
+		return false, fmt.Errorf("ConfigMap %s: %w", r.own, err)
+	}
+	if earlier.State == protocol.StateSucceeded {
 		return true, nil
 	}
-	sl := newSlice(*ctl.Workload.Dataset.Rows, r.o.Index, loaders, own.Data[KeyResumeFrom])
+	sl := newSlice(*ctl.Workload.Dataset.Rows, r.o.Index, loaders, earlier.ResumeFrom)
 	if sl.start > sl.from {
 		r.log.Info("resuming the slice where an earlier attempt left it", "from", sl.from, "resumeFrom", sl.start, "to", sl.to)
 	}
-	if err := r.patchOwn(ctx, startReport(own.Data, sl)); err != nil {
+	rep := startReport(earlier, sl)
+	if err := r.patchOwn(ctx, protocol.EncodeLoaderReport(rep)); err != nil {
 		return false, fmt.Errorf("reporting the start of the load: %w", err)
 	}
 	s, err := r.open(ctx, ctl)
@@ -79,7 +85,7 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 		return false, err
 	}
 	defer s.Close()
-	return false, r.loadSlice(ctx, s, ctl, sl)
+	return false, r.loadSlice(ctx, s, ctl, sl, rep)
 }
 
 // startReport is what a loader writes as it starts: Loading, with the
@@ -87,14 +93,14 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 // attempt's report (Loading or Failed) is a retry of the Job's: it counts
 // itself in retries and records the row it resumed at, so that the
 // controller can tell users, long after the failed pod is gone.
-func startReport(earlier map[string]string, sl slice) mapPatch {
-	p := mapPatch{Data: map[string]string{KeyState: StateLoading, KeyLoaded: strconv.FormatInt(sl.start-sl.from, 10), KeyMessage: ""}}
-	if s := earlier[KeyState]; s == StateLoading || s == StateFailed {
-		n, _ := strconv.Atoi(earlier[KeyRetries])
-		p.Data[KeyRetries] = strconv.Itoa(max(n, 0) + 1)
-		p.Data[KeyResumedAt] = strconv.FormatInt(sl.start, 10)
+func startReport(earlier protocol.LoaderReport, sl slice) protocol.LoaderReport {
+	rep := protocol.LoaderReport{State: protocol.StateLoading, Loaded: sl.start - sl.from, ResumeFrom: sl.start,
+		Retries: earlier.Retries, ResumedAt: earlier.ResumedAt}
+	if earlier.State == protocol.StateLoading || earlier.State == protocol.StateFailed {
+		rep.Retries++
+		rep.ResumedAt = sl.start
 	}
-	return p
+	return rep
 }
 
 // slice is a loader's share of the key space, [from, to), and where this
@@ -105,11 +111,11 @@ type slice struct{ from, to, start int64 }
 // newSlice is loader i of n's slice of rows keys, resumed at resumeFrom
 // when that is a row of the slice. The value comes from the loader's own
 // map; anything else starts the slice over.
-func newSlice(rows int64, i, n int, resumeFrom string) slice {
-	from, to := SliceBounds(rows, i, n)
+func newSlice(rows int64, i, n int, resumeFrom int64) slice {
+	from, to := protocol.SliceBounds(rows, i, n)
 	sl := slice{from: from, to: to, start: from}
-	if v, err := strconv.ParseInt(resumeFrom, 10, 64); err == nil && v > from && v <= to {
-		sl.start = v
+	if resumeFrom > from && resumeFrom <= to {
+		sl.start = resumeFrom
 	}
 	return sl
 }
@@ -118,8 +124,9 @@ func newSlice(rows int64, i, n int, resumeFrom string) slice {
 // as it goes the rows loaded (the controller sums them into the run's
 // status) and how far every row is loaded (resumeFrom, where a retry
 // starts), and Succeeded with the slice's size at the end. A load that
-// fails records how far it got before it returns.
-func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *Control, sl slice) error {
+// fails records how far it got before it returns. rep is the report
+// written as the load started.
+func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *protocol.Control, sl slice, rep protocol.LoaderReport) error {
 	schema, err := workload.SchemaFor(&ctl.Workload, ctl.Target.Dialect)
 	if err != nil {
 		return err
@@ -135,47 +142,38 @@ func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *Control
 			log.Info("loading", "loaded", p.Loaded, "total", p.Total, "rowsPerSecond", int64(p.RowsPerSecond()))
 		}
 		if reportDue() {
-			r.reportLoaded(ctx, sl.start-sl.from+p.Loaded, p.Done)
+			rep.Loaded, rep.ResumeFrom = sl.start-sl.from+p.Loaded, p.Done
+			r.reportLoaded(ctx, rep)
 		}
 	}
 	begin := time.Now()
 	if err := dataset.Range(ctx, s.Client, schema, sl.start, sl.to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
 		wctx, cancel := durable(ctx)
 		defer cancel()
-		r.reportLoaded(wctx, sl.start-sl.from+last.Loaded, last.Done)
+		rep.Loaded, rep.ResumeFrom = sl.start-sl.from+last.Loaded, last.Done
+		r.reportLoaded(wctx, rep)
 		return err
 	}
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	p := mapPatch{Data: map[string]string{KeyState: StateSucceeded, KeyLoaded: strconv.FormatInt(sl.to-sl.from, 10),
-		KeyResumeFrom: strconv.FormatInt(sl.to, 10)}}
-	if err := r.patchOwn(wctx, p); err != nil {
+	rep.State, rep.Loaded, rep.ResumeFrom = protocol.StateSucceeded, sl.to-sl.from, sl.to
+	if err := r.patchOwn(wctx, protocol.EncodeLoaderReport(rep)); err != nil {
 		return fmt.Errorf("reporting the loaded slice: %w", err)
 	}
 	log.Info("loaded this slice of the dataset", "rows", sl.to-sl.start, "took", time.Since(begin).String())
 	return nil
 }
 
-// reportLoaded writes the rows loaded so far and the resume watermark,
-// once and without retries: a progress report that fails is replaced by
-// the next, and an older watermark only means a retry redoes more.
-func (r *runner) reportLoaded(ctx context.Context, rows, done int64) {
-	body, _ := json.Marshal(mapPatch{Data: map[string]string{KeyLoaded: strconv.FormatInt(rows, 10), KeyResumeFrom: strconv.FormatInt(done, 10)}})
+// reportLoaded writes rep (the rows loaded so far and the resume
+// watermark), once and without retries: a progress report that fails is
+// replaced by the next, and an older watermark only means a retry redoes
+// more.
+func (r *runner) reportLoaded(ctx context.Context, rep protocol.LoaderReport) {
+	body, _ := json.Marshal(protocol.EncodeLoaderReport(rep))
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.own.Namespace, Name: r.own.Name}}
 	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
 	if err := r.c.Patch(callCtx, cm, client.RawPatch(types.MergePatchType, body)); err != nil {
 		r.log.V(1).Info("reporting load progress failed", "error", err.Error())
 	}
-}
-
-// SliceBounds is loader i of n's share [from, to) of rows keys, so that
-// the n slices cover every key exactly once. It avoids i*rows, which could
-// overflow.
-func SliceBounds(rows int64, i, n int) (from, to int64) {
-	at := func(i int) int64 {
-		q, rem := rows/int64(n), rows%int64(n)
-		return q*int64(i) + rem*int64(i)/int64(n)
-	}
-	return at(i), at(i + 1)
 }

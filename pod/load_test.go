@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -23,21 +24,25 @@ import (
 func createLoaderMaps(t *testing.T, ns, run string, loaders int) {
 	t.Helper()
 	for i := range loaders {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LoaderConfigMapName(run, i)}}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.LoaderConfigMapName(run, i)}}
 		if err := k8sClient.Create(bounded(t), cm); err != nil {
 			t.Fatalf("creating loader ConfigMap %d: %v", i, err)
 		}
 	}
 }
 
-// loaderMap reads loader i's ConfigMap.
-func loaderMap(t *testing.T, ns, run string, i int) *corev1.ConfigMap {
+// loaderReport reads loader i's report, which must decode.
+func loaderReport(t *testing.T, ns, run string, i int) protocol.LoaderReport {
 	t.Helper()
 	var cm corev1.ConfigMap
-	if err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: LoaderConfigMapName(run, i)}, &cm); err != nil {
+	if err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: protocol.LoaderConfigMapName(run, i)}, &cm); err != nil {
 		t.Fatalf("reading loader ConfigMap %d: %v", i, err)
 	}
-	return &cm
+	rep, err := protocol.DecodeLoaderReport(cm.Data)
+	if err != nil {
+		t.Fatalf("loader ConfigMap %d holds %v, which does not decode: %v", i, cm.Data, err)
+	}
+	return rep
 }
 
 // load runs loader i to its end.
@@ -57,7 +62,7 @@ func TestLoadersCoverTheKeySpaceOnce(t *testing.T) {
 	spec.Dataset.BatchRows, spec.Dataset.Loaders, spec.Dataset.LoaderPods = &batch, &writers, &loaders
 	target := emptyDatabase(t, &spec)
 	ns, run := newNamespace(t), "load"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 2)
 
 	errs := make(chan error, 2)
@@ -69,13 +74,13 @@ func TestLoadersCoverTheKeySpaceOnce(t *testing.T) {
 			t.Fatalf("a loader failed: %v", err)
 		}
 	}
-	for i, want := range []string{"500", "501"} {
-		cm := loaderMap(t, ns, run, i)
-		if cm.Data[KeyState] != StateSucceeded || cm.Data[KeyLoaded] != want {
-			t.Errorf("loader %d's map says state %q, loaded %q; want Succeeded with its slice, %s rows", i, cm.Data[KeyState], cm.Data[KeyLoaded], want)
+	for i, want := range []int64{500, 501} {
+		rep := loaderReport(t, ns, run, i)
+		if rep.State != protocol.StateSucceeded || rep.Loaded != want {
+			t.Errorf("loader %d's map says state %q, loaded %d; want Succeeded with its slice, %d rows", i, rep.State, rep.Loaded, want)
 		}
-		if r, ok := cm.Data[KeyRetries]; ok {
-			t.Errorf("loader %d's first attempt counted itself as retry %q", i, r)
+		if rep.Retries != 0 {
+			t.Errorf("loader %d's first attempt counted itself as retry %d", i, rep.Retries)
 		}
 	}
 	if n := countRows(t, target, &spec); n != 1001 {
@@ -101,13 +106,13 @@ func TestFailedLoaderReportsWhyAndARetryLoads(t *testing.T) {
 	tweet.Type = v1alpha1.WorkloadTweet
 	target := emptyDatabase(t, &tweet) // a database without usertable
 	ns, run := newNamespace(t), "retry"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 1)
 
 	err := load(t, ns, run, 0)
-	cm := loaderMap(t, ns, run, 0)
-	if err == nil || cm.Data[KeyState] != StateFailed || !strings.Contains(cm.Data[KeyMessage], "usertable") {
-		t.Fatalf("loading into a missing table: err %v, map state %q message %q; want Failed naming usertable", err, cm.Data[KeyState], cm.Data[KeyMessage])
+	rep := loaderReport(t, ns, run, 0)
+	if err == nil || rep.State != protocol.StateFailed || !strings.Contains(rep.Message, "usertable") {
+		t.Fatalf("loading into a missing table: err %v, map state %q message %q; want Failed naming usertable", err, rep.State, rep.Message)
 	}
 
 	schema, err := workload.SchemaFor(&spec, target.Dialect)
@@ -122,10 +127,9 @@ func TestFailedLoaderReportsWhyAndARetryLoads(t *testing.T) {
 	if err := load(t, ns, run, 0); err != nil {
 		t.Fatalf("the retried loader failed: %v", err)
 	}
-	cm = loaderMap(t, ns, run, 0)
-	if cm.Data[KeyState] != StateSucceeded || cm.Data[KeyLoaded] != "300" || cm.Data[KeyMessage] != "" ||
-		cm.Data[KeyRetries] != "1" || cm.Data[KeyResumedAt] != "0" {
-		t.Errorf("after the retry the map says %v; want Succeeded, 300 rows, no message, 1 retry resumed at row 0", cm.Data)
+	want := protocol.LoaderReport{State: protocol.StateSucceeded, Loaded: 300, ResumeFrom: 300, Retries: 1, ResumedAt: 0}
+	if got := loaderReport(t, ns, run, 0); got != want {
+		t.Errorf("after the retry the map says %+v; want %+v: Succeeded, 300 rows, no message, 1 retry resumed at row 0", got, want)
 	}
 	if n := countRows(t, target, &spec); n != 300 {
 		t.Errorf("after the retry the table holds %d rows; want 300", n)
@@ -138,10 +142,10 @@ func TestLoaderOutsideTheRunsLoadersRefuses(t *testing.T) {
 	spec := ycsb(10, time.Second, readOp)
 	ns, run := newNamespace(t), "range"
 	target := v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 2)
 	err := load(t, ns, run, 1)
-	if err == nil || !strings.Contains(err.Error(), "loader index 1 is out of range") || loaderMap(t, ns, run, 1).Data[KeyState] != StateFailed {
+	if err == nil || !strings.Contains(err.Error(), "loader index 1 is out of range") || loaderReport(t, ns, run, 1).State != protocol.StateFailed {
 		t.Fatalf("loader 1 of 1: err %v; want out of range, reported Failed", err)
 	}
 }
@@ -163,10 +167,10 @@ func TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff(t *testing.T) {
 	spec := ycsb(1000, time.Second, readOp)
 	target := emptyDatabase(t, &spec)
 	ns, run := newNamespace(t), "resume"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec})
 	createLoaderMaps(t, ns, run, 1)
 	patch := `{"data":{"state":"Failed","message":"evicted","loaded":"700","resumeFrom":"700","retries":"1","resumedAt":"400"}}`
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LoaderConfigMapName(run, 0)}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.LoaderConfigMapName(run, 0)}}
 	if err := k8sClient.Patch(bounded(t), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
 		t.Fatal(err)
 	}
@@ -176,19 +180,19 @@ func TestRetriedLoaderResumesWhereTheFailedAttemptLeftOff(t *testing.T) {
 	if n := countRows(t, target, &spec); n != 300 {
 		t.Errorf("the retry wrote %d rows into an empty table; want only the 300 above its resume point", n)
 	}
-	got := loaderMap(t, ns, run, 0).Data
-	if got[KeyState] != StateSucceeded || got[KeyLoaded] != "1000" || got[KeyResumeFrom] != "1000" {
-		t.Errorf("after the resumed load the map says %v; want Succeeded, 1000 loaded, resumeFrom 1000", got)
+	got := loaderReport(t, ns, run, 0)
+	if got.State != protocol.StateSucceeded || got.Loaded != 1000 || got.ResumeFrom != 1000 {
+		t.Errorf("after the resumed load the map says %+v; want Succeeded, 1000 loaded, resumeFrom 1000", got)
 	}
-	if got[KeyRetries] != "2" || got[KeyResumedAt] != "700" {
-		t.Errorf("the second retry recorded retries %q, resumedAt %q; want 2 and 700", got[KeyRetries], got[KeyResumedAt])
+	if got.Retries != 2 || got.ResumedAt != 700 {
+		t.Errorf("the second retry recorded retries %d, resumedAt %d; want 2 and 700", got.Retries, got.ResumedAt)
 	}
 }
 
 func TestNewSliceResumesOnlyInsideItself(t *testing.T) {
-	for resume, want := range map[string]int64{"": 500, "garbage": 500, "400": 500, "500": 500, "750": 750, "1000": 1000, "1001": 500, "-3": 500} {
+	for resume, want := range map[int64]int64{0: 500, 400: 500, 500: 500, 750: 750, 1000: 1000, 1001: 500, -3: 500} {
 		if got := newSlice(2000, 1, 4, resume); got.from != 500 || got.to != 1000 || got.start != want {
-			t.Errorf("slice 1 of 4 of 2000 rows with resumeFrom %q = %+v; want [500, 1000) starting at %d", resume, got, want)
+			t.Errorf("slice 1 of 4 of 2000 rows with resumeFrom %d = %+v; want [500, 1000) starting at %d", resume, got, want)
 		}
 	}
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +16,7 @@ import (
 	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/metrics"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -37,10 +36,6 @@ const (
 // burst; a runner that restarted mid-run lands here too. It refuses
 // instead.
 const MaxLateStart = 5 * time.Second
-
-// maxMessageBytes bounds the failure message in the shard map; the
-// controller copies it into a condition.
-const maxMessageBytes = 2048
 
 // logEvery spaces progress logs of long loads and runs.
 const logEvery = 10 * time.Second
@@ -64,7 +59,7 @@ type Options struct {
 	// default DefaultControlTimeout.
 	ControlTimeout time.Duration
 	// LoadProgressInterval is how often rows loaded are reported in the
-	// shard map (KeyLoaded); default DefaultLoadProgressInterval.
+	// loader map (protocol.KeyLoaded); default DefaultLoadProgressInterval.
 	LoadProgressInterval time.Duration
 	// Log receives the runner's structured logs.
 	Log logr.Logger
@@ -106,6 +101,8 @@ type runner struct {
 	// control is the run's control map; own is the map this pod writes
 	// (its shard map, or its loader map).
 	control, own client.ObjectKey
+	// loads says the pod is a loader: own holds a loader report.
+	loads bool
 }
 
 // newRunner binds a pod to the run's control map and to own, the map it
@@ -114,7 +111,7 @@ func newRunner(c client.Client, o Options, kind, own string) *runner {
 	return &runner{
 		c: c, o: o,
 		log:     o.Log.WithValues("run", o.Run, "namespace", o.Namespace, kind, o.Index),
-		control: client.ObjectKey{Namespace: o.Namespace, Name: ControlConfigMapName(o.Run)},
+		control: client.ObjectKey{Namespace: o.Namespace, Name: protocol.ControlConfigMapName(o.Run)},
 		own:     client.ObjectKey{Namespace: o.Namespace, Name: own},
 	}
 }
@@ -130,7 +127,7 @@ func Run(ctx context.Context, c client.Client, o Options) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	r := newRunner(c, o, "shard", ShardConfigMapName(o.Run, o.Index))
+	r := newRunner(c, o, "shard", protocol.ShardConfigMapName(o.Run, o.Index))
 	cm, err := r.waitForControl(ctx)
 	if err != nil {
 		return err
@@ -138,7 +135,7 @@ func Run(ctx context.Context, c client.Client, o Options) error {
 	err = r.run(ctx, cm)
 	var done *finishedError
 	switch {
-	case errors.As(err, &done) && done.state == StateSucceeded:
+	case errors.As(err, &done) && done.state == protocol.StateSucceeded:
 		r.log.Info("the shard already succeeded; nothing to do")
 		return nil
 	case err != nil && !errors.As(err, &done):
@@ -171,23 +168,25 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Start, err = r.startBarrier(ctx); err != nil {
+	ready, err := r.startBarrier(ctx)
+	if err != nil {
 		return err
 	}
+	cfg.Start = ready.start
 	doc, err := engine.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return r.writeResult(ctx, doc)
+	return r.writeResult(ctx, ready.at, doc)
 }
 
 // decode reads and checks the control document against this runner.
-func (r *runner) decode(cm *corev1.ConfigMap) (*Control, error) {
-	raw, ok := cm.Data[KeyControl]
+func (r *runner) decode(cm *corev1.ConfigMap) (*protocol.Control, error) {
+	raw, ok := cm.Data[protocol.KeyControl]
 	if !ok {
-		return nil, fmt.Errorf("ConfigMap %s has no %s", r.control, KeyControl)
+		return nil, fmt.Errorf("ConfigMap %s has no %s", r.control, protocol.KeyControl)
 	}
-	ctl, err := DecodeControl([]byte(raw))
+	ctl, err := protocol.DecodeControl([]byte(raw))
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s: %w", r.control, err)
 	}
@@ -201,7 +200,10 @@ func (r *runner) decode(cm *corev1.ConfigMap) (*Control, error) {
 }
 
 // finishedError says the shard map already holds a final state.
-type finishedError struct{ state, message string }
+type finishedError struct {
+	state   protocol.State
+	message string
+}
 
 func (e *finishedError) Error() string {
 	return fmt.Sprintf("the shard already ended with state %s: %s", e.state, e.message)
@@ -215,14 +217,18 @@ func (r *runner) checkNotFinished(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if st := cm.Data[KeyState]; st == StateSucceeded || st == StateFailed {
-		return &finishedError{state: st, message: cm.Data[KeyMessage]}
+	rep, err := protocol.DecodeShardReport(cm.Data, cm.BinaryData)
+	if err != nil {
+		return fmt.Errorf("ConfigMap %s: %w", r.own, err)
+	}
+	if rep.State.Final() {
+		return &finishedError{state: rep.State, message: rep.Message}
 	}
 	return nil
 }
 
 // open connects to the target, failing fast when it is unreachable.
-func (r *runner) open(ctx context.Context, ctl *Control) (*session.Session, error) {
+func (r *runner) open(ctx context.Context, ctl *protocol.Control) (*session.Session, error) {
 	if err := session.Probe(ctx, ctl.Target); err != nil {
 		return nil, err
 	}
@@ -236,7 +242,7 @@ func (r *runner) open(ctx context.Context, ctl *Control) (*session.Session, erro
 
 // engineConfig binds the workload to this shard and, when asked, serves
 // its live metrics until ctx ends.
-func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *Control) (engine.Config, error) {
+func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *protocol.Control) (engine.Config, error) {
 	w, err := s.Workload(&ctl.Workload, ctl.Run, r.o.Index, ctl.Shards)
 	if err != nil {
 		return engine.Config{}, err
@@ -265,7 +271,7 @@ func Seed(run string, index int) int64 {
 
 // serveMetrics serves the engine's live metrics and the runner process's
 // own (a saturated client skews latencies, so its CPU is worth seeing).
-func (r *runner) serveMetrics(ctx context.Context, ctl *Control) (engine.Observer, error) {
+func (r *runner) serveMetrics(ctx context.Context, ctl *protocol.Control) (engine.Observer, error) {
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
 		return nil, err
@@ -310,35 +316,39 @@ func throttle(interval time.Duration) func() bool {
 	}
 }
 
+// released is when a runner reported ready, and the start time it got.
+type released struct{ at, start time.Time }
+
 // startBarrier reports ready and waits for the common start time.
-func (r *runner) startBarrier(ctx context.Context) (time.Time, error) {
-	if err := r.patchOwn(ctx, mapPatch{Data: map[string]string{KeyReady: FormatTime(time.Now())}}); err != nil {
-		return time.Time{}, fmt.Errorf("reporting ready: %w", err)
+func (r *runner) startBarrier(ctx context.Context) (released, error) {
+	at := time.Now()
+	if err := r.patchOwn(ctx, protocol.EncodeShardReport(protocol.ShardReport{Ready: at})); err != nil {
+		return released{}, fmt.Errorf("reporting ready: %w", err)
 	}
 	r.log.Info("ready; waiting for the start time")
 	start, err := r.waitForStart(ctx)
 	if err != nil {
-		return time.Time{}, err
+		return released{}, err
 	}
 	if late := time.Since(start); late > MaxLateStart {
-		return time.Time{}, fmt.Errorf("the start time %s had passed %s before this runner learned of it (more than %s): "+
+		return released{}, fmt.Errorf("the start time %s had passed %s before this runner learned of it (more than %s): "+
 			"its load would begin with a burst of overdue requests; a runner that restarts mid-run cannot rejoin",
-			FormatTime(start), late.Round(time.Millisecond), MaxLateStart)
+			start.UTC().Format(time.RFC3339Nano), late.Round(time.Millisecond), MaxLateStart)
 	}
-	r.log.Info("got the start time", "start", FormatTime(start), "in", time.Until(start).Round(time.Millisecond).String())
-	return start, nil
+	r.log.Info("got the start time", "start", start, "in", time.Until(start).Round(time.Millisecond).String())
+	return released{at: at, start: start}, nil
 }
 
 // writeResult stores the result and the Succeeded state in one patch, so
 // the controller never sees one without the other.
-func (r *runner) writeResult(ctx context.Context, doc *result.Document) error {
-	enc, err := EncodeResult(doc)
+func (r *runner) writeResult(ctx context.Context, ready time.Time, doc *result.Document) error {
+	enc, err := protocol.EncodeResult(doc)
 	if err != nil {
 		return err
 	}
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	p := mapPatch{Data: map[string]string{KeyState: StateSucceeded}, BinaryData: map[string][]byte{KeyResult: enc}}
+	p := protocol.EncodeShardReport(protocol.ShardReport{Ready: ready, State: protocol.StateSucceeded, Result: enc})
 	if err := r.patchOwn(wctx, p); err != nil {
 		return fmt.Errorf("storing the result: %w", err)
 	}
@@ -355,21 +365,7 @@ func (r *runner) reportFailure(ctx context.Context, cause error) {
 	r.log.Error(cause, "failed")
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	p := mapPatch{Data: map[string]string{KeyState: StateFailed, KeyMessage: truncate(cause.Error(), maxMessageBytes)}}
-	if err := r.patchOwn(wctx, p); err != nil {
-		r.log.Error(err, "could not report the failure in the shard ConfigMap")
+	if err := r.patchOwn(wctx, r.failureReport(wctx, cause.Error())); err != nil {
+		r.log.Error(err, "could not report the failure in the pod's ConfigMap")
 	}
-}
-
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const more = "..."
-	cut := n - len(more)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strings.ToValidUTF8(s[:cut], "") + more
 }

@@ -2,7 +2,6 @@ package pod
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -10,9 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/spanbench/spanbench/internal/emulatortest"
-	"github.com/spanbench/spanbench/internal/sessiontest"
 
 	"cloud.google.com/go/spanner"
 	corev1 "k8s.io/api/core/v1"
@@ -23,7 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/emulatortest"
+	"github.com/spanbench/spanbench/internal/sessiontest"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -61,7 +60,7 @@ func TestShardsStartTogetherAndStoreMergeableResults(t *testing.T) {
 	spec := ycsb(100, 2*time.Second, readOp, updateOp)
 	s := sessiontest.Start(t, &spec)
 	ns, run := newNamespace(t), "together"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 2, Target: s.Target, Workload: spec, Region: "asia-northeast1"})
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 2, Target: s.Target, Workload: spec, Region: "asia-northeast1"})
 	createShardMaps(t, ns, run, 2)
 	metricsAddr := freeAddr(t)
 	runners := startRunners(t, k8sClient, ns, run, 2, func(i int, o *Options) {
@@ -74,7 +73,7 @@ func TestShardsStartTogetherAndStoreMergeableResults(t *testing.T) {
 	checkMetricsServed(t, metricsAddr)
 	start := time.Now().Add(time.Second)
 	publishStart(t, ns, run, start)
-	start, _ = ParseTime(FormatTime(start)) // as the runners read it
+	start, _, _ = protocol.DecodeStart(protocol.EncodeStart(start)) // as the runners read it
 
 	docs := make([]*result.Document, 2)
 	for i, h := range runners {
@@ -118,14 +117,14 @@ func checkShardResult(t *testing.T, d *result.Document, i, n int, start time.Tim
 // succeededResult reads and decodes a shard's stored result.
 func succeededResult(t *testing.T, ns, run string, i int) *result.Document {
 	t.Helper()
-	cm := shardMap(t, ns, run, i)
-	if st := cm.Data[KeyState]; st != StateSucceeded {
-		t.Fatalf("shard %d's state is %q (message %q); want %s", i, st, cm.Data[KeyMessage], StateSucceeded)
+	rep := shardReport(t, ns, run, i)
+	if rep.State != protocol.StateSucceeded {
+		t.Fatalf("shard %d's state is %q (message %q); want %s", i, rep.State, rep.Message, protocol.StateSucceeded)
 	}
-	if _, err := ParseTime(cm.Data[KeyReady]); err != nil {
-		t.Errorf("shard %d's ready time %q: %v", i, cm.Data[KeyReady], err)
+	if rep.Ready.IsZero() {
+		t.Errorf("shard %d succeeded without a ready time", i)
 	}
-	d, err := DecodeResult(cm.BinaryData[KeyResult])
+	d, err := protocol.DecodeResult(rep.Result)
 	if err != nil {
 		t.Fatalf("shard %d's stored result does not decode: %v", i, err)
 	}
@@ -217,7 +216,7 @@ func countRows(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.Workload
 // TestBadControlFailsTheShardWithAMessage: a control map the runner cannot
 // use ends it with an error that is also stored in its shard map.
 func TestBadControlFailsTheShardWithAMessage(t *testing.T) {
-	good := Control{Run: "bad", Shards: 1, Workload: ycsb(10, time.Second, readOp),
+	good := protocol.Control{Run: "bad", Shards: 1, Workload: ycsb(10, time.Second, readOp),
 		Target: v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}}
 	cases := []struct {
 		name  string
@@ -225,12 +224,12 @@ func TestBadControlFailsTheShardWithAMessage(t *testing.T) {
 		index int
 		want  string
 	}{
-		{"not JSON", map[string]string{KeyControl: `{"Run": "bad", `}, 0, "is not a control document"},
-		{"unknown field", map[string]string{KeyControl: strings.Replace(mustJSON(t, good), `"Shards"`, `"Shard":1,"Shards"`, 1)}, 0, `unknown field "Shard"`},
+		{"not JSON", map[string]string{protocol.KeyControl: `{"Run": "bad", `}, 0, "is not a control document"},
+		{"unknown field", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"Shards"`, `"Shard":1,"Shards"`, 1)}, 0, `unknown field "Shard"`},
 		{"no control document", map[string]string{"other": "x"}, 0, "has no control.json"},
-		{"no shards", map[string]string{KeyControl: strings.Replace(mustJSON(t, good), `"Shards":1`, `"Shards":0`, 1)}, 0, "Shards: Invalid value: 0"},
-		{"bad workload", map[string]string{KeyControl: strings.Replace(mustJSON(t, good), `"type":"YCSB"`, `"type":"TPCC"`, 1)}, 0, "Workload.type"},
-		{"index out of range", map[string]string{KeyControl: mustJSON(t, good)}, 1, "shard index 1 is out of range: the run has 1 shards"},
+		{"no shards", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"Shards":1`, `"Shards":0`, 1)}, 0, "Shards: Invalid value: 0"},
+		{"bad workload", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"type":"YCSB"`, `"type":"TPCC"`, 1)}, 0, "Workload.type"},
+		{"index out of range", map[string]string{protocol.KeyControl: mustJSON(t, good)}, 1, "shard index 1 is out of range: the run has 1 shards"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -241,52 +240,52 @@ func TestBadControlFailsTheShardWithAMessage(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Run returned %v; want an error saying %q", err, tc.want)
 			}
-			cm := shardMap(t, ns, "bad", tc.index)
-			if cm.Data[KeyState] != StateFailed || !strings.Contains(cm.Data[KeyMessage], tc.want) {
-				t.Fatalf("shard map holds state %q, message %q; want %s saying %q", cm.Data[KeyState], cm.Data[KeyMessage], StateFailed, tc.want)
+			rep := shardReport(t, ns, "bad", tc.index)
+			if rep.State != protocol.StateFailed || !strings.Contains(rep.Message, tc.want) {
+				t.Fatalf("shard map holds state %q, message %q; want %s saying %q", rep.State, rep.Message, protocol.StateFailed, tc.want)
 			}
 		})
 	}
 	t.Run("no shard map", func(t *testing.T) {
 		ns := newNamespace(t)
-		createControlRaw(t, ns, "bad", map[string]string{KeyControl: "{}"})
+		createControlRaw(t, ns, "bad", map[string]string{protocol.KeyControl: "{}"})
 		if err := Run(bounded(t), k8sClient, Options{Namespace: ns, Run: "bad", Log: testLog(t)}); err == nil {
 			t.Fatal("Run succeeded on an empty control document")
 		}
 		var cm corev1.ConfigMap
-		err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: ShardConfigMapName("bad", 0)}, &cm)
+		err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: protocol.ShardConfigMapName("bad", 0)}, &cm)
 		if !apierrors.IsNotFound(err) {
 			t.Fatalf("reading the shard map the runner must not create: %v; want NotFound", err)
 		}
 	})
 }
 
-func mustJSON(t *testing.T, c Control) string {
+func mustJSON(t *testing.T, c protocol.Control) string {
 	t.Helper()
-	b, err := json.Marshal(c)
+	b, err := protocol.EncodeControl(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return b
 }
 
 // TestAFinishedShardIsNotRunAgain: a stored outcome is final; running the
 // shard again would start late and overwrite it.
 func TestAFinishedShardIsNotRunAgain(t *testing.T) {
-	for _, state := range []string{StateSucceeded, StateFailed} {
-		t.Run(state, func(t *testing.T) {
+	for _, state := range []protocol.State{protocol.StateSucceeded, protocol.StateFailed} {
+		t.Run(string(state), func(t *testing.T) {
 			ns := newNamespace(t)
-			createControlRaw(t, ns, "again", map[string]string{KeyControl: mustJSON(t, Control{Run: "again", Shards: 1,
+			createControlRaw(t, ns, "again", map[string]string{protocol.KeyControl: mustJSON(t, protocol.Control{Run: "again", Shards: 1,
 				Workload: ycsb(10, time.Second, readOp),
 				Target:   v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}})})
 			createShardMaps(t, ns, "again", 1)
 			cm := shardMap(t, ns, "again", 0)
-			cm.Data = map[string]string{KeyState: state, KeyMessage: "earlier"}
+			cm.Data = protocol.EncodeShardReport(protocol.ShardReport{State: state, Message: "earlier"}).Data
 			if err := k8sClient.Update(bounded(t), cm); err != nil {
 				t.Fatal(err)
 			}
 			err := Run(bounded(t), k8sClient, Options{Namespace: ns, Run: "again", Log: testLog(t)})
-			if (err == nil) != (state == StateSucceeded) {
+			if (err == nil) != (state == protocol.StateSucceeded) {
 				t.Fatalf("Run on a shard that already %s returned %v", state, err)
 			}
 			if after := shardMap(t, ns, "again", 0); after.ResourceVersion != cm.ResourceVersion {
@@ -312,7 +311,7 @@ func TestNoStartTimeFailsTheShard(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, run := newNamespace(t), "nostart"
-			createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
+			createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
 			createShardMaps(t, ns, run, 1)
 			if !tc.start.IsZero() {
 				publishStart(t, ns, run, tc.start)
@@ -324,9 +323,9 @@ func TestNoStartTimeFailsTheShard(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Run returned %v; want an error saying %q", err, tc.want)
 			}
-			cm := shardMap(t, ns, run, 0)
-			if _, ok := cm.Data[KeyReady]; !ok || cm.Data[KeyState] != StateFailed || !strings.Contains(cm.Data[KeyMessage], tc.want) {
-				t.Fatalf("shard map holds %v; want ready, state %s and a message saying %q", cm.Data, StateFailed, tc.want)
+			rep := shardReport(t, ns, run, 0)
+			if rep.Ready.IsZero() || rep.State != protocol.StateFailed || !strings.Contains(rep.Message, tc.want) {
+				t.Fatalf("shard map holds %+v; want ready, state %s and a message saying %q", rep, protocol.StateFailed, tc.want)
 			}
 		})
 	}
@@ -340,9 +339,9 @@ func TestRunnerNeedsOnlyItsOwnConfigMaps(t *testing.T) {
 	spec := ycsb(100, time.Second, readOp)
 	s := sessiontest.Start(t, &spec)
 	ns, run := newNamespace(t), "least"
-	createControl(t, ns, Control{Run: run, Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
 	createShardMaps(t, ns, run, 1)
-	createControl(t, ns, Control{Run: "other", Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
+	createControl(t, ns, protocol.Control{Run: "other", Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "credentials"}, StringData: map[string]string{"key.json": "{}"}}
 	if err := k8sClient.Create(bounded(t), secret); err != nil {
 		t.Fatal(err)
@@ -362,14 +361,14 @@ func TestRunnerNeedsOnlyItsOwnConfigMaps(t *testing.T) {
 			return sa.Get(ctx, client.ObjectKeyFromObject(secret), &corev1.Secret{})
 		},
 		"get another run's control map": func(ctx context.Context) error {
-			return sa.Get(ctx, client.ObjectKey{Namespace: ns, Name: ControlConfigMapName("other")}, &corev1.ConfigMap{})
+			return sa.Get(ctx, client.ObjectKey{Namespace: ns, Name: protocol.ControlConfigMapName("other")}, &corev1.ConfigMap{})
 		},
 		"list ConfigMaps": func(ctx context.Context) error { return sa.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(ns)) },
 		"create a ConfigMap": func(ctx context.Context) error {
-			return sa.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ShardConfigMapName(run, 1)}})
+			return sa.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.ShardConfigMapName(run, 1)}})
 		},
 		"write the control map": func(ctx context.Context) error {
-			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ControlConfigMapName(run)}}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.ControlConfigMapName(run)}}
 			return sa.Patch(ctx, cm, client.RawPatch("application/merge-patch+json", []byte(`{"data":{"startTime":"x"}}`)))
 		},
 	}
@@ -386,12 +385,12 @@ func runnerServiceAccount(t *testing.T, ns, run string, n int) client.Client {
 	t.Helper()
 	shards := make([]string, n)
 	for i := range n {
-		shards[i] = ShardConfigMapName(run, i)
+		shards[i] = protocol.ShardConfigMapName(run, i)
 	}
 	objs := []client.Object{
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: run + "-runner"}},
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: run + "-runner"}, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{ControlConfigMapName(run)}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{protocol.ControlConfigMapName(run)}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update", "patch"}, ResourceNames: shards},
 		}},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: run + "-runner"},

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/internal/testenv"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // requestTimeout bounds every call the test makes to the API server.
@@ -68,29 +69,29 @@ func newNamespace(t *testing.T) string {
 // createControlRaw creates a run's control ConfigMap with the given data.
 func createControlRaw(t *testing.T, ns, run string, data map[string]string) {
 	t.Helper()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ControlConfigMapName(run)}, Data: data}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.ControlConfigMapName(run)}, Data: data}
 	if err := k8sClient.Create(bounded(t), cm); err != nil {
 		t.Fatalf("creating the control ConfigMap: %v", err)
 	}
 }
 
 // createControl creates a run's control ConfigMap the way the controller
-// does: Control as JSON.
-func createControl(t *testing.T, ns string, c Control) {
+// does: protocol.Control as JSON.
+func createControl(t *testing.T, ns string, c protocol.Control) {
 	t.Helper()
-	b, err := json.Marshal(c)
+	b, err := protocol.EncodeControl(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	createControlRaw(t, ns, c.Run, map[string]string{KeyControl: string(b)})
+	createControlRaw(t, ns, c.Run, map[string]string{protocol.KeyControl: b})
 }
 
 // createShardMaps creates the empty shard ConfigMaps, as the controller does.
 func createShardMaps(t *testing.T, ns, run string, shards int) {
 	t.Helper()
 	for i := range shards {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ShardConfigMapName(run, i),
-			Labels: map[string]string{LabelShard: fmt.Sprint(i)}}}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.ShardConfigMapName(run, i),
+			Labels: map[string]string{protocol.LabelShard: fmt.Sprint(i)}}}
 		if err := k8sClient.Create(bounded(t), cm); err != nil {
 			t.Fatalf("creating shard ConfigMap %d: %v", i, err)
 		}
@@ -101,19 +102,33 @@ func createShardMaps(t *testing.T, ns, run string, shards int) {
 func shardMap(t *testing.T, ns, run string, i int) *corev1.ConfigMap {
 	t.Helper()
 	var cm corev1.ConfigMap
-	if err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: ShardConfigMapName(run, i)}, &cm); err != nil {
+	if err := k8sClient.Get(bounded(t), client.ObjectKey{Namespace: ns, Name: protocol.ShardConfigMapName(run, i)}, &cm); err != nil {
 		t.Fatalf("reading shard ConfigMap %d: %v", i, err)
 	}
 	return &cm
+}
+
+// shardReport reads shard i's report, which must decode.
+func shardReport(t *testing.T, ns, run string, i int) protocol.ShardReport {
+	t.Helper()
+	cm := shardMap(t, ns, run, i)
+	rep, err := protocol.DecodeShardReport(cm.Data, cm.BinaryData)
+	if err != nil {
+		t.Fatalf("shard ConfigMap %d holds %v, which does not decode: %v", i, cm.Data, err)
+	}
+	return rep
 }
 
 // publishStart writes the start time into the control map, as the
 // controller does once every shard is ready.
 func publishStart(t *testing.T, ns, run string, at time.Time) {
 	t.Helper()
-	patch := fmt.Sprintf(`{"data":{%q:%q}}`, KeyStartTime, FormatTime(at))
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ControlConfigMapName(run)}}
-	if err := k8sClient.Patch(bounded(t), cm, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+	patch, err := json.Marshal(protocol.Maps{Data: protocol.EncodeStart(at)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.ControlConfigMapName(run)}}
+	if err := k8sClient.Patch(bounded(t), cm, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatalf("publishing the start time: %v", err)
 	}
 }
@@ -185,7 +200,7 @@ func waitReady(t *testing.T, ns, run string, handles []*runnerHandle, timeout ti
 			if h.finished() {
 				t.Fatalf("runner %d returned before the start time was published: %v", i, h.err)
 			}
-			if _, ok := shardMap(t, ns, run, i).Data[KeyReady]; !ok {
+			if shardReport(t, ns, run, i).Ready.IsZero() {
 				notReady = append(notReady, fmt.Sprint(i))
 			}
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // kubectl runs kubectl for a test, failing it on error.
@@ -232,18 +232,21 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 	}
 	var docs []*result.Document
 	for i := range int(run.Replicas()) {
-		cm := runConfigMap(t, run.Namespace, pod.ShardConfigMapName(run.Name, i))
-		state := cm.Data[pod.KeyState]
+		cm := runConfigMap(t, run.Namespace, protocol.ShardConfigMapName(run.Name, i))
+		rep, err := protocol.DecodeShardReport(cm.Data, cm.BinaryData)
+		if err != nil {
+			t.Fatalf("shard %d: its report does not decode: %v", i, err)
+		}
 		if !succeeded[i] {
-			if state == pod.StateSucceeded {
+			if rep.State == protocol.StateSucceeded {
 				t.Errorf("shard %d: state Succeeded, want it to have failed or stayed silent", i)
 			}
 			continue
 		}
-		if state != pod.StateSucceeded {
-			t.Fatalf("shard %d: state %q (%s), want Succeeded", i, state, cm.Data[pod.KeyMessage])
+		if rep.State != protocol.StateSucceeded {
+			t.Fatalf("shard %d: state %q (%s), want Succeeded", i, rep.State, rep.Message)
 		}
-		doc, err := pod.DecodeResult(cm.BinaryData[pod.KeyResult])
+		doc, err := protocol.DecodeResult(rep.Result)
 		if err != nil {
 			t.Fatalf("shard %d: decoding its result: %v", i, err)
 		}
@@ -285,7 +288,7 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 		t.Fatalf("status.report is empty")
 	}
 	cm := runConfigMap(t, run.Namespace, st.Report.ConfigMapName)
-	report, err := pod.DecodeResult(cm.BinaryData[st.Report.Key])
+	report, err := protocol.DecodeResult(cm.BinaryData[st.Report.Key])
 	if err != nil {
 		t.Fatalf("decoding the report %s/%s: %v", cm.Name, st.Report.Key, err)
 	}

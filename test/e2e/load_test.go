@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -46,15 +45,18 @@ func TestLoaderKilledMidLoadResumes(t *testing.T) {
 	var id string
 	eventually(t, runTimeout, "loader 1 to report progress", func(ctx context.Context) (bool, string) {
 		cm := &corev1.ConfigMap{}
-		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod.LoaderConfigMapName(run.Name, 1)}, cm); err != nil {
+		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: protocol.LoaderConfigMapName(run.Name, 1)}, cm); err != nil {
 			return false, err.Error()
 		}
-		if cm.Data[pod.KeyState] == pod.StateSucceeded {
+		rep, err := protocol.DecodeLoaderReport(cm.Data)
+		if err != nil {
+			t.Fatalf("loader 1's report does not decode: %v", err)
+		}
+		if rep.State == protocol.StateSucceeded {
 			t.Fatalf("loader 1 finished before it could be killed; raise loadRows")
 		}
-		done, _ := strconv.ParseInt(cm.Data[pod.KeyResumeFrom], 10, 64)
-		if cm.Data[pod.KeyState] != pod.StateLoading || done <= loadRows/2 {
-			return false, fmt.Sprintf("loader 1: state %q, resumeFrom %q", cm.Data[pod.KeyState], cm.Data[pod.KeyResumeFrom])
+		if rep.State != protocol.StateLoading || rep.ResumeFrom <= loadRows/2 {
+			return false, fmt.Sprintf("loader 1: state %q, resumeFrom %d", rep.State, rep.ResumeFrom)
 		}
 		pods, err := loaderPods(ctx, ns, run.Name)
 		if err != nil {

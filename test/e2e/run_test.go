@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // runTimeout bounds a run of the suite from creation to its outcome: the
@@ -218,9 +218,9 @@ func TestManagerRestartMidRun(t *testing.T) {
 	if !run.Status.StartTime.Equal(startTime) {
 		t.Errorf("the start time changed across the restart: %v, then %v", startTime, run.Status.StartTime)
 	}
-	control := runConfigMap(t, ns, pod.ControlConfigMapName(run.Name))
-	if got := control.Data[pod.KeyStartTime]; got == "" {
-		t.Errorf("control ConfigMap has no start time")
+	control := runConfigMap(t, ns, protocol.ControlConfigMapName(run.Name))
+	if _, ok, err := protocol.DecodeStart(control.Data); !ok || err != nil {
+		t.Errorf("control ConfigMap has no start time (%v)", err)
 	}
 	now := managerPod(t)
 	if now.Name == old.Name {
@@ -335,8 +335,8 @@ func TestDeleteRunRemovesPods(t *testing.T) {
 	})
 	children := []client.Object{
 		&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.RunnerJobName(run)}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod.ControlConfigMapName(run.Name)}},
-		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod.ShardConfigMapName(run.Name, 0)}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.ControlConfigMapName(run.Name)}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: protocol.ShardConfigMapName(run.Name, 0)}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.RunnerServiceAccountName(run)}},
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.RunnerServiceAccountName(run)}},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.RunnerServiceAccountName(run)}},

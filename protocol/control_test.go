@@ -1,14 +1,31 @@
-package pod
+package protocol
 
 import (
-	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+func ycsb(rows int64, duration time.Duration, ops ...v1alpha1.OperationSpec) v1alpha1.WorkloadSpec {
+	rate := int32(200)
+	w := v1alpha1.WorkloadSpec{
+		Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows}, Operations: ops,
+		Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: duration},
+		Interval: &metav1.Duration{Duration: time.Second},
+	}
+	w.Default()
+	return w
+}
+
+var (
+	readOp   = v1alpha1.OperationSpec{Type: v1alpha1.OpRead, Weight: 3}
+	updateOp = v1alpha1.OperationSpec{Type: v1alpha1.OpUpdate, Weight: 1}
 )
 
 func goodControl() Control {
@@ -17,30 +34,32 @@ func goodControl() Control {
 		Target:   v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench"}}
 }
 
-func TestDecodeControlReadsWhatTheControllerWrites(t *testing.T) {
+func TestDecodeControlReadsWhatEncodeControlWrites(t *testing.T) {
 	want := goodControl()
-	b, err := json.Marshal(want)
+	b, err := EncodeControl(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeControl(b)
+	got, err := DecodeControl([]byte(b))
 	if err != nil {
 		t.Fatalf("DecodeControl of a good document: %v", err)
 	}
+	want.Version = Version
 	if diff := cmp.Diff(&want, got); diff != "" {
 		t.Fatalf("decoded control differs (-want +got):\n%s", diff)
 	}
 }
 
 func TestDecodeControlRefusesBadInputNamingTheProblem(t *testing.T) {
-	good, err := json.Marshal(goodControl())
+	good, err := EncodeControl(goodControl())
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit := func(old, new string) string { return strings.Replace(string(good), old, new, 1) }
+	edit := func(old, new string) string { return strings.Replace(good, old, new, 1) }
 	cases := map[string]struct{ doc, want string }{
 		"empty":          {"", "unexpected end of JSON input"},
-		"trailing data":  {string(good) + "{}", "after top-level value"},
+		"trailing data":  {good + "{}", "after top-level value"},
+		"newer version":  {edit(`"Version":1`, `"Version":2`), "Version: Invalid value: 2: this pod speaks protocol version 1"},
 		"unknown field":  {edit(`"Shards"`, `"Shard":1,"Shards"`), `unknown field "Shard"`},
 		"duplicate":      {edit(`"Shards":3`, `"Shards":3,"Shards":4`), `duplicate field "Shards"`},
 		"wrong type":     {edit(`"Shards":3`, `"Shards":"3"`), "Shards"},
@@ -82,34 +101,6 @@ func TestSliceBoundsCoverEveryKeyOnce(t *testing.T) {
 	}
 }
 
-func TestSeedIsStablePerRunAndShard(t *testing.T) {
-	if a, b := Seed("r", 0), Seed("r", 0); a != b {
-		t.Fatal("Seed is not deterministic")
-	}
-	seen := map[int64]string{}
-	for _, k := range []struct {
-		run   string
-		index int
-	}{{"r", 0}, {"r", 1}, {"s", 0}, {"r1", 1}, {"r", 11}} {
-		s := Seed(k.run, k.index)
-		if prev, ok := seen[s]; ok {
-			t.Fatalf("Seed(%q, %d) equals the seed of %s", k.run, k.index, prev)
-		}
-		seen[s] = k.run
-	}
-}
-
-func TestTruncateKeepsValidUTF8(t *testing.T) {
-	s := strings.Repeat("é", 100) // 2 bytes each
-	got := truncate(s, 51)
-	if len(got) > 51 || !strings.HasSuffix(got, "...") || !strings.HasPrefix(s, strings.TrimSuffix(got, "...")) {
-		t.Fatalf("truncate to 51 bytes gave %q (%d bytes)", got, len(got))
-	}
-	if truncate("short", 51) != "short" {
-		t.Fatal("truncate changed a short message")
-	}
-}
-
 func TestProtocolNamesFitAtTheRunNameLimit(t *testing.T) {
 	if got := ShardConfigMapName("tokyo", 12); got != "tokyo-shard-12" {
 		t.Errorf("ShardConfigMapName = %q, want tokyo-shard-12", got)
@@ -119,5 +110,36 @@ func TestProtocolNamesFitAtTheRunNameLimit(t *testing.T) {
 		if len(name) > 63 {
 			t.Errorf("%s is %d characters for a run named at the limit, over 63", name, len(name))
 		}
+	}
+}
+
+func TestEncodeControlLeavesTheCredentialsOut(t *testing.T) {
+	c := goodControl()
+	c.Target.Credentials = &v1alpha1.CredentialsSpec{SecretName: "spanner-key", Key: "key.json"}
+	b, err := EncodeControl(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b, "spanner-key") || strings.Contains(b, "key.json") {
+		t.Errorf("the control document names the credentials Secret: %s", b)
+	}
+	if c.Target.Credentials == nil {
+		t.Error("EncodeControl cleared the caller's credentials reference")
+	}
+}
+
+func TestStartTimeRoundTripsAndRefusesGarbage(t *testing.T) {
+	want := time.Date(2026, 11, 24, 1, 2, 3, 456_000_000, time.FixedZone("JST", 9*3600))
+	got, ok, err := DecodeStart(EncodeStart(want))
+	if err != nil || !ok || !got.Equal(want) {
+		t.Fatalf("DecodeStart(EncodeStart(%s)) = %s, %v, %v; want the same instant", want, got, ok, err)
+	}
+	if _, ok, err := DecodeStart(map[string]string{}); ok || err != nil {
+		t.Errorf("DecodeStart of a map without a start time: ok %v, err %v; want not yet, no error", ok, err)
+	}
+	_, _, err = DecodeStart(map[string]string{KeyStartTime: "tomorrow"})
+	var de *DecodeError
+	if !errors.As(err, &de) || de.Key != KeyStartTime {
+		t.Errorf("DecodeStart of %q: %v; want a *DecodeError naming %s", "tomorrow", err, KeyStartTime)
 	}
 }

@@ -1,4 +1,4 @@
-package pod
+package protocol
 
 import (
 	"math/rand/v2"

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 func TestNewControlConfigMap(t *testing.T) {
@@ -27,7 +27,7 @@ func TestNewControlConfigMap(t *testing.T) {
 			run := tc.run
 			w := run.Spec.Workload
 			w.Default()
-			c := pod.Control{
+			c := protocol.Control{
 				Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
 				Target: run.Spec.Target, Workload: w, Region: runnerRegion(run),
 			}
@@ -46,17 +46,18 @@ func TestNewControlConfigMap(t *testing.T) {
 			}
 			if len(got.Data) != 1 || got.BinaryData != nil || got.Immutable != nil {
 				t.Errorf("control ConfigMap holds %d data keys, binaryData %v, immutable %v; want only %s, mutable (the start time comes later)",
-					len(got.Data), got.BinaryData, got.Immutable, pod.KeyControl)
+					len(got.Data), got.BinaryData, got.Immutable, protocol.KeyControl)
 			}
 
-			var decoded pod.Control
-			if err := json.Unmarshal([]byte(got.Data[pod.KeyControl]), &decoded); err != nil {
-				t.Fatalf("data[%s] is not a control document: %v", pod.KeyControl, err)
+			var decoded protocol.Control
+			if err := json.Unmarshal([]byte(got.Data[protocol.KeyControl]), &decoded); err != nil {
+				t.Fatalf("data[%s] is not a control document: %v", protocol.KeyControl, err)
 			}
 			wantControl := c
 			wantControl.Target.Credentials = nil
+			wantControl.Version = protocol.Version
 			if diff := cmp.Diff(wantControl, decoded); diff != "" {
-				t.Errorf("data[%s] decoded (-want +got):\n%s", pod.KeyControl, diff)
+				t.Errorf("data[%s] decoded (-want +got):\n%s", protocol.KeyControl, diff)
 			}
 			if c.Target.Credentials != callerCredentials {
 				t.Errorf("newControlConfigMap changed the caller's Control.Target.Credentials")
@@ -70,13 +71,13 @@ func TestNewControlConfigMap(t *testing.T) {
 // read ConfigMaps in the namespace) can read.
 func TestNewControlConfigMapDropsTheCredentialsReference(t *testing.T) {
 	run := newBuilderRun("r").credentials("very-secret-name", "very-secret-key.json").obj()
-	cm, err := newControlConfigMap(run, pod.Control{Run: run.Name, Namespace: run.Namespace, Shards: 1, Target: run.Spec.Target})
+	cm, err := newControlConfigMap(run, protocol.Control{Run: run.Name, Namespace: run.Namespace, Shards: 1, Target: run.Spec.Target})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, leak := range []string{"very-secret-name", "very-secret-key.json", "credentials"} {
-		if strings.Contains(cm.Data[pod.KeyControl], leak) {
-			t.Errorf("data[%s] mentions %q: %s", pod.KeyControl, leak, cm.Data[pod.KeyControl])
+		if strings.Contains(cm.Data[protocol.KeyControl], leak) {
+			t.Errorf("data[%s] mentions %q: %s", protocol.KeyControl, leak, cm.Data[protocol.KeyControl])
 		}
 	}
 }
@@ -98,10 +99,10 @@ func TestNewShardConfigMap(t *testing.T) {
 func TestNewShardConfigMapDoesNotShareLabels(t *testing.T) {
 	run := newBuilderRun("r").replicas(2).obj()
 	a, b := newShardConfigMap(run, 0), newShardConfigMap(run, 1)
-	if a.Labels[pod.LabelShard] != "0" || b.Labels[pod.LabelShard] != "1" {
-		t.Errorf("shard labels: %q and %q, want 0 and 1", a.Labels[pod.LabelShard], b.Labels[pod.LabelShard])
+	if a.Labels[protocol.LabelShard] != "0" || b.Labels[protocol.LabelShard] != "1" {
+		t.Errorf("shard labels: %q and %q, want 0 and 1", a.Labels[protocol.LabelShard], b.Labels[protocol.LabelShard])
 	}
-	if _, ok := v1alpha1.RunLabels(run)[pod.LabelShard]; ok {
+	if _, ok := v1alpha1.RunLabels(run)[protocol.LabelShard]; ok {
 		t.Errorf("v1alpha1.RunLabels gained the shard label")
 	}
 }

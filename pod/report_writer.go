@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // Bounds of the runner's calls to the API server.
@@ -104,7 +106,7 @@ func (r *runner) waitForControl(ctx context.Context) (*corev1.ConfigMap, error) 
 	}
 }
 
-// getOwn reads this runner's shard ConfigMap.
+// getOwn reads the pod's own ConfigMap (its shard or loader map).
 func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
 	var cm corev1.ConfigMap
 	err := withRetries(ctx, func(ctx context.Context) error { return r.c.Get(ctx, r.own, &cm) })
@@ -114,19 +116,13 @@ func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
 	return &cm, nil
 }
 
-// mapPatch is a JSON merge patch of a shard ConfigMap. A merge patch
-// needs no resourceVersion, so it cannot conflict with the controller's
-// writes (labels, owner references), and it never creates the object:
-// the runner's Role has no create verb.
-type mapPatch struct {
-	Data       map[string]string `json:"data,omitempty"`
-	BinaryData map[string][]byte `json:"binaryData,omitempty"`
-}
-
-// patchOwn merges p into the shard ConfigMap, retrying transient errors.
-// When it returns nil the write is stored.
-func (r *runner) patchOwn(ctx context.Context, p mapPatch) error {
-	body, err := json.Marshal(p)
+// patchOwn writes a report (protocol.Maps) into the pod's own ConfigMap as
+// a JSON merge patch, retrying transient errors: it needs no
+// resourceVersion, so it cannot conflict with the controller's writes
+// (labels, owner references), and it never creates the object: the pods'
+// Role has no create verb. When it returns nil the write is stored.
+func (r *runner) patchOwn(ctx context.Context, m protocol.Maps) error {
+	body, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
@@ -165,7 +161,7 @@ func (r *runner) waitForStart(ctx context.Context) (time.Time, error) {
 				return time.Time{}, fmt.Errorf("interrupted while waiting for the start time: %w", ctx.Err())
 			}
 			return time.Time{}, fmt.Errorf("the runners never got a start time: ConfigMap %s had no %s %s after shard %d reported ready "+
-				"(did another shard fail to get ready?)", r.control, KeyStartTime, r.o.ReadyTimeout, r.o.Index)
+				"(did another shard fail to get ready?)", r.control, protocol.KeyStartTime, r.o.ReadyTimeout, r.o.Index)
 		case <-tick.C:
 		}
 	}
@@ -183,13 +179,34 @@ func (r *runner) readStart(ctx context.Context) (time.Time, bool, error) {
 		}
 		return time.Time{}, false, fmt.Errorf("reading ConfigMap %s while waiting for the start time: %w", r.control, err)
 	}
-	s, ok := cm.Data[KeyStartTime]
-	if !ok {
-		return time.Time{}, false, nil
-	}
-	start, err := ParseTime(s)
+	start, ok, err := protocol.DecodeStart(cm.Data)
 	if err != nil {
-		return time.Time{}, false, fmt.Errorf("ConfigMap %s: %s %q is not an RFC 3339 time", r.control, KeyStartTime, s)
+		return time.Time{}, false, fmt.Errorf("ConfigMap %s: %w", r.control, err)
 	}
-	return start, true, nil
+	return start, ok, nil
+}
+
+// failureReport is the pod's own report with the failure recorded. The
+// report is read afresh, so that what it held survives the failure: a
+// loader's resume watermark and retries (the Job's retry resumes there), a
+// runner's ready time. An unreadable report is replaced.
+func (r *runner) failureReport(ctx context.Context, message string) protocol.Maps {
+	var data map[string]string
+	if cm, err := r.getOwn(ctx); err == nil {
+		data = cm.Data
+	}
+	if r.loads {
+		rep, err := protocol.DecodeLoaderReport(data)
+		if err != nil {
+			rep = protocol.LoaderReport{}
+		}
+		rep.State, rep.Message = protocol.StateFailed, message
+		return protocol.EncodeLoaderReport(rep)
+	}
+	rep, err := protocol.DecodeShardReport(data, nil)
+	if err != nil {
+		rep = protocol.ShardReport{}
+	}
+	rep.State, rep.Message = protocol.StateFailed, message
+	return protocol.EncodeShardReport(rep)
 }

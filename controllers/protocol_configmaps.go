@@ -1,40 +1,34 @@
 package controllers
 
 import (
-	"encoding/json"
-	"fmt"
-	"strconv"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol"
 )
 
+// The ConfigMaps the controller shares with the run's pods (package
+// protocol has their content): it creates them all, so that the pods'
+// Role can name every object they may touch.
+
 // newControlConfigMap builds the run's control ConfigMap, the one channel
-// through which the controller tells every runner what to do (see package
-// shard for the protocol). It carries the resolved Control as JSON under
-// pod.KeyControl; the start time is added later, once all shards are
-// ready, so the map is not immutable.
-//
-// Control.Target is written without its credentials reference even when the
-// caller left one in: runners get the key file only through the Secret
-// volume of their pod, and a ConfigMap is readable far more widely than a
-// Secret.
-func newControlConfigMap(run *v1alpha1.BenchmarkRun, c pod.Control) (*corev1.ConfigMap, error) {
-	c.Target.Credentials = nil // c is a copy; the caller's value is untouched
-	b, err := json.Marshal(c)
+// through which the controller tells every loader and runner what to do.
+// It carries the resolved Control (protocol.EncodeControl, which leaves
+// the credentials out); the start time is added later, once all shards
+// are ready, so the map is not immutable.
+func newControlConfigMap(run *v1alpha1.BenchmarkRun, c protocol.Control) (*corev1.ConfigMap, error) {
+	doc, err := protocol.EncodeControl(c)
 	if err != nil {
-		return nil, fmt.Errorf("encoding the control document of run %s: %w", run.Name, err)
+		return nil, err
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      pod.ControlConfigMapName(run.Name),
+			Name:      protocol.ControlConfigMapName(run.Name),
 			Namespace: run.Namespace,
 			Labels:    v1alpha1.RunLabels(run),
 		},
-		Data: map[string]string{pod.KeyControl: string(b)},
+		Data: map[string]string{protocol.KeyControl: doc},
 	}, nil
 }
 
@@ -44,10 +38,10 @@ func newControlConfigMap(run *v1alpha1.BenchmarkRun, c pod.Control) (*corev1.Con
 // shard label lets the controller list a run's shards in index order.
 func newShardConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
 	labels := v1alpha1.RunLabels(run)
-	labels[pod.LabelShard] = strconv.Itoa(i)
+	labels[protocol.LabelShard] = protocol.ShardLabelValue(i)
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      pod.ShardConfigMapName(run.Name, i),
+			Name:      protocol.ShardConfigMapName(run.Name, i),
 			Namespace: run.Namespace,
 			Labels:    labels,
 		},
@@ -59,7 +53,7 @@ func newShardConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
 func newLoaderConfigMap(run *v1alpha1.BenchmarkRun, i int) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      pod.LoaderConfigMapName(run.Name, i),
+			Name:      protocol.LoaderConfigMapName(run.Name, i),
 			Namespace: run.Namespace,
 			Labels:    v1alpha1.RunLabels(run),
 		},

@@ -1,0 +1,37 @@
+package controllers
+
+import (
+	"context"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// cleanupRunners deletes the loader and runner Jobs and their pods once a
+// run has ended, unless the operator keeps them. Results live in
+// ConfigMaps, not pods.
+func (r *BenchmarkRunReconciler) cleanupRunners(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	if r.KeepRunners {
+		return nil
+	}
+	return r.deleteJobs(ctx, run)
+}
+
+// deleteJobs deletes the run's loader and runner Jobs and their pods.
+func (r *BenchmarkRunReconciler) deleteJobs(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	if err := r.deleteJob(ctx, run, v1alpha1.LoaderJobName(run)); err != nil {
+		return err
+	}
+	return r.deleteJob(ctx, run, v1alpha1.RunnerJobName(run))
+}
+
+// deleteJob deletes one of the run's Jobs, with its pods; a Job that is
+// gone already is not an error.
+func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, run *v1alpha1.BenchmarkRun, name string) error {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace}}
+	err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	return client.IgnoreNotFound(err)
+}

@@ -1,0 +1,218 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
+)
+
+// When every runner has reported (shard_reports.go), the controller
+// decodes the shard results, once, merges their histograms exactly, and
+// writes the merged result into the report ConfigMap and its figures into
+// the status.
+
+// ReportKey is the key of the merged result in the report ConfigMap.
+const ReportKey = "result.json.gz"
+
+// aggregate decodes and merges the shard results exactly, writes the
+// report and the status figures, and ends the run.
+func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+	reports, err := r.readShards(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	merged, problems, err := mergeShards(reports, run)
+	if err != nil {
+		r.fail(run, st, v1alpha1.ReasonResultInvalid, err.Error())
+		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+	}
+	applyResult(&run.Status, merged, run)
+	if err := r.writeReport(ctx, run, merged); err != nil {
+		problems = append(problems, "no report: "+err.Error())
+	} else {
+		run.Status.Report = &v1alpha1.ReportReference{ConfigMapName: v1alpha1.ResultConfigMapName(run), Key: ReportKey}
+	}
+	msg := fmt.Sprintf("%s operations, p99 %s", run.Status.Overall.Throughput+"/s", p99(run.Status.Overall))
+	if len(problems) > 0 {
+		msg += "; partial: " + strings.Join(problems, "; ")
+	}
+	run.MarkSucceeded(len(problems) > 0, msg, r.now())
+	st.normal(v1alpha1.ReasonCompleted, msg)
+	return ctrl.Result{}, r.cleanupRunners(ctx, run)
+}
+
+// mergeShards decodes the succeeded shards' results, the only place they
+// are decoded, and merges the usable ones. It reports the shards that
+// failed, sent unreadable reports or unusable results, for the condition
+// message.
+func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun) (*result.Document, []string, error) {
+	var docs []*result.Document
+	var problems []string
+	for _, o := range reports {
+		switch {
+		case o.err != nil:
+			problems = append(problems, fmt.Sprintf("shard %d: unreadable report: %v", o.index, o.err))
+		case o.State == protocol.StateSucceeded:
+			doc, err := decodeShardResult(o, run)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("shard %d: unusable result: %v", o.index, err))
+				continue
+			}
+			docs = append(docs, doc)
+		case o.State == protocol.StateFailed:
+			problems = append(problems, fmt.Sprintf("shard %d failed: %s", o.index, o.Message))
+		default:
+			problems = append(problems, fmt.Sprintf("shard %d reported no result", o.index))
+		}
+	}
+	if len(docs) == 0 {
+		return nil, problems, fmt.Errorf("no shard produced a usable result: %s", strings.Join(problems, "; "))
+	}
+	merged, err := result.Merge(docs...)
+	if err != nil {
+		return nil, problems, fmt.Errorf("merging shard results: %w", err)
+	}
+	return merged, problems, nil
+}
+
+// decodeShardResult decodes a succeeded shard's result and checks that it
+// is this run's and this shard's alone: it comes from a pod.
+func decodeShardResult(o shardReport, run *v1alpha1.BenchmarkRun) (*result.Document, error) {
+	doc, err := protocol.DecodeResult(o.Result)
+	switch {
+	case err != nil:
+		return nil, err
+	case doc.Run != run.Name:
+		return nil, fmt.Errorf("result is of run %q", doc.Run)
+	case len(doc.Shards) != 1 || doc.Shards[0].Index != o.index:
+		return nil, fmt.Errorf("result does not describe shard %d alone", o.index)
+	}
+	return doc, nil
+}
+
+func p99(f *v1alpha1.ResultFigures) string {
+	if f == nil || f.Latency == nil || f.Latency.P99 == nil {
+		return "-"
+	}
+	return f.Latency.P99.Duration.String()
+}
+
+// writeReport stores the merged result, histograms and time series
+// included, in a ConfigMap that outlives the runner pods; it goes with the
+// run.
+func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
+	data, err := protocol.EncodeResult(doc)
+	if err != nil {
+		return err
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(run), Namespace: run.Namespace, Labels: v1alpha1.RunLabels(run)},
+		BinaryData: map[string][]byte{ReportKey: data},
+	}
+	return r.ensure(ctx, run, cm)
+}
+
+// ReadReport reads the merged result of a finished run from its report
+// ConfigMap (spanbench report --run).
+func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
+	run := &v1alpha1.BenchmarkRun{}
+	if err := c.Get(ctx, key, run); err != nil {
+		return nil, err
+	}
+	if run.Status.Report == nil {
+		return nil, fmt.Errorf("BenchmarkRun %s has no report yet (phase %s)", key, run.Status.Phase)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: run.Status.Report.ConfigMapName}, cm); err != nil {
+		return nil, err
+	}
+	data, ok := cm.BinaryData[run.Status.Report.Key]
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap %s/%s has no %s", key.Namespace, cm.Name, run.Status.Report.Key)
+	}
+	return protocol.DecodeResult(data)
+}
+
+// applyResult writes a merged result's figures into the status. Every
+// percentile comes from the merged histograms.
+func applyResult(st *v1alpha1.BenchmarkRunStatus, doc *result.Document, run *v1alpha1.BenchmarkRun) {
+	var missed uint64
+	var first, last time.Time
+	for i, s := range doc.Shards {
+		missed += s.Missed
+		if i == 0 || s.Started.Before(first) {
+			first = s.Started
+		}
+		if s.Started.After(last) {
+			last = s.Started
+		}
+	}
+	st.StartSkew = &metav1.Duration{Duration: last.Sub(first)}
+	st.WarmUpEnd = &metav1.Time{Time: doc.WarmUp.End}
+	stable := doc.WarmUp.Stable
+	st.WarmUpStable = &stable
+	st.Operations = st.Operations[:0]
+	for _, op := range doc.Totals {
+		st.Operations = append(st.Operations, v1alpha1.OperationResult{Name: op.Name, Type: op.Type, ResultFigures: figures(op, 0)})
+	}
+	sort.Slice(st.Operations, func(i, j int) bool { return st.Operations[i].Name < st.Operations[j].Name })
+	overall := figures(doc.Overall, missed)
+	st.Overall = &overall
+	st.Environment = environment(doc, run)
+}
+
+func figures(op result.Operation, missed uint64) v1alpha1.ResultFigures {
+	f := v1alpha1.ResultFigures{
+		Count: int64(op.OK), Throughput: v1alpha1.FormatThroughput(op.Throughput),
+		Errors: int64(op.ErrorCount()), Retries: int64(op.Retries), Missed: int64(missed),
+		Latency: latency(op.Latency),
+	}
+	if len(op.Errors) > 0 {
+		f.ErrorsByCode = map[string]int64{}
+		for code, n := range op.Errors {
+			f.ErrorsByCode[code] = int64(n)
+		}
+	}
+	return f
+}
+
+func latency(s histogram.Summary) *v1alpha1.LatencySummary {
+	if s.Count == 0 {
+		return nil
+	}
+	return &v1alpha1.LatencySummary{
+		P50: v1alpha1.LatencyFromMicros(s.P50), P90: v1alpha1.LatencyFromMicros(s.P90),
+		P99: v1alpha1.LatencyFromMicros(s.P99), P999: v1alpha1.LatencyFromMicros(s.P999),
+		Max: v1alpha1.LatencyFromMicros(s.Max),
+	}
+}
+
+func environment(doc *result.Document, run *v1alpha1.BenchmarkRun) *v1alpha1.RunEnvironment {
+	env := &v1alpha1.RunEnvironment{
+		SpanbenchVersion: doc.Environment.SpanbenchVersion, ClientVersion: doc.Environment.ClientVersion,
+		GoVersion: doc.Environment.GoVersion, InstanceConfig: doc.Target.InstanceConfig,
+		Runners: int32(len(doc.Shards)), RunnerRegion: run.Spec.Runners.Region,
+		Nodes: run.Spec.Target.Instance.Nodes, ProcessingUnits: run.Spec.Target.Instance.ProcessingUnits,
+	}
+	if t := run.Status.Target; t != nil {
+		// What Spanner reported, not what the spec asked for.
+		env.InstanceConfig, env.Nodes, env.ProcessingUnits = t.InstanceConfig, copyInt32(t.Nodes), copyInt32(t.ProcessingUnits)
+	}
+	env.Endpoint = v1alpha1.EndpointSpanner
+	if doc.Target.Endpoint == "emulator" {
+		env.Endpoint = v1alpha1.EndpointEmulator
+	}
+	return env
+}
