@@ -60,6 +60,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 		return ctrl.Result{}, r.cleanupRunners(ctx, run)
 	}
 	applyResult(&run.Status, merged, run)
+	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
 	if err := r.writeReport(ctx, run, merged); err != nil {
 		problems = append(problems, "no report: "+err.Error())
 	} else {

@@ -382,8 +382,10 @@ type RunEnvironment struct {
 	// +kubebuilder:validation:Minimum=0
 	Runners int32 `json:"runners,omitempty"`
 
-	// runnerRegion is the topology.kubernetes.io/region of the runners'
-	// nodes; "mixed" when they differ.
+	// runnerRegion is the topology.kubernetes.io/region label of the nodes
+	// the runner pods ran on, whatever spec.runners asked for; "mixed" when
+	// they differ. Absent when it is not known: no runner pod was bound to
+	// a node, or a runner's node has no region label.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	RunnerRegion string `json:"runnerRegion,omitempty"`
@@ -404,3 +406,7 @@ type ReportReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	Key string `json:"key"`
 }
+
+// RunnerRegionMixed is status.environment.runnerRegion when the runners ran
+// in more than one region.
+const RunnerRegionMixed = "mixed"
