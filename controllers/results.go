@@ -139,9 +139,8 @@ func latency(s histogram.Summary) *v1alpha1.LatencySummary {
 func environment(doc *result.Document, run *v1alpha1.BenchmarkRun) *v1alpha1.RunEnvironment {
 	env := &v1alpha1.RunEnvironment{
 		SpanbenchVersion: doc.Environment.SpanbenchVersion, ClientVersion: doc.Environment.ClientVersion,
-		GoVersion: doc.Environment.GoVersion, InstanceConfig: doc.Target.InstanceConfig,
-		Runners: int32(len(doc.Shards)),
-		Nodes:   run.Spec.Target.Instance.Nodes, ProcessingUnits: run.Spec.Target.Instance.ProcessingUnits,
+		GoVersion: doc.Environment.GoVersion, InstanceConfig: doc.Target.InstanceConfig, Runners: int32(len(doc.Shards)),
+		Nodes: run.Spec.Target.Instance.Nodes, ProcessingUnits: run.Spec.Target.Instance.ProcessingUnits,
 	}
 	if t := run.Status.Target; t != nil {
 		// What Spanner reported, not what the spec asked for.
