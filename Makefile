@@ -39,9 +39,20 @@ $(GOLANGCI_LINT):
 	cd $(BIN)/lint-build && GOBIN=$(BIN)/lint-build go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(BIN)/lint-build/golangci-lint $(GOLANGCI_LINT)
 
+# golangci-lint with kube-api-linter compiled in (.custom-gcl.yml), for the
+# API types. The name carries a hash of .custom-gcl.yml, so a new plugin
+# or golangci-lint version builds a new binary instead of reusing the
+# cached one.
+GOLANGCI_KAL := $(BIN)/golangci-lint-kal-$(shell sha256sum .custom-gcl.yml | cut -c1-12)
+
+$(GOLANGCI_KAL):
+	GOLANGCI_LINT_VERSION=$(GOLANGCI_LINT_VERSION) hack/build-custom-gcl.sh $@.tmp
+	mv $@.tmp $@
+
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## run golangci-lint with the linters listed in .golangci.yml
+lint: $(GOLANGCI_LINT) $(GOLANGCI_KAL) ## run golangci-lint (.golangci.yml), and kube-api-linter on api/ (.golangci-kal.yml)
 	$(GOLANGCI_LINT) run ./...
+	$(GOLANGCI_KAL) run -c .golangci-kal.yml ./api/...
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## regenerate deepcopy functions

@@ -126,15 +126,19 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
 	var res ctrl.Result
 	var err error
+	// The workload as it runs, resolved once for the whole pass and handed
+	// to the stages that need it; run.Spec is the cache's and stays as the
+	// user wrote it.
+	w := run.Spec.Workload.Resolved()
 	switch v1alpha1.DerivePhase(run.Status.Conditions) {
 	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
 		return r.wrapUp(ctx, run, st)
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
-		res, err = r.prepareTarget(ctx, run, st)
+		res, err = r.prepareTarget(ctx, run, &w, st)
 	case v1alpha1.PhaseLoading:
-		res, err = r.awaitLoad(ctx, run, st)
+		res, err = r.awaitLoad(ctx, run, &w, st)
 	case v1alpha1.PhaseWaitingForRunners:
-		res, err = r.awaitRunners(ctx, run, st)
+		res, err = r.awaitRunners(ctx, run, &w, st)
 	case v1alpha1.PhaseRunning:
 		res, err = r.awaitShards(ctx, run, st)
 	case v1alpha1.PhaseAggregating:

@@ -40,8 +40,8 @@ type loaderOutcome struct {
 
 // awaitLoad creates the loaders and follows them until every slice is
 // loaded, a slice failed beyond its retries, or spec.deadlines.load passed.
-func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
-	if ok, err := r.ensureChildren(ctx, run, st, r.ensureLoaderChildren); !ok {
+func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
+	if ok, err := r.ensureChildren(ctx, run, w, st, r.ensureLoaderChildren); !ok {
 		return ctrl.Result{}, err
 	}
 	outcomes, err := r.readLoaders(ctx, run)
@@ -54,7 +54,7 @@ func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.Be
 		return ctrl.Result{}, nil
 	}
 	if loadersDone(outcomes) == len(outcomes) {
-		return r.completeLoad(ctx, run, st)
+		return r.completeLoad(ctx, run, w, st)
 	}
 	r.recordLoadProgress(run, outcomes)
 	requeue, field, late := r.untilDeadline(run)
@@ -176,8 +176,8 @@ func loaderMessages(outcomes []loaderOutcome, indexes []int) string {
 
 // completeLoad records the loaded dataset in the database's marker and in
 // the run, and stops the loader Job, whose pods have all finished.
-func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
-	if err := r.Preparer.CompleteDataset(ctx, run); err != nil {
+func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
+	if err := r.Preparer.CompleteDataset(ctx, run, w); err != nil {
 		return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
 	}
 	msg := r.completeLoadProgress(run)

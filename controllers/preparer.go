@@ -40,13 +40,14 @@ type TargetPreparer interface {
 	// Prepare makes the database and the workload's schema exist, and
 	// plans the dataset: the database holds it already, or the runners
 	// load it. A different dataset is dataset.ErrMismatch unless the spec
-	// allows a reload, in which case it is cleared.
-	Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) (DatasetPlan, error)
+	// allows a reload, in which case it is cleared. w, here and below, is
+	// the run's resolved workload (WorkloadSpec.Resolved).
+	Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) (DatasetPlan, error)
 	// AddSplitPoints pre-splits the workload's main table at keys;
 	// target.ErrSplitPointsUnsupported where the API is missing.
-	AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, keys []string) error
+	AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, keys []string) error
 	// CompleteDataset records that the loaders loaded the dataset.
-	CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error
+	CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) error
 }
 
 // DatasetPlan is what Prepare found and decided about the dataset.
@@ -174,10 +175,9 @@ func unreachable(ctx context.Context, err error) bool {
 }
 
 // Prepare implements TargetPreparer.
-func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) (DatasetPlan, error) {
-	t, spec := run.Spec.Target, run.Spec.Workload
-	spec.Default()
-	schema, err := workload.SchemaFor(&spec, t.Dialect)
+func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) (DatasetPlan, error) {
+	t := run.Spec.Target
+	schema, err := workload.SchemaFor(spec, t.Dialect)
 	if err != nil {
 		return DatasetPlan{}, err
 	}
@@ -212,10 +212,9 @@ func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun) 
 }
 
 // AddSplitPoints implements TargetPreparer.
-func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, keys []string) error {
-	t, spec := run.Spec.Target, run.Spec.Workload
-	spec.Default()
-	schema, err := workload.SchemaFor(&spec, t.Dialect)
+func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec, keys []string) error {
+	t := run.Spec.Target
+	schema, err := workload.SchemaFor(spec, t.Dialect)
 	if err != nil {
 		return err
 	}
@@ -229,10 +228,8 @@ func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.Benchma
 }
 
 // CompleteDataset implements TargetPreparer.
-func (SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
-	spec := run.Spec.Workload
-	spec.Default()
-	schema, err := workload.SchemaFor(&spec, run.Spec.Target.Dialect)
+func (SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) error {
+	schema, err := workload.SchemaFor(spec, run.Spec.Target.Dialect)
 	if err != nil {
 		return err
 	}

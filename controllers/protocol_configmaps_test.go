@@ -26,7 +26,7 @@ func TestNewControlConfigMap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := tc.run
 			w := run.Spec.Workload
-			w.Default()
+			w = w.Resolved()
 			c := protocol.Control{
 				Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
 				Target: run.Spec.Target, Workload: w, Region: runnerRegion(run),

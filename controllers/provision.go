@@ -50,7 +50,7 @@ func (r *BenchmarkRunReconciler) stageClock(run *v1alpha1.BenchmarkRun) stageClo
 // schema ready, pre-splits the table if asked, and decides whether the
 // dataset must be loaded (by the loader Job). Nothing is created for a run the
 // guardrails refuse.
-func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
 	if msg := r.Limits.check(run); msg != "" {
 		r.fail(run, st, v1alpha1.ReasonLimitExceeded, msg)
 		return ctrl.Result{}, nil
@@ -64,12 +64,12 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 	if res, done, err := r.ensureInstance(pctx, run, st, clk); !done {
 		return res, err
 	}
-	plan, err := r.Preparer.Prepare(pctx, run)
+	plan, err := r.Preparer.Prepare(pctx, run, w)
 	if err != nil {
 		return r.targetError(run, st, err, clk), nil
 	}
 	recordDataset(run, plan)
-	if res, done := r.applySplitPoints(pctx, run, st, clk); !done {
+	if res, done := r.applySplitPoints(pctx, run, w, st, clk); !done {
 		return res, nil
 	}
 	msg := "database and schema are ready"

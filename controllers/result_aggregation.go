@@ -39,6 +39,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 		return ctrl.Result{}, r.cleanupRunners(ctx, run)
 	}
 	applyResult(&run.Status, merged, run)
+	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
 	if err := r.writeReport(ctx, run, merged); err != nil {
 		problems = append(problems, "no report: "+err.Error())
 	} else {
@@ -203,8 +204,8 @@ func environment(doc *result.Document, run *v1alpha1.BenchmarkRun) *v1alpha1.Run
 	env := &v1alpha1.RunEnvironment{
 		SpanbenchVersion: doc.Environment.SpanbenchVersion, ClientVersion: doc.Environment.ClientVersion,
 		GoVersion: doc.Environment.GoVersion, InstanceConfig: doc.Target.InstanceConfig,
-		Runners: int32(len(doc.Shards)), RunnerRegion: run.Spec.Runners.Region,
-		Nodes: run.Spec.Target.Instance.Nodes, ProcessingUnits: run.Spec.Target.Instance.ProcessingUnits,
+		Runners: int32(len(doc.Shards)),
+		Nodes:   run.Spec.Target.Instance.Nodes, ProcessingUnits: run.Spec.Target.Instance.ProcessingUnits,
 	}
 	if t := run.Status.Target; t != nil {
 		// What Spanner reported, not what the spec asked for.

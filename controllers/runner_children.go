@@ -18,9 +18,9 @@ import (
 // ensureChildren runs one stage's ensure. A child whose name is taken by
 // somebody else's object fails the run (NameConflict). ok is false when
 // the stage must stop here, with err to return (nil once the run failed).
-func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step,
-	ensure func(context.Context, *v1alpha1.BenchmarkRun) error) (ok bool, err error) {
-	err = ensure(ctx, run)
+func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step,
+	ensure func(context.Context, *v1alpha1.BenchmarkRun, *v1alpha1.WorkloadSpec) error) (ok bool, err error) {
+	err = ensure(ctx, run, w)
 	var refused *refusedError
 	if errors.As(err, &refused) {
 		r.fail(run, st, v1alpha1.ReasonNameConflict, err.Error())
@@ -33,8 +33,8 @@ func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alph
 // the pods' access (ensurePodAccess), one ConfigMap per shard, and the
 // Indexed Job. Names are deterministic, so a restarted manager finds what
 // it created and never duplicates it.
-func (r *BenchmarkRunReconciler) ensureRunnerChildren(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
-	objs, err := r.podAccess(run)
+func (r *BenchmarkRunReconciler) ensureRunnerChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) error {
+	objs, err := r.podAccess(run, w)
 	if err != nil {
 		return err
 	}
@@ -46,8 +46,8 @@ func (r *BenchmarkRunReconciler) ensureRunnerChildren(ctx context.Context, run *
 
 // ensureLoaderChildren creates, or adopts, everything the loaders need:
 // the pods' access, one ConfigMap per loader, and the loader Job.
-func (r *BenchmarkRunReconciler) ensureLoaderChildren(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
-	objs, err := r.podAccess(run)
+func (r *BenchmarkRunReconciler) ensureLoaderChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) error {
+	objs, err := r.podAccess(run, w)
 	if err != nil {
 		return err
 	}
@@ -61,8 +61,8 @@ func (r *BenchmarkRunReconciler) ensureLoaderChildren(ctx context.Context, run *
 // their service account (unless the user brings one) and their
 // least-privilege Role and RoleBinding. Their content does not depend on
 // the stage that creates them first, since ensure never updates.
-func (r *BenchmarkRunReconciler) podAccess(run *v1alpha1.BenchmarkRun) ([]client.Object, error) {
-	control, err := newControlConfigMap(run, r.control(run))
+func (r *BenchmarkRunReconciler) podAccess(run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) ([]client.Object, error) {
+	control, err := newControlConfigMap(run, r.control(run, w))
 	if err != nil {
 		return nil, err
 	}
@@ -83,13 +83,12 @@ func (r *BenchmarkRunReconciler) ensureAll(ctx context.Context, run *v1alpha1.Be
 	return nil
 }
 
-// control is what every loader and runner of the run is told.
-func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun) protocol.Control {
-	w := run.Spec.Workload
-	w.Default()
+// control is what every loader and runner of the run is told: w is the
+// run's resolved workload, which the pods run as it is.
+func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) protocol.Control {
 	return protocol.Control{
 		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
-		Target: observedTarget(run), Workload: w, Region: runnerRegion(run),
+		Target: observedTarget(run), Workload: *w, Region: runnerRegion(run),
 	}
 }
 

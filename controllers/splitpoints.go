@@ -19,7 +19,7 @@ import (
 // the endpoint has no AddSplitPoints (the emulator), the step is recorded
 // as skipped and the run goes on; other errors are target errors. done is
 // false when the run failed or the step is retried.
-func (r *BenchmarkRunReconciler) applySplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step, clk stageClock) (ctrl.Result, bool) {
+func (r *BenchmarkRunReconciler) applySplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step, clk stageClock) (ctrl.Result, bool) {
 	sp := run.Spec.Target.SplitPoints
 	if sp == nil || meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionSplitPointsApplied) != nil {
 		return ctrl.Result{}, true
@@ -33,7 +33,7 @@ func (r *BenchmarkRunReconciler) applySplitPoints(ctx context.Context, run *v1al
 	if run.Status.Target != nil {
 		run.Status.Target.SplitPoints = counts
 	}
-	err := r.Preparer.AddSplitPoints(ctx, run, keys)
+	err := r.Preparer.AddSplitPoints(ctx, run, w, keys)
 	switch {
 	case errors.Is(err, target.ErrSplitPointsUnsupported):
 		msg := fmt.Sprintf("the endpoint does not implement AddSplitPoints (the Cloud Spanner emulator does not), so table %s was not pre-split; the run goes on without it", table)

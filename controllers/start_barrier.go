@@ -21,8 +21,8 @@ import (
 // awaitRunners creates the runners and holds them at the start barrier:
 // once every runner reported ready, it publishes one start time a little
 // ahead, for all of them. The dataset is loaded by then (awaitLoad).
-func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
-	if ok, err := r.ensureChildren(ctx, run, st, r.ensureRunnerChildren); !ok {
+func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
+	if ok, err := r.ensureChildren(ctx, run, w, st, r.ensureRunnerChildren); !ok {
 		return ctrl.Result{}, err
 	}
 	reports, err := r.readShards(ctx, run)

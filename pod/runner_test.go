@@ -44,7 +44,7 @@ func ycsb(rows int64, duration time.Duration, ops ...v1alpha1.OperationSpec) v1a
 		Duration:   &metav1.Duration{Duration: duration},
 		Interval:   &metav1.Duration{Duration: time.Second},
 	}
-	w.Default()
+	w = w.Resolved()
 	return w
 }
 

@@ -49,8 +49,11 @@ func EncodeControl(c Control) (string, error) {
 // ConfigMap anyone with write access to the namespace can edit, so unknown
 // or duplicate fields, trailing data, another protocol version, a shard
 // count below one and an invalid target or workload are all refused,
-// naming the field. The workload is defaulted (a no-op on the controller's
-// resolved spec), so that nothing downstream meets a nil default.
+// naming the field. The controller writes the resolved workload; it is
+// resolved again here, once per pod start (a no-op on what the controller
+// wrote), because the document may come from an edited ConfigMap or from a
+// manager of another version (spec.runners.image), and nothing downstream
+// may meet a nil default.
 func DecodeControl(b []byte) (*Control, error) {
 	var c Control
 	strictErrs, err := sigsjson.UnmarshalStrict(b, &c, sigsjson.DisallowUnknownFields, sigsjson.DisallowDuplicateFields)
@@ -60,7 +63,7 @@ func DecodeControl(b []byte) (*Control, error) {
 	if len(strictErrs) > 0 {
 		return nil, fmt.Errorf("%s is not a control document: %w", KeyControl, errors.Join(strictErrs...))
 	}
-	c.Workload.Default()
+	c.Workload = c.Workload.Resolved()
 	if errs := c.validate(); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %w", KeyControl, errs.ToAggregate())
 	}

@@ -19,8 +19,7 @@ func ycsb(rows int64, duration time.Duration, ops ...v1alpha1.OperationSpec) v1a
 		Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: duration},
 		Interval: &metav1.Duration{Duration: time.Second},
 	}
-	w.Default()
-	return w
+	return w.Resolved()
 }
 
 var (

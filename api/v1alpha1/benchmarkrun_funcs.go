@@ -76,7 +76,7 @@ func RunLabels(r *BenchmarkRun) map[string]string {
 // Deadlines are a run's stage deadlines with the defaults applied.
 // +kubebuilder:object:generate=false
 type Deadlines struct {
-	Prepare, Load, RunnersReady, Overrun, Aggregate time.Duration
+	Prepare, Load, RunnersReady, Overrun, Aggregate time.Duration //nolint:kubeapilinter // jsontags: a resolved value for code, never serialized, not an API type.
 }
 
 // Resolve applies the defaults to the deadlines.

@@ -175,6 +175,14 @@ const (
 // figures (operations, overall) are exact: merged from every runner's HDR
 // histograms, never averaged, and exclude the warm-up.
 type BenchmarkRunStatus struct {
+	// conditions are the run's stage gates (TargetReady, DatasetLoaded,
+	// RunnersReady, LoadCompleted) and its outcome (Succeeded).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
 	// observedGeneration is the metadata.generation the status describes.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
@@ -184,15 +192,7 @@ type BenchmarkRunStatus struct {
 	// conditions: Pending, Preparing, Loading, WaitingForRunners, Running,
 	// Aggregating, Succeeded or Failed. Automation should read conditions.
 	// +optional
-	Phase BenchmarkRunPhase `json:"phase,omitempty"`
-
-	// conditions are the run's stage gates (TargetReady, DatasetLoaded,
-	// RunnersReady, LoadCompleted) and its outcome (Succeeded).
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	// +kubebuilder:validation:MaxItems=16
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Phase BenchmarkRunPhase `json:"phase,omitempty"` //nolint:kubeapilinter // nophase: derived from the conditions for printer columns only, as the design allows; conditions are the API.
 
 	// startTime is the common start time the start barrier gave every
 	// runner: the intended time of the first request.
@@ -302,7 +302,7 @@ type ResultFigures struct {
 	// as DeadlineExceeded or ResourceExhausted.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=20
-	ErrorsByCode map[string]int64 `json:"errorsByCode,omitempty"`
+	ErrorsByCode map[string]int64 `json:"errorsByCode,omitempty"` //nolint:kubeapilinter // nomaps: status-only counts keyed by a gRPC code name, one writer; a list would read worse and merge no better.
 
 	// retries counts read-write transaction attempts beyond the first
 	// (aborted by Spanner and retried by the client).
@@ -382,8 +382,10 @@ type RunEnvironment struct {
 	// +kubebuilder:validation:Minimum=0
 	Runners int32 `json:"runners,omitempty"`
 
-	// runnerRegion is the topology.kubernetes.io/region of the runners'
-	// nodes; "mixed" when they differ.
+	// runnerRegion is the topology.kubernetes.io/region label of the nodes
+	// the runner pods ran on, whatever spec.runners asked for; "mixed" when
+	// they differ. Absent when it is not known: no runner pod was bound to
+	// a node, or a runner's node has no region label.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	RunnerRegion string `json:"runnerRegion,omitempty"`
@@ -404,3 +406,7 @@ type ReportReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	Key string `json:"key"`
 }
+
+// RunnerRegionMixed is status.environment.runnerRegion when the runners ran
+// in more than one region.
+const RunnerRegionMixed = "mixed"

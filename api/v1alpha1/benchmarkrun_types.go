@@ -145,7 +145,10 @@ type DeadlinesSpec struct {
 // BenchmarkRun is one execution of a workload against Spanner, with its
 // merged, exact results in the status.
 type BenchmarkRun struct {
-	metav1.TypeMeta   `json:",inline"`
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// spec is the run. It is immutable once created.

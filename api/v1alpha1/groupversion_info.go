@@ -1,5 +1,6 @@
 // Package v1alpha1 holds the bench.spanbench.io/v1alpha1 API: the BenchmarkRun
-// and BenchmarkCampaign kinds, and the workload model the load engine runs.
+// kind (one execution of a workload against a Spanner target) and the
+// workload model the load engine runs.
 //
 // +kubebuilder:object:generate=true
 // +groupName=bench.spanbench.io

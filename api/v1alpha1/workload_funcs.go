@@ -12,7 +12,7 @@ import (
 )
 
 // Defaults of the workload model. The CRD carries none of them as schema
-// defaults on purpose: Default fills them in one place for both the CLI and
+// defaults on purpose: Resolved fills them in one place for both the CLI and
 // the controller, and the resolved spec is recorded with every result.
 const (
 	DefaultDatasetRows     int64 = 1000
@@ -78,8 +78,22 @@ func (t OperationType) DefaultName() string {
 	return b.String()
 }
 
-// Default fills every optional field the user left out, in place.
-func (w *WorkloadSpec) Default() {
+// Resolved is the workload as it runs: a deep copy with every optional
+// field the user left out filled in. It is the one place the workload's
+// defaults are applied: the controller resolves a run's workload once per
+// reconcile and hands the result on (the control document carries it to the
+// pods), the CLI once per invocation. w itself is never changed: it may be
+// an object in the manager's cache, or the user's manifest. Resolving a
+// resolved workload changes nothing.
+func (w *WorkloadSpec) Resolved() WorkloadSpec {
+	out := w.DeepCopy()
+	out.setDefaults()
+	return *out
+}
+
+// setDefaults fills every optional field left out, in place; Resolved is
+// its only caller, on its own copy.
+func (w *WorkloadSpec) setDefaults() {
 	d := &w.Dataset
 	d.Rows = defaulted(d.Rows, DefaultDatasetRows)
 	d.FieldBytes = defaulted(d.FieldBytes, DefaultFieldBytes)
@@ -156,7 +170,7 @@ func (w *WorkloadSpec) TotalDuration() time.Duration {
 
 // Validate checks a workload the way the API server's schema and CEL rules
 // do (config/crd/bases), so that the CLI refuses bad input before anything
-// starts, naming the field. It accepts a spec before or after Default. The
+// starts, naming the field. It accepts a spec before or after Resolved. The
 // one thing it cannot check is the text of a duration: a malformed one never
 // decodes into a metav1.Duration.
 func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {

@@ -29,61 +29,102 @@ func goodWorkload() WorkloadSpec {
 	}
 }
 
-func TestDefaultFillsEveryOptionalField(t *testing.T) {
-	w := goodWorkload()
-	w.Operations = append(w.Operations,
-		OperationSpec{Type: OpScan, Weight: 1},
-		OperationSpec{Name: "rmw", Type: OpReadModifyWrite, Weight: 1, Keys: KeysZipfian})
-	w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto}
-	w.Default()
-
-	want := WorkloadSpec{
-		Type: WorkloadYCSB,
-		Dataset: DatasetSpec{
-			Rows: ptr.To(DefaultDatasetRows), FieldBytes: ptr.To(DefaultFieldBytes),
-			BatchRows: ptr.To(DefaultBatchRows), Loaders: ptr.To(DefaultLoaders), LoaderPods: ptr.To(DefaultLoaderPods),
+// TestResolved checks the workload's one defaulting rule: Resolved fills
+// what was left out, keeps what was set, never changes its input (it may be
+// a cached object), and resolving twice changes nothing.
+func TestResolved(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		input func() WorkloadSpec
+		want  func() WorkloadSpec
+	}{{
+		name: "every optional field filled",
+		input: func() WorkloadSpec {
+			w := goodWorkload()
+			w.Operations = append(w.Operations,
+				OperationSpec{Type: OpScan, Weight: 1},
+				OperationSpec{Name: "rmw", Type: OpReadModifyWrite, Weight: 1, Keys: KeysZipfian})
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto}
+			return w
 		},
-		Operations: []OperationSpec{
-			{Name: "read", Type: OpRead, Weight: 3, API: APIRead, Keys: KeysUniform},
-			{Name: "update", Type: OpUpdate, Weight: 1, WritePath: WriteMutation, Keys: KeysUniform},
-			{Name: "scan", Type: OpScan, Weight: 1, API: APIRead, Rows: ptr.To(DefaultRows), Keys: KeysUniform},
-			{Name: "rmw", Type: OpReadModifyWrite, Weight: 1, Keys: KeysZipfian},
+		want: func() WorkloadSpec {
+			return WorkloadSpec{
+				Type: WorkloadYCSB,
+				Dataset: DatasetSpec{
+					Rows: ptr.To(DefaultDatasetRows), FieldBytes: ptr.To(DefaultFieldBytes),
+					BatchRows: ptr.To(DefaultBatchRows), Loaders: ptr.To(DefaultLoaders), LoaderPods: ptr.To(DefaultLoaderPods),
+				},
+				Operations: []OperationSpec{
+					{Name: "read", Type: OpRead, Weight: 3, API: APIRead, Keys: KeysUniform},
+					{Name: "update", Type: OpUpdate, Weight: 1, WritePath: WriteMutation, Keys: KeysUniform},
+					{Name: "scan", Type: OpScan, Weight: 1, API: APIRead, Rows: ptr.To(DefaultRows), Keys: KeysUniform},
+					{Name: "rmw", Type: OpReadModifyWrite, Weight: 1, Keys: KeysZipfian},
+				},
+				Load:     LoadSpec{Rate: ptr.To[int32](800), Arrivals: ArrivalsUniform, MaxInFlight: ptr.To(DefaultMaxInFlight)},
+				Duration: dur("1m"),
+				WarmUp: &WarmUpSpec{
+					Mode: WarmUpAuto, Window: ptr.To(DefaultWarmUpWindow),
+					TolerancePercent: ptr.To(DefaultWarmUpTolerance), Max: dur("30s"),
+				},
+				Interval: &metav1.Duration{Duration: DefaultInterval},
+			}
 		},
-		Load:     LoadSpec{Rate: ptr.To[int32](800), Arrivals: ArrivalsUniform, MaxInFlight: ptr.To(DefaultMaxInFlight)},
-		Duration: dur("1m"),
-		WarmUp: &WarmUpSpec{
-			Mode: WarmUpAuto, Window: ptr.To(DefaultWarmUpWindow),
-			TolerancePercent: ptr.To(DefaultWarmUpTolerance), Max: dur("30s"),
+	}, {
+		name: "set fields kept, closed loop without arrivals, fixed warm-up without auto fields",
+		input: func() WorkloadSpec {
+			w := goodWorkload()
+			w.Operations = []OperationSpec{{Name: "get", Type: OpRead, Weight: 1, API: APISQL, Keys: KeysLatest}}
+			w.Load = LoadSpec{Concurrency: ptr.To[int32](8), MaxInFlight: ptr.To[int32](8)}
+			w.Dataset = DatasetSpec{Rows: ptr.To[int64](0), FieldBytes: ptr.To[int32](10), BatchRows: ptr.To[int32](5),
+				Loaders: ptr.To[int32](2), LoaderPods: ptr.To[int32](3)}
+			w.Interval = dur("5s")
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("10s")}
+			return w
 		},
-		Interval: &metav1.Duration{Duration: DefaultInterval},
-	}
-	if diff := cmp.Diff(want, w); diff != "" {
-		t.Errorf("Default (-want +got):\n%s", diff)
-	}
-	if errs := w.Validate(field.NewPath("workload")); len(errs) > 0 {
-		t.Errorf("a defaulted good workload does not validate: %v", errs)
-	}
-}
-
-func TestDefaultKeepsWhatIsSetAndLeavesClosedLoopsAlone(t *testing.T) {
-	w := goodWorkload()
-	w.Load = LoadSpec{Concurrency: ptr.To[int32](8), MaxInFlight: ptr.To[int32](8)}
-	w.Dataset.Rows = ptr.To[int64](0)
-	w.Interval = dur("5s")
-	w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("10s")}
-	w.Default()
-
-	if w.Load.Arrivals != "" {
-		t.Errorf("a closed loop got arrivals %q; arrivals apply to open loops only", w.Load.Arrivals)
-	}
-	if *w.Load.MaxInFlight != 8 || *w.Dataset.Rows != 0 || w.Interval.Duration != 5*time.Second {
-		t.Errorf("Default overwrote set fields: maxInFlight %d, rows %d, interval %s", *w.Load.MaxInFlight, *w.Dataset.Rows, w.Interval.Duration)
-	}
-	if w.WarmUp.Window != nil || w.WarmUp.Max != nil {
-		t.Errorf("a Fixed warm-up got Auto fields: %+v", w.WarmUp)
-	}
-	if errs := w.Validate(field.NewPath("workload")); len(errs) > 0 {
-		t.Errorf("a defaulted good closed-loop workload does not validate: %v", errs)
+		want: func() WorkloadSpec {
+			w := goodWorkload()
+			w.Operations = []OperationSpec{{Name: "get", Type: OpRead, Weight: 1, API: APISQL, Keys: KeysLatest}}
+			w.Load = LoadSpec{Concurrency: ptr.To[int32](8), MaxInFlight: ptr.To[int32](8)}
+			w.Dataset = DatasetSpec{Rows: ptr.To[int64](0), FieldBytes: ptr.To[int32](10), BatchRows: ptr.To[int32](5),
+				Loaders: ptr.To[int32](2), LoaderPods: ptr.To[int32](3)}
+			w.Interval = dur("5s")
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("10s")}
+			return w
+		},
+	}, {
+		name: "no warm-up is warm-up None",
+		input: func() WorkloadSpec {
+			w := goodWorkload()
+			w.Operations = w.Operations[:1]
+			return w
+		},
+		want: func() WorkloadSpec {
+			w := goodWorkload()
+			w.Operations = []OperationSpec{{Name: "read", Type: OpRead, Weight: 3, API: APIRead, Keys: KeysUniform}}
+			w.Dataset = DatasetSpec{Rows: ptr.To(DefaultDatasetRows), FieldBytes: ptr.To(DefaultFieldBytes),
+				BatchRows: ptr.To(DefaultBatchRows), Loaders: ptr.To(DefaultLoaders), LoaderPods: ptr.To(DefaultLoaderPods)}
+			w.Load = LoadSpec{Rate: ptr.To[int32](800), Arrivals: ArrivalsUniform, MaxInFlight: ptr.To(DefaultMaxInFlight)}
+			w.WarmUp = &WarmUpSpec{Mode: WarmUpNone}
+			w.Interval = &metav1.Duration{Duration: DefaultInterval}
+			return w
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.input()
+			got := in.Resolved()
+			if diff := cmp.Diff(tc.want(), got); diff != "" {
+				t.Errorf("Resolved (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.input(), in); diff != "" {
+				t.Errorf("Resolved changed its input, which may be a cached object (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(got, got.Resolved()); diff != "" {
+				t.Errorf("resolving a resolved workload changed it (-once +twice):\n%s", diff)
+			}
+			if errs := got.Validate(field.NewPath("workload")); len(errs) > 0 {
+				t.Errorf("a resolved good workload does not validate: %v", errs)
+			}
+		})
 	}
 }
 
@@ -98,7 +139,7 @@ func TestOperationDefaultNameIsKebabCase(t *testing.T) {
 	}
 }
 
-func TestValidateAcceptsGoodWorkloadsBeforeAndAfterDefault(t *testing.T) {
+func TestValidateAcceptsGoodWorkloadsBeforeAndAfterResolved(t *testing.T) {
 	for name, mutate := range map[string]func(*WorkloadSpec){
 		"minimal": func(*WorkloadSpec) {},
 		"steps with auto warm-up": func(w *WorkloadSpec) {
@@ -126,11 +167,11 @@ func TestValidateAcceptsGoodWorkloadsBeforeAndAfterDefault(t *testing.T) {
 			w := goodWorkload()
 			mutate(&w)
 			if errs := w.Validate(field.NewPath("spec", "workload")); len(errs) > 0 {
-				t.Errorf("before Default: %v", errs)
+				t.Errorf("before Resolved: %v", errs)
 			}
-			w.Default()
+			w = w.Resolved()
 			if errs := w.Validate(field.NewPath("spec", "workload")); len(errs) > 0 {
-				t.Errorf("after Default: %v", errs)
+				t.Errorf("after Resolved: %v", errs)
 			}
 		})
 	}
@@ -235,7 +276,7 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := goodWorkload()
 			tc.mutate(&w)
-			w.Default()
+			w = w.Resolved()
 			errs := w.Validate(field.NewPath("w"))
 			for _, e := range errs {
 				if e.Field == tc.field && strings.Contains(e.Error(), tc.detail) {

@@ -321,7 +321,7 @@ type DirectedReadSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=10
-	Include []ReplicaSelection `json:"include,omitempty"`
+	Include []ReplicaSelection `json:"include,omitempty"` //nolint:kubeapilinter // arrayofstruct: a selection needs a location, a type or both (CEL), so neither field alone is required.
 
 	// autoFailoverDisabled keeps included-replica reads from failing over to
 	// other replicas.
@@ -333,7 +333,7 @@ type DirectedReadSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=10
-	Exclude []ReplicaSelection `json:"exclude,omitempty"`
+	Exclude []ReplicaSelection `json:"exclude,omitempty"` //nolint:kubeapilinter // arrayofstruct: as include.
 }
 
 // ReplicaSelection selects replicas by location, type, or both.

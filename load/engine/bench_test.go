@@ -34,7 +34,7 @@ func BenchmarkEngineNoop20k(b *testing.B) {
 	spec := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB,
 		Operations: []v1alpha1.OperationSpec{{Name: "noop", Type: v1alpha1.OpRead, Weight: 1}},
 		Load:       v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: *benchDuration}}
-	spec.Default()
+	*spec = spec.Resolved()
 	noop := workload.Func(spec.Operations[0], func(context.Context, *rand.Rand) (workload.Outcome, error) {
 		return workload.Outcome{Rows: 1}, nil
 	})
@@ -73,7 +73,7 @@ func BenchmarkClientCPUPerRead(b *testing.B) {
 	spec := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
 		Operations: []v1alpha1.OperationSpec{{Type: v1alpha1.OpRead, Weight: 1, Staleness: stale}},
 		Load:       v1alpha1.LoadSpec{Concurrency: &conc}, Duration: &metav1.Duration{Duration: *benchDuration}}
-	spec.Default()
+	*spec = spec.Resolved()
 	s := sessiontest.Start(b, spec)
 	w, err := s.Workload(spec, "bench", 0, 1)
 	if err != nil {

@@ -34,7 +34,7 @@ func tweetSpec() *v1alpha1.WorkloadSpec {
 		Duration: &metav1.Duration{Duration: 4 * time.Second},
 		Interval: &metav1.Duration{Duration: time.Second},
 	}
-	s.Default()
+	*s = s.Resolved()
 	return s
 }
 

@@ -30,7 +30,7 @@ func TestScrapedCountersMatchTheResult(t *testing.T) {
 		Operations: []v1alpha1.OperationSpec{{Type: v1alpha1.OpRead, Weight: 1, Staleness: &v1alpha1.StalenessSpec{Exact: &metav1.Duration{Duration: 5 * time.Second}}},
 			{Type: v1alpha1.OpUpdate, Weight: 1}},
 		Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: 2 * time.Second}}
-	spec.Default()
+	*spec = spec.Resolved()
 	s := sessiontest.Start(t, spec)
 	w, err := s.Workload(spec, "metrics", 0, 1)
 	if err != nil {

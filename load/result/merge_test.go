@@ -27,7 +27,7 @@ func testSpec(warmUp *v1alpha1.WarmUpSpec) v1alpha1.WorkloadSpec {
 		Duration: &metav1.Duration{Duration: 60 * time.Second},
 		WarmUp:   warmUp,
 	}
-	s.Default()
+	s = s.Resolved()
 	return s
 }
 

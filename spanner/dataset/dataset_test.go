@@ -22,7 +22,7 @@ func spec(rows int64, fieldBytes int32) *v1alpha1.WorkloadSpec {
 	s := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows, FieldBytes: &fieldBytes},
 		Operations: []v1alpha1.OperationSpec{{Type: v1alpha1.OpRead, Weight: 1}},
 		Load:       v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: time.Second}}
-	s.Default()
+	*s = s.Resolved()
 	return s
 }
 

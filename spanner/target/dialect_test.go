@@ -27,7 +27,7 @@ func workloadDDL(t *testing.T, typ v1alpha1.WorkloadType, d v1alpha1.Dialect) []
 	spec := &v1alpha1.WorkloadSpec{Type: typ, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
 		Operations: []v1alpha1.OperationSpec{{Type: v1alpha1.OpRead, Weight: 1}}, Load: v1alpha1.LoadSpec{Rate: &rate},
 		Duration: &metav1.Duration{Duration: 1}}
-	spec.Default()
+	*spec = spec.Resolved()
 	s, err := workload.SchemaFor(spec, d)
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func smallSpec(typ v1alpha1.WorkloadType, ops ...v1alpha1.OperationSpec) *v1alph
 	rows, fieldBytes, rate := int64(smallRows), int32(16), int32(1)
 	s := &v1alpha1.WorkloadSpec{Type: typ, Dataset: v1alpha1.DatasetSpec{Rows: &rows, FieldBytes: &fieldBytes},
 		Operations: ops, Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: time.Second}}
-	s.Default()
+	*s = s.Resolved()
 	return s
 }
 

@@ -24,7 +24,7 @@ func ycsbSpec(ops ...v1alpha1.OperationSpec) *v1alpha1.WorkloadSpec {
 	rows, rate := int64(testRows), int32(1)
 	s := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
 		Operations: ops, Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: time.Second}}
-	s.Default()
+	*s = s.Resolved()
 	return s
 }
 

@@ -112,7 +112,7 @@ func goValidate(js []byte) (errs field.ErrorList, decodeErr error) {
 	if len(strictErrs) > 0 {
 		return nil, errors.Join(strictErrs...)
 	}
-	run.Spec.Workload.Default()
+	run.Spec.Workload = run.Spec.Workload.Resolved()
 	return run.Validate(), nil
 }
 

@@ -26,6 +26,7 @@ from the controllers' +kubebuilder:rbac markers). Do not edit: run
 - apiGroups:
   - ""
   resources:
+  - nodes
   - pods
   verbs:
   - get

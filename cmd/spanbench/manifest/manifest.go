@@ -25,7 +25,8 @@ type Run struct {
 	Name string
 	// Target is the manifest's target; nil for a plain workload file.
 	Target *v1alpha1.TargetSpec
-	// Workload is the defaulted, validated workload.
+	// Workload is the resolved (WorkloadSpec.Resolved), validated
+	// workload: resolved here, once per invocation, and handed on.
 	Workload v1alpha1.WorkloadSpec
 }
 
@@ -67,11 +68,15 @@ func Parse(data []byte, defaultName string) (*Run, error) {
 }
 
 func parseWorkload(js []byte, name string) (*Run, error) {
-	r := &Run{Name: sanitize(name)}
-	if err := strict(js, &r.Workload); err != nil {
+	var w v1alpha1.WorkloadSpec
+	if err := strict(js, &w); err != nil {
 		return nil, err
 	}
-	return r, check(&r.Workload, nil)
+	r := &Run{Name: sanitize(name), Workload: w.Resolved()}
+	if errs := r.Workload.Validate(nil); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	return r, nil
 }
 
 func parseBenchmarkRun(js []byte) (*Run, error) {
@@ -82,7 +87,7 @@ func parseBenchmarkRun(js []byte) (*Run, error) {
 	if br.Name == "" {
 		return nil, field.Required(field.NewPath("metadata", "name"), "a BenchmarkRun needs a name")
 	}
-	br.Spec.Workload.Default()
+	br.Spec.Workload = br.Spec.Workload.Resolved()
 	if errs := br.Validate(); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
@@ -102,14 +107,6 @@ func strict(js []byte, v any) error {
 			msgs[i] = e.Error()
 		}
 		return fmt.Errorf("%s", strings.Join(msgs, "; "))
-	}
-	return nil
-}
-
-func check(w *v1alpha1.WorkloadSpec, path *field.Path) error {
-	w.Default()
-	if errs := w.Validate(path); len(errs) > 0 {
-		return errs.ToAggregate()
 	}
 	return nil
 }
