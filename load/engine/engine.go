@@ -16,7 +16,8 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
-	"k8s.io/utils/clock"
+
+	"github.com/spanbench/spanbench/load/clock"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/result"
@@ -48,7 +49,7 @@ type Config struct {
 	// Notes are caveats recorded with the result.
 	Notes []string
 	// Clock is the scheduler's clock; nil means the real one.
-	Clock clock.WithTicker
+	Clock clock.Clock
 	// Observer sees every operation live (Prometheus); may be nil.
 	Observer Observer
 	// Progress is called about once a second; may be nil.
@@ -69,7 +70,7 @@ type Observer interface {
 // engine is the state of one Run.
 type engine struct {
 	cfg      Config
-	clk      clock.WithTicker
+	clk      clock.Clock
 	parent   context.Context
 	ops      []*workload.Op
 	recs     []*opRecorder
@@ -124,7 +125,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 func newEngine(ctx context.Context, cfg Config) (*engine, schedule.Config, error) {
 	clk := cfg.Clock
 	if clk == nil {
-		clk = clock.RealClock{}
+		clk = clock.Real{}
 	}
 	start := cfg.Start
 	if start.IsZero() {

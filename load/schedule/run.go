@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/utils/clock"
+	"github.com/spanbench/spanbench/load/clock"
 )
 
 // Request is one scheduled operation.
@@ -71,10 +71,10 @@ type Stats struct {
 // from Handle (which should observe ctx) and returns ctx's error with the
 // counts so far. An invalid cfg yields an error wrapping ErrInvalidConfig.
 //
-// Waits use clk. When clk is clock.RealClock (not a wrapper around it) Run
+// Waits use clk. When clk is clock.Real (not a wrapper around it) Run
 // waits on a Linux timerfd instead of a Go timer, because Go timers overshoot
 // sub-millisecond sleeps by up to 1ms while the process is idle.
-func Run(ctx context.Context, cfg Config, clk clock.WithTicker, h Handler) (Stats, error) {
+func Run(ctx context.Context, cfg Config, clk clock.Clock, h Handler) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
 	}
