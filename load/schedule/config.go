@@ -3,7 +3,6 @@ package schedule
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -24,7 +23,7 @@ const (
 	Poisson
 )
 
-// String returns "uniform" or "poisson", the spelling ParseArrivals accepts.
+// String returns "uniform" or "poisson".
 func (a Arrivals) String() string {
 	switch a {
 	case Uniform:
@@ -33,18 +32,6 @@ func (a Arrivals) String() string {
 		return "poisson"
 	}
 	return fmt.Sprintf("Arrivals(%d)", int(a))
-}
-
-// ParseArrivals parses "uniform" or "poisson" (case-insensitive), so that a
-// spec field can be turned into an Arrivals value.
-func ParseArrivals(s string) (Arrivals, error) {
-	switch strings.ToLower(s) {
-	case "uniform":
-		return Uniform, nil
-	case "poisson":
-		return Poisson, nil
-	}
-	return 0, fmt.Errorf("%w: unknown arrivals %q (want uniform or poisson)", ErrInvalidConfig, s)
 }
 
 // Config describes one process's share of a load run.
