@@ -7,8 +7,8 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/operation"
 	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // numCodes is the number of gRPC codes (OK through Unauthenticated).
@@ -31,7 +31,7 @@ func newOpRecorder(name string) *opRecorder {
 
 // record adds one finished operation. Latency runs from the intended send
 // time, service time from the actual one.
-func (r *opRecorder) record(worker int, code codes.Code, latency, service time.Duration, out workload.Outcome) {
+func (r *opRecorder) record(worker int, code codes.Code, latency, service time.Duration, out operation.Outcome) {
 	r.retries.Add(uint64(out.Retries))
 	if code != codes.OK {
 		r.errs[min(int(code), numCodes-1)].Add(1)

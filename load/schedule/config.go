@@ -3,6 +3,7 @@ package schedule
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,6 +69,11 @@ type Config struct {
 	// more) for CPU: at most 1/Granularity wake-ups per second. Requests are
 	// never sent before their intended time either way.
 	Granularity time.Duration
+	// InFlight, when not nil, is where Run counts the requests handed to
+	// the handler and not yet returned from it (in open-loop mode also those
+	// queued for a worker), so a caller that shows progress reads the
+	// scheduler's own count instead of keeping a second one.
+	InFlight *atomic.Int64
 	// Start is the instant the run starts, shared by all shards so that their
 	// schedules line up. Run waits until Start before the first send. The zero
 	// value means "now" (the clock's Now when Run is called).
