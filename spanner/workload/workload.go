@@ -172,8 +172,9 @@ func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, st *state) (op
 	return nil, fmt.Errorf("no operations for schema %T", schema)
 }
 
-// Func makes an operation from a function, for workloads that are not
-// Spanner's (a no-op to measure the engine itself, or a custom call).
+// Func makes an operation of the mix from a function: a stand-in with a
+// spec, for binding a workload without Spanner (an engine without a mix
+// needs only operation.Func).
 func Func(spec v1alpha1.OperationSpec, do func(ctx context.Context, rng *rand.Rand) (Outcome, error)) *Op {
 	return &Op{Spec: spec, do: do, exec: &executor{}}
 }
