@@ -84,4 +84,4 @@ test-unit: verify lint envtest-assets emulator-check ## the suites that need no 
 
 .PHONY: bench
 bench: ## measure the load engine (see docs/performance.md)
-	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./spanner/dataset/
+	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/

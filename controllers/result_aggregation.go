@@ -166,7 +166,7 @@ func applyResult(st *v1alpha1.BenchmarkRunStatus, doc *result.Document, run *v1a
 	st.WarmUpStable = &stable
 	st.Operations = st.Operations[:0]
 	for _, op := range doc.Totals {
-		st.Operations = append(st.Operations, v1alpha1.OperationResult{Name: op.Name, Type: op.Type, ResultFigures: figures(op, 0)})
+		st.Operations = append(st.Operations, v1alpha1.OperationResult{Name: op.Name, Type: v1alpha1.OperationType(op.Type), ResultFigures: figures(op, 0)})
 	}
 	sort.Slice(st.Operations, func(i, j int) bool { return st.Operations[i].Name < st.Operations[j].Name })
 	overall := figures(doc.Overall, missed)

@@ -17,6 +17,7 @@ import (
 	"github.com/spanbench/spanbench/load/metrics"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -243,18 +244,13 @@ func (r *runner) open(ctx context.Context, ctl *protocol.Control) (*session.Sess
 // engineConfig binds the workload to this shard and, when asked, serves
 // its live metrics until ctx ends.
 func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *protocol.Control) (engine.Config, error) {
-	w, err := s.Workload(&ctl.Workload, ctl.Run, r.o.Index, ctl.Shards)
+	cfg, err := shardrun.Config(ctl.Run, &ctl.Workload, s, r.o.Index, ctl.Shards)
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg := engine.Config{
-		Run: ctl.Run, Spec: &ctl.Workload, Workload: w,
-		Shard: r.o.Index, Shards: ctl.Shards, Seed: Seed(ctl.Run, r.o.Index),
-		Target: s.ResultTarget(), Environment: session.Environment(ctl.Region), Notes: s.Notes(),
-		Progress: r.logProgress(),
-	}
+	cfg.Seed, cfg.Environment, cfg.Progress = Seed(ctl.Run, r.o.Index), session.Environment(ctl.Region), r.logProgress()
 	if r.o.MetricsAddr != "" {
-		if cfg.Observer, err = r.serveMetrics(ctx, ctl); err != nil {
+		if cfg.Observer, err = r.serveMetrics(ctx, ctl.Run, cfg.Spec.Settings().Operations); err != nil {
 			return engine.Config{}, err
 		}
 	}
@@ -271,7 +267,7 @@ func Seed(run string, index int) int64 {
 
 // serveMetrics serves the engine's live metrics and the runner process's
 // own (a saturated client skews latencies, so its CPU is worth seeing).
-func (r *runner) serveMetrics(ctx context.Context, ctl *protocol.Control) (engine.Observer, error) {
+func (r *runner) serveMetrics(ctx context.Context, run string, ops []result.OperationInfo) (engine.Observer, error) {
 	reg := prometheus.NewRegistry()
 	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
 		return nil, err
@@ -279,7 +275,7 @@ func (r *runner) serveMetrics(ctx context.Context, ctl *protocol.Control) (engin
 	if err := reg.Register(collectors.NewGoCollector()); err != nil {
 		return nil, err
 	}
-	m, err := metrics.NewEngine(reg, ctl.Run, ctl.Workload.Operations)
+	m, err := metrics.NewEngine(reg, run, ops)
 	if err != nil {
 		return nil, err
 	}

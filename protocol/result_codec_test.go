@@ -8,6 +8,7 @@ import (
 
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/shardrun"
 )
 
 // bigResult is a long run's result: intervals of 1 s, two operations, each
@@ -17,7 +18,11 @@ func bigResult(t *testing.T, intervals int) *result.Document {
 	t.Helper()
 	spec := ycsb(1000, time.Duration(intervals)*time.Second, readOp, updateOp)
 	start := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
-	d := &result.Document{SchemaVersion: result.SchemaVersion, Run: "long", Spec: spec, Start: start,
+	recorded, err := shardrun.RecordedSpec(&spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &result.Document{SchemaVersion: result.SchemaVersion, Run: "long", Spec: recorded, Start: start,
 		End: start.Add(time.Duration(intervals) * time.Second), IntervalSeconds: 1, Shards: []result.Shard{{Index: 0, Count: 1}}}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range intervals {

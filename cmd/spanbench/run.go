@@ -19,6 +19,7 @@ import (
 	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/metrics"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/emulator"
 	"github.com/spanbench/spanbench/spanner/session"
@@ -133,18 +134,17 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	if err := prepareDataset(ctx, s, schema, run.Workload.Dataset, stderr); err != nil {
 		return nil, err
 	}
-	w, err := s.Workload(&run.Workload, run.Name, shard, shards)
+	cfg, err := shardrun.Config(run.Name, &run.Workload, s, shard, shards)
 	if err != nil {
 		return nil, err
 	}
-	cfg := engine.Config{Run: run.Name, Spec: &run.Workload, Workload: w, Shard: shard, Shards: shards, Start: start, Seed: f.seed,
-		Target: s.ResultTarget(), Environment: session.Environment(""), Notes: s.Notes()}
+	cfg.Start, cfg.Seed, cfg.Environment = start, f.seed, session.Environment("")
 	if showProgress(f.progress, stderr) {
 		cfg.Progress = progressLine(stderr)
 		defer fmt.Fprintln(stderr)
 	}
 	if f.metricsAddr != "" {
-		if err := serveMetrics(ctx, f.metricsAddr, run, &cfg, stderr); err != nil {
+		if err := serveMetrics(ctx, f.metricsAddr, &cfg, stderr); err != nil {
 			return nil, err
 		}
 	}
@@ -168,9 +168,9 @@ func prepareDataset(ctx context.Context, s *session.Session, schema workload.Sch
 }
 
 // serveMetrics starts the live metrics endpoint and wires it to the engine.
-func serveMetrics(ctx context.Context, addr string, run *manifest.Run, cfg *engine.Config, stderr io.Writer) error {
+func serveMetrics(ctx context.Context, addr string, cfg *engine.Config, stderr io.Writer) error {
 	reg := prometheus.NewRegistry()
-	m, err := metrics.NewEngine(reg, run.Name, run.Workload.Operations)
+	m, err := metrics.NewEngine(reg, cfg.Run, cfg.Spec.Settings().Operations)
 	if err != nil {
 		return err
 	}

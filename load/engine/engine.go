@@ -1,8 +1,9 @@
-// Package engine runs a workload against Spanner on an open-loop (or
-// closed-loop) schedule, measures every operation from its intended send
-// time into per-interval HDR histograms, and returns the shard's result
-// document. It ties together the scheduler, the workload and the result
-// format; none of those know about each other.
+// Package engine runs a mix of operations on an open-loop (or closed-loop)
+// schedule, measures every operation from its intended send time into
+// per-interval HDR histograms, and returns the shard's result document. It
+// ties together the scheduler, the operations and the result format; none of
+// those know about each other, and the engine knows neither Spanner nor the
+// API's types: package shardrun binds a BenchmarkRun's workload to it.
 package engine
 
 import (
@@ -14,14 +15,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
-	"k8s.io/utils/clock"
+	"google.golang.org/grpc/status"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/clock"
+
+	"github.com/spanbench/spanbench/load/operation"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/load/schedule"
-	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // DrainTimeout is how long operations still in flight at the end of a run
@@ -32,10 +33,15 @@ const DrainTimeout = 30 * time.Second
 type Config struct {
 	// Run names the run.
 	Run string
-	// Spec is the defaulted, validated workload.
-	Spec *v1alpha1.WorkloadSpec
-	// Workload is the spec bound to a Spanner client.
-	Workload *workload.Workload
+	// Spec is the resolved workload spec, recorded with the result; its
+	// operations are Operations, in the same order.
+	Spec result.Spec
+	// Operations is the mix, in spec order.
+	Operations []Operation
+	// Load is the whole run's load (all shards together).
+	Load Load
+	// Interval is the length of one interval of the result's time series.
+	Interval time.Duration
 	// Shard and Shards say this is runner i of n.
 	Shard, Shards int
 	// Start is the common start instant; zero means now.
@@ -48,17 +54,41 @@ type Config struct {
 	// Notes are caveats recorded with the result.
 	Notes []string
 	// Clock is the scheduler's clock; nil means the real one.
-	Clock clock.WithTicker
+	Clock clock.Clock
 	// Observer sees every operation live (Prometheus); may be nil.
 	Observer Observer
 	// Progress is called about once a second; may be nil.
 	Progress func(Progress)
 }
 
+// Operation is one operation of the mix.
+type Operation struct {
+	// Name is the operation's name in the spec.
+	Name string
+	// Weight is its share of the mix, relative to the others' (at least 1).
+	Weight int
+	// Op runs it.
+	Op operation.Operation
+}
+
+// Load is a run's load: a target rate over time (open loop) or a number of
+// workers sending back to back (closed loop).
+type Load struct {
+	// Profile is the target rate over time of all shards together; its
+	// duration is the run's. In a closed loop only the duration counts.
+	Profile schedule.Profile
+	// Arrivals spaces open-loop sends.
+	Arrivals schedule.Arrivals
+	// MaxInFlight caps this shard's requests in flight (open loop).
+	MaxInFlight int
+	// Concurrency > 0 selects a closed loop of this many workers per shard.
+	Concurrency int
+}
+
 // Observer receives live measurements. Its methods run on the hot path and
 // must not block.
 type Observer interface {
-	// Finished reports a completed operation (index in the workload's Ops).
+	// Finished reports a completed operation (index in Config.Operations).
 	Finished(op int, code codes.Code, latency time.Duration)
 	// Missed reports a send skipped because the in-flight cap was reached.
 	Missed()
@@ -68,15 +98,17 @@ type Observer interface {
 
 // engine is the state of one Run.
 type engine struct {
-	cfg      Config
-	clk      clock.WithTicker
-	parent   context.Context
-	ops      []*workload.Op
-	recs     []*opRecorder
-	rngs     []*rand.Rand
-	missed   atomic.Uint64
-	done     atomic.Uint64 // operations finished, for progress
-	errors   atomic.Uint64
+	cfg    Config
+	clk    clock.Clock
+	parent context.Context
+	mix    mix
+	recs   []*opRecorder
+	rngs   []*rand.Rand
+	missed atomic.Uint64
+	done   atomic.Uint64 // operations finished, for progress
+	errors atomic.Uint64
+	// inFlight is the scheduler's count of requests in flight: the engine
+	// reads it for progress rather than keeping a second count.
 	inFlight atomic.Int64
 	series   *series
 	// firstSend is when the first operation really began: the shards'
@@ -92,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	end := sc.Start.Add(cfg.Spec.TotalDuration())
+	end := sc.Start.Add(cfg.Load.Profile.Duration())
 	drain := e.clk.NewTimer(end.Sub(e.clk.Now()) + DrainTimeout)
 	defer drain.Stop()
 	go func() {
@@ -124,46 +156,50 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 func newEngine(ctx context.Context, cfg Config) (*engine, schedule.Config, error) {
 	clk := cfg.Clock
 	if clk == nil {
-		clk = clock.RealClock{}
+		clk = clock.Real{}
 	}
 	start := cfg.Start
 	if start.IsZero() {
 		start = clk.Now()
 	}
-	sc := scheduleConfig(cfg.Spec, cfg.Shard, cfg.Shards, start, cfg.Seed)
+	if err := checkOperations(cfg); err != nil {
+		return nil, schedule.Config{}, err
+	}
+	if cfg.Interval <= 0 {
+		return nil, schedule.Config{}, fmt.Errorf("interval %v: must be positive", cfg.Interval)
+	}
+	e := &engine{cfg: cfg, clk: clk, parent: ctx, mix: newMix(cfg.Operations)}
+	sc := scheduleConfig(cfg, start, &e.inFlight)
 	if err := sc.Validate(); err != nil {
 		return nil, sc, err
 	}
-	e := &engine{cfg: cfg, clk: clk, parent: ctx, ops: cfg.Workload.Ops()}
-	for _, op := range e.ops {
-		e.recs = append(e.recs, newOpRecorder(op.Spec.Name))
+	for _, op := range cfg.Operations {
+		e.recs = append(e.recs, newOpRecorder(op.Name))
 	}
 	workers := max(sc.MaxInFlight, sc.Concurrency)
 	for w := range workers {
 		e.rngs = append(e.rngs, rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(cfg.Shard)<<32|uint64(w))))
 	}
-	e.series = newSeries(e, start, cfg.Spec.Interval.Duration, sc)
+	e.series = newSeries(e, start, cfg.Interval, sc)
 	return e, sc, nil
 }
 
 // Handle runs one scheduled request on worker w.
 func (e *engine) Handle(ctx context.Context, w int, r schedule.Request) {
 	rng := e.rngs[w]
-	i := e.cfg.Workload.Pick(rng)
-	e.inFlight.Add(1)
+	i := e.mix.pick(rng)
 	begin := e.clk.Now()
 	if e.firstSend.Load() == nil {
 		e.firstSend.CompareAndSwap(nil, &begin)
 	}
-	out, err := e.ops[i].Do(ctx, rng)
+	out, err := e.cfg.Operations[i].Op.Do(ctx, rng)
 	end := e.clk.Now()
-	e.inFlight.Add(-1)
 	if err != nil && e.parent.Err() != nil {
-		return // the user interrupted the run; not a Spanner error
+		return // the user interrupted the run; not the operation's error
 	}
 	code := codes.OK
 	if err != nil {
-		code = spanner.ErrCode(err)
+		code = status.Code(err)
 		e.errors.Add(1)
 	}
 	e.done.Add(1)
@@ -190,18 +226,18 @@ func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.D
 	doc := &result.Document{
 		SchemaVersion:   result.SchemaVersion,
 		Run:             e.cfg.Run,
-		Spec:            *e.cfg.Spec,
+		Spec:            e.cfg.Spec,
 		Target:          e.cfg.Target,
 		Environment:     e.cfg.Environment,
 		Start:           start,
 		End:             end,
-		IntervalSeconds: e.cfg.Spec.Interval.Seconds(),
+		IntervalSeconds: e.cfg.Interval.Seconds(),
 		Intervals:       intervals,
 		Notes:           e.cfg.Notes,
 		Shards: []result.Shard{{
 			Index: e.cfg.Shard, Count: e.cfg.Shards, Host: hostname(),
 			Started: e.started(start), Ended: e.clk.Now(), Missed: stats.Missed,
-			TargetRate: e.series.sched.Profile.Rate(0) / float64(max(e.cfg.Shards, 1)),
+			TargetRate: schedule.Share(e.series.sched.Profile.Rate(0), e.cfg.Shard, e.cfg.Shards),
 		}},
 	}
 	if e.series.sched.Concurrency > 0 {
@@ -238,7 +274,8 @@ type Progress struct {
 	P99 time.Duration
 	// Errors and Missed count failures and missed sends so far.
 	Errors, Missed uint64
-	// InFlight is the number of operations running.
+	// InFlight is the number of operations sent and not yet finished
+	// (in open loop also those queued for a worker): the scheduler's count.
 	InFlight int64
 }
 

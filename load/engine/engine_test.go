@@ -2,117 +2,75 @@ package engine_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/sessiontest"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
-	"cloud.google.com/go/spanner"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/engine"
+	"github.com/spanbench/spanbench/load/operation"
 	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/spanner/session"
+	"github.com/spanbench/spanbench/load/schedule"
 )
 
-const preloaded = 400
-
-func tweetSpec() *v1alpha1.WorkloadSpec {
-	rows, rate := int64(preloaded), int32(160)
-	s := &v1alpha1.WorkloadSpec{
-		Type:    v1alpha1.WorkloadTweet,
-		Dataset: v1alpha1.DatasetSpec{Rows: &rows},
-		Operations: []v1alpha1.OperationSpec{
-			{Type: v1alpha1.OpRead, Weight: 3, Staleness: &v1alpha1.StalenessSpec{Max: &metav1.Duration{Duration: 10 * time.Second}}},
-			{Type: v1alpha1.OpInsert, Weight: 3},
-			{Type: v1alpha1.OpUpdate, Weight: 2, WritePath: v1alpha1.WriteDML},
-			{Type: v1alpha1.OpDelete, Weight: 1},
-		},
-		Load:     v1alpha1.LoadSpec{Rate: &rate},
-		Duration: &metav1.Duration{Duration: 4 * time.Second},
-		Interval: &metav1.Duration{Duration: time.Second},
-	}
-	*s = s.Resolved()
-	return s
-}
-
-// runShards runs n shards of spec concurrently, each with its own client
-// (as separate runner pods would), from one common start, and merges them.
-func runShards(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec, n int) *result.Document {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	start := time.Now().Add(500 * time.Millisecond)
-	docs := make([]*result.Document, n)
-	errs := make([]error, n)
+// TestRunMeasuresTheMixAndClassifiesErrorsByCode runs two load-layer
+// operations, one of which fails with a gRPC status, in 3 shards, and checks
+// what the merged result says against what the operations did.
+func TestRunMeasuresTheMixAndClassifiesErrorsByCode(t *testing.T) {
+	ok := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) {
+		return operation.Outcome{Rows: 2}, nil
+	})
+	unavailable := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) {
+		return operation.Outcome{}, status.Error(codes.Unavailable, "down")
+	})
+	const rate, shards = 200, 3
+	start := time.Now().Add(100 * time.Millisecond)
+	docs, errs := make([]*result.Document, shards), make([]error, shards)
 	var wg sync.WaitGroup
-	for i := range n {
-		s, err := session.Open(ctx, base.Target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		w, err := s.Workload(spec, "accounting", i, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			docs[i], errs[i] = engine.Run(ctx, engine.Config{Run: "accounting", Spec: spec, Workload: w, Shard: i, Shards: n,
-				Start: start, Seed: int64(i), Target: s.ResultTarget(), Notes: s.Notes()})
-		}()
+	for i := range shards {
+		cfg := noopConfig(t, rate, time.Second, ok, unavailable)
+		cfg.Interval, cfg.Shard, cfg.Shards, cfg.Start, cfg.Seed = 250*time.Millisecond, i, shards, start, int64(i)
+		wg.Go(func() { docs[i], errs[i] = engine.Run(context.Background(), cfg) })
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("shard %d: %v", i, err)
+	for i, doc := range docs {
+		if errs[i] != nil {
+			t.Fatalf("shard %d: %v", i, errs[i])
+		}
+		if got, want := doc.Shards[0].TargetRate, schedule.Share(rate, i, shards); got != want {
+			t.Errorf("shard %d reports a target rate of %v, want its share %v", i, got, want)
 		}
 	}
 	merged, err := result.Merge(docs...)
 	if err != nil {
-		t.Fatalf("merging shards: %v", err)
+		t.Fatal(err)
 	}
-	return merged
+	byName := map[string]result.Operation{}
+	for _, op := range merged.Totals {
+		byName[op.Name] = op
+	}
+	good, bad := byName["op0"], byName["op1"]
+	if good.OK == 0 || good.Rows != 2*good.OK || good.ErrorCount() != 0 {
+		t.Errorf("op0 always succeeds with 2 rows; the result says %+v", good.Counts)
+	}
+	if bad.OK != 0 || bad.Errors[codes.Unavailable.String()] == 0 || bad.ErrorCount() != bad.Errors[codes.Unavailable.String()] {
+		t.Errorf("op1 always fails with Unavailable; the result says %+v", bad.Counts)
+	}
+	if n := good.OK + bad.ErrorCount(); n != rate {
+		t.Errorf("3 shards sent %d operations in 1 s at %d/s; want exactly %d", n, rate, rate)
+	}
 }
 
-// TestDatabaseHoldsExactlyWhatTheMergedResultReports runs two shards of a
-// write mix and checks the table against the merged counts: every insert
-// and delete the result reports happened once, and every update appended
-// exactly one favourite.
-func TestDatabaseHoldsExactlyWhatTheMergedResultReports(t *testing.T) {
-	spec := tweetSpec()
-	s := sessiontest.Start(t, spec)
-	doc := runShards(t, s, spec, 2)
-	ops := map[string]result.Operation{}
-	for _, op := range doc.Totals {
-		ops[op.Name] = op
-		if n := op.ErrorCount(); n > 0 {
-			t.Errorf("%s had %d errors: %v", op.Name, n, op.Errors)
-		}
-	}
-	if doc.Overall.OK < 500 {
-		t.Fatalf("only %d operations succeeded in 4 s at 160/s; the run did not happen as scheduled", doc.Overall.OK)
-	}
-	ctx := context.Background()
-	var rows, favos int64
-	row, err := s.Client.Single().Query(ctx, spanner.Statement{SQL: "SELECT COUNT(*), COALESCE(SUM(ARRAY_LENGTH(Favos)), 0) FROM Tweet"}).Next()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := row.Columns(&rows, &favos); err != nil {
-		t.Fatal(err)
-	}
-	inserted, deleted := int64(ops["insert"].Rows), int64(ops["delete"].Rows)
-	if want := preloaded + inserted - deleted; rows != want {
-		t.Errorf("Tweet holds %d rows; the result says %d preloaded + %d inserted - %d deleted = %d", rows, preloaded, inserted, deleted, want)
-	}
-	if updated := int64(ops["update"].Rows); favos != updated {
-		t.Errorf("Tweet holds %d favourites; the result says %d updates", favos, updated)
-	}
-	if ops["insert"].OK == 0 || ops["delete"].Rows == 0 || ops["update"].OK == 0 {
-		t.Errorf("the mix did not exercise every write: %+v", ops)
+// TestRunRefusesOperationsThatAreNotTheSpecs: the result's totals are keyed
+// by the spec's operation names, so the engine must run exactly those.
+func TestRunRefusesOperationsThatAreNotTheSpecs(t *testing.T) {
+	noop := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) { return operation.Outcome{}, nil })
+	cfg := noopConfig(t, 10, time.Second, noop)
+	cfg.Spec = recordedSpec(t, "read", "update")
+	if _, err := engine.Run(context.Background(), cfg); err == nil {
+		t.Error("Run accepted one operation for a spec of two")
 	}
 }

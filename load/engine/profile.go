@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/schedule"
 )
 
@@ -13,50 +15,67 @@ import (
 // at about half the CPU, leaving the core to the Spanner client.
 const DispatchGranularity = 100 * time.Microsecond
 
-// scheduleConfig turns a defaulted workload spec into this shard's schedule.
-func scheduleConfig(spec *v1alpha1.WorkloadSpec, shard, shards int, start time.Time, seed int64) schedule.Config {
-	cfg := schedule.Config{
-		Profile: profile(spec),
-		Shard:   shard, Shards: shards,
+// scheduleConfig is this shard's schedule; the scheduler counts requests in
+// flight into inFlight.
+func scheduleConfig(cfg Config, start time.Time, inFlight *atomic.Int64) schedule.Config {
+	return schedule.Config{
+		Profile:     cfg.Load.Profile,
+		Arrivals:    cfg.Load.Arrivals,
+		MaxInFlight: cfg.Load.MaxInFlight,
+		Concurrency: cfg.Load.Concurrency,
+		Shard:       cfg.Shard, Shards: cfg.Shards,
 		Start:       start,
-		Seed:        seed,
+		Seed:        cfg.Seed,
 		Granularity: DispatchGranularity,
+		InFlight:    inFlight,
 	}
-	if spec.Load.Arrivals == v1alpha1.ArrivalsPoisson {
-		cfg.Arrivals = schedule.Poisson
-	}
-	if c := spec.Load.Concurrency; c != nil {
-		cfg.Concurrency = int(*c)
-	} else {
-		cfg.MaxInFlight = int(*spec.Load.MaxInFlight)
-	}
-	return cfg
 }
 
-// profile is the whole run's rate over time (all shards together). In a
-// closed loop it only carries the duration.
-func profile(spec *v1alpha1.WorkloadSpec) schedule.Profile {
-	total := spec.TotalDuration()
-	l := spec.Load
-	switch {
-	case l.Rate != nil:
-		r := float64(*l.Rate)
-		return schedule.Profile{{From: r, To: r, Duration: total}}
-	case len(l.Steps) > 0:
-		p := make(schedule.Profile, 0, len(l.Steps))
-		for _, s := range l.Steps {
-			p = append(p, schedule.Segment{From: float64(s.Rate), To: float64(s.Rate), Duration: s.Duration.Duration})
-		}
-		return p
-	case l.Ramp != nil:
-		from, to, d := float64(l.Ramp.From), float64(l.Ramp.To), min(l.Ramp.Duration.Duration, total)
-		p := schedule.Profile{{From: from, To: from + (to-from)*d.Seconds()/l.Ramp.Duration.Seconds(), Duration: d}}
-		if rest := total - d; rest > 0 {
-			p = append(p, schedule.Segment{From: to, To: to, Duration: rest})
-		}
-		return p
+// checkOperations makes sure the operations are the spec's, in its order:
+// the result's totals are keyed by the spec's names.
+func checkOperations(cfg Config) error {
+	names := cfg.Spec.Settings().Operations
+	if len(cfg.Operations) == 0 || len(cfg.Operations) != len(names) {
+		return fmt.Errorf("%d operations for a spec of %d", len(cfg.Operations), len(names))
 	}
-	return schedule.Profile{{Duration: total}}
+	for i, op := range cfg.Operations {
+		switch {
+		case op.Name != names[i].Name:
+			return fmt.Errorf("operation %d is %q, the spec's is %q", i, op.Name, names[i].Name)
+		case op.Weight < 1:
+			return fmt.Errorf("operation %s: weight %d must be at least 1", op.Name, op.Weight)
+		case op.Op == nil:
+			return fmt.Errorf("operation %s has nothing to run", op.Name)
+		}
+	}
+	return nil
+}
+
+// mix picks operations by weight.
+type mix struct {
+	cumulative []int64
+	total      int64
+}
+
+func newMix(ops []Operation) mix {
+	var m mix
+	for _, op := range ops {
+		m.total += int64(op.Weight)
+		m.cumulative = append(m.cumulative, m.total)
+	}
+	return m
+}
+
+// pick returns an index into the operations, each with probability
+// weight/total.
+func (m mix) pick(rng *rand.Rand) int {
+	x := rng.Int64N(m.total)
+	for i, c := range m.cumulative {
+		if x < c {
+			return i
+		}
+	}
+	return len(m.cumulative) - 1
 }
 
 // meanRate is the profile's average rate between two offsets, by the

@@ -1,64 +1,129 @@
 package engine
 
 import (
-	"sync/atomic"
+	"runtime"
+	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"google.golang.org/grpc/codes"
 
 	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/operation"
 	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // numCodes is the number of gRPC codes (OK through Unauthenticated).
 const numCodes = 17
 
 // opRecorder accumulates one operation's measurements for the current
-// interval. Counters are atomics and histograms striped, so the workers
-// recording never wait on one shared lock.
+// interval, in the manner of CockroachDB's workload/histogram: workers record
+// into a few independently locked stripes (a worker always uses its own), and
+// the interval's drain swaps each stripe's window for an empty one under the
+// stripe's lock and merges the full one outside it. A window holds the
+// counters and the histograms together, so an operation's count and its
+// latency always land in the same interval.
+//
+// A window per worker would avoid even the stripes' locks, but at three
+// 100-200 KiB histograms each it costs gigabytes with hundreds of in-flight
+// workers and several operations.
 type opRecorder struct {
-	name                       string
-	latency, service, errorLat *histogram.Striped
-	ok, rows                   atomic.Uint64
-	retries, muts              atomic.Uint64
-	errs                       [numCodes]atomic.Uint64
+	name    string
+	stripes []stripe
+	// spare and sum belong to the single draining goroutine: spare is the
+	// empty window swapped into a stripe, sum the interval's merge.
+	spare, sum *window
 }
 
+type stripe struct {
+	mu sync.Mutex
+	w  *window
+	_  [48]byte // keep neighbouring stripes' locks off one cache line
+}
+
+// window is what one stripe recorded in the current interval.
+type window struct {
+	latency, service, errorLat *hdr.Histogram
+	ok, rows, retries, muts    uint64
+	errs                       [numCodes]uint64
+}
+
+func newWindow() *window {
+	return &window{latency: histogram.New(), service: histogram.New(), errorLat: histogram.New()}
+}
+
+// newOpRecorder returns a recorder with two stripes per CPU.
 func newOpRecorder(name string) *opRecorder {
-	return &opRecorder{name: name, latency: histogram.NewStriped(), service: histogram.NewStriped(), errorLat: histogram.NewStriped()}
+	r := &opRecorder{name: name, stripes: make([]stripe, 2*runtime.GOMAXPROCS(0)), spare: newWindow(), sum: newWindow()}
+	for i := range r.stripes {
+		r.stripes[i].w = newWindow()
+	}
+	return r
 }
 
 // record adds one finished operation. Latency runs from the intended send
 // time, service time from the actual one.
-func (r *opRecorder) record(worker int, code codes.Code, latency, service time.Duration, out workload.Outcome) {
-	r.retries.Add(uint64(out.Retries))
+func (r *opRecorder) record(worker int, code codes.Code, latency, service time.Duration, out operation.Outcome) {
+	lat, svc := histogram.Micros(latency), histogram.Micros(service)
+	st := &r.stripes[worker%len(r.stripes)]
+	st.mu.Lock()
+	w := st.w
+	w.retries += uint64(out.Retries)
 	if code != codes.OK {
-		r.errs[min(int(code), numCodes-1)].Add(1)
-		r.errorLat.Record(worker, latency)
-		return
+		w.errs[min(int(code), numCodes-1)]++
+		_ = w.errorLat.RecordValue(lat) // cannot fail: Micros clamps to the range
+	} else {
+		w.ok++
+		w.rows += uint64(out.Rows)
+		w.muts += uint64(out.Mutations)
+		_ = w.latency.RecordValue(lat)
+		_ = w.service.RecordValue(svc)
 	}
-	r.ok.Add(1)
-	r.rows.Add(uint64(out.Rows))
-	r.muts.Add(uint64(out.Mutations))
-	r.latency.Record(worker, latency)
-	r.service.Record(worker, service)
+	st.mu.Unlock()
 }
 
 // drain moves what was recorded since the last drain into an interval entry.
+// Only one goroutine drains.
 func (r *opRecorder) drain() (result.IntervalOperation, error) {
-	c := result.Counts{OK: r.ok.Swap(0), Rows: r.rows.Swap(0), Retries: r.retries.Swap(0), Mutations: r.muts.Swap(0)}
-	for code := range r.errs {
-		if n := r.errs[code].Swap(0); n > 0 {
+	for i := range r.stripes {
+		st := &r.stripes[i]
+		st.mu.Lock()
+		st.w, r.spare = r.spare, st.w
+		st.mu.Unlock()
+		r.sum.add(r.spare)
+		r.spare.reset()
+	}
+	defer r.sum.reset()
+	c := result.Counts{OK: r.sum.ok, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts}
+	for code, n := range r.sum.errs {
+		if n > 0 {
 			if c.Errors == nil {
 				c.Errors = map[string]uint64{}
 			}
 			c.Errors[codes.Code(code).String()] += n
 		}
 	}
-	lat, svc, errLat := histogram.New(), histogram.New(), histogram.New()
-	r.latency.Drain(lat)
-	r.service.Drain(svc)
-	r.errorLat.Drain(errLat)
-	return result.NewIntervalOperation(r.name, c, lat, svc, errLat)
+	return result.NewIntervalOperation(r.name, c, r.sum.latency, r.sum.service, r.sum.errorLat)
+}
+
+// add merges o into w.
+func (w *window) add(o *window) {
+	w.latency.Merge(o.latency)
+	w.service.Merge(o.service)
+	w.errorLat.Merge(o.errorLat)
+	w.ok += o.ok
+	w.rows += o.rows
+	w.retries += o.retries
+	w.muts += o.muts
+	for i, n := range o.errs {
+		w.errs[i] += n
+	}
+}
+
+// reset empties w, keeping its histograms' memory.
+func (w *window) reset() {
+	w.latency.Reset()
+	w.service.Reset()
+	w.errorLat.Reset()
+	*w = window{latency: w.latency, service: w.service, errorLat: w.errorLat}
 }

@@ -96,7 +96,7 @@ func (s *series) meanTargetRate(from, to time.Time) float64 {
 		to = end
 	}
 	r := meanRate(s.sched.Profile, from.Sub(s.start), to.Sub(s.start))
-	return r / float64(max(s.sched.Shards, 1))
+	return schedule.Share(r, s.sched.Shard, s.sched.Shards)
 }
 
 // targetRate is this shard's target rate at t.
@@ -104,7 +104,7 @@ func (s *series) targetRate(t time.Time) float64 {
 	if s.sched.Concurrency > 0 || t.Before(s.start) {
 		return 0
 	}
-	return s.sched.Profile.Rate(t.Sub(s.start)) / float64(max(s.sched.Shards, 1))
+	return schedule.Share(s.sched.Profile.Rate(t.Sub(s.start)), s.sched.Shard, s.sched.Shards)
 }
 
 func (s *series) p99SoFar() int64 {

@@ -10,8 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc/codes"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/engine"
+	"github.com/spanbench/spanbench/load/result"
 )
 
 // Namespace prefixes every spanbench metric.
@@ -36,8 +36,9 @@ type Engine struct {
 	inFlight prometheus.Gauge
 }
 
-// NewEngine registers the engine's collectors for a run's operations.
-func NewEngine(reg prometheus.Registerer, run string, ops []v1alpha1.OperationSpec) (*Engine, error) {
+// NewEngine registers the engine's collectors for a run's operations (its
+// spec's, in order: Finished's index points into them).
+func NewEngine(reg prometheus.Registerer, run string, ops []result.OperationInfo) (*Engine, error) {
 	constLabels := prometheus.Labels{"run": run}
 	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: Namespace, Name: "operation_latency_seconds", ConstLabels: constLabels, Buckets: LatencyBuckets,

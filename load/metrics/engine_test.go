@@ -3,43 +3,48 @@ package metrics_test
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/sessiontest"
-
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/metrics"
+	"github.com/spanbench/spanbench/load/operation"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/load/schedule"
 )
 
 // TestScrapedCountersMatchTheResult runs a short load with live metrics,
 // scrapes /metrics over HTTP and checks the counters agree with the result
 // document, and that no label carries a key or a value.
 func TestScrapedCountersMatchTheResult(t *testing.T) {
-	rows, rate := int64(200), int32(100)
-	spec := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
-		Operations: []v1alpha1.OperationSpec{{Type: v1alpha1.OpRead, Weight: 1, Staleness: &v1alpha1.StalenessSpec{Exact: &metav1.Duration{Duration: 5 * time.Second}}},
-			{Type: v1alpha1.OpUpdate, Weight: 1}},
-		Load: v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: 2 * time.Second}}
-	*spec = spec.Resolved()
-	s := sessiontest.Start(t, spec)
-	w, err := s.Workload(spec, "metrics", 0, 1)
+	spec, err := result.NewSpec([]byte(`{"operations":[{"name":"read","type":"Read","weight":1},{"name":"update","type":"Update","weight":1}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
+	read := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) { return operation.Outcome{Rows: 1}, nil })
+	update := operation.Func(func(_ context.Context, rng *rand.Rand) (operation.Outcome, error) {
+		if rng.IntN(4) == 0 {
+			return operation.Outcome{}, status.Error(codes.Aborted, "aborted")
+		}
+		return operation.Outcome{Rows: 1}, nil
+	})
+	cfg := engine.Config{Run: "metrics", Spec: spec, Interval: time.Second, Shards: 1,
+		Operations: []engine.Operation{{Name: "read", Weight: 1, Op: read}, {Name: "update", Weight: 1, Op: update}},
+		Load:       engine.Load{Profile: schedule.Profile{{From: 100, To: 100, Duration: 2 * time.Second}}, MaxInFlight: 16}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	reg := prometheus.NewRegistry()
-	m, err := metrics.NewEngine(reg, "metrics", spec.Operations)
+	m, err := metrics.NewEngine(reg, "metrics", spec.Settings().Operations)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +52,8 @@ func TestScrapedCountersMatchTheResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := engine.Run(ctx, engine.Config{Run: "metrics", Spec: spec, Workload: w, Shard: 0, Shards: 1, Observer: m})
+	cfg.Observer = m
+	doc, err := engine.Run(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +63,12 @@ func TestScrapedCountersMatchTheResult(t *testing.T) {
 		if got != float64(op.OK) {
 			t.Errorf("spanbench_operations_total{operation=%q,code=OK} = %v, the result says %d", op.Name, got, op.OK)
 		}
-		h := find(families["spanbench_operation_latency_seconds"], map[string]string{"operation": op.Name})
+		if n := op.Errors[codes.Aborted.String()]; n > 0 {
+			if got := value(families["spanbench_operations_total"], map[string]string{"operation": op.Name, "type": string(op.Type), "code": "Aborted"}); got != float64(n) {
+				t.Errorf("spanbench_operations_total{operation=%q,code=Aborted} = %v, the result says %d", op.Name, got, n)
+			}
+		}
+		h := find(families["spanbench_operation_latency_seconds"], map[string]string{"operation": op.Name, "type": string(op.Type)})
 		if h == nil || h.GetHistogram().GetSampleCount() != op.OK {
 			t.Errorf("latency histogram of %s counts %v samples, the result %d", op.Name, h.GetHistogram().GetSampleCount(), op.OK)
 		}

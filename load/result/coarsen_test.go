@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // randomSamples spreads n random samples over shards, intervals and both
@@ -29,7 +26,7 @@ func randomSamples(seed uint64, n, shards, intervals int) []sample {
 // exactly as they were, averages the target rate, and says so in a note;
 // the original is untouched.
 func TestCoarsenKeepsEveryFigureButTheResolution(t *testing.T) {
-	d := shardDocs(t, testSpec(nil), 1, 7, randomSamples(1, 5000, 1, 7))[0]
+	d := shardDocs(t, testSpec(""), 1, 7, randomSamples(1, 5000, 1, 7))[0]
 	c, err := d.Coarsened(2)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +54,7 @@ func TestCoarsenKeepsEveryFigureButTheResolution(t *testing.T) {
 // TestCoarsenRoundsAFixedWarmUpUpToACoarseInterval: a 10 s warm-up is one
 // 10 s interval, and one 20 s interval once coarsened.
 func TestCoarsenRoundsAFixedWarmUpUpToACoarseInterval(t *testing.T) {
-	spec := testSpec(&v1alpha1.WarmUpSpec{Mode: v1alpha1.WarmUpFixed, Duration: &metav1.Duration{Duration: 10 * time.Second}})
+	spec := testSpec(fixedWarmUp(10 * time.Second))
 	d := shardDocs(t, spec, 1, 6, randomSamples(2, 3000, 1, 6))[0]
 	c, err := d.Coarsened(2)
 	if err != nil {
@@ -75,7 +72,7 @@ func TestCoarsenRoundsAFixedWarmUpUpToACoarseInterval(t *testing.T) {
 // result merges with fine ones into exactly what coarsening the fine merge
 // gives.
 func TestMergeAlignsShardsCoarsenedToFit(t *testing.T) {
-	docs := shardDocs(t, testSpec(nil), 3, 8, randomSamples(3, 9000, 3, 8))
+	docs := shardDocs(t, testSpec(""), 3, 8, randomSamples(3, 9000, 3, 8))
 	fine, err := Merge(docs...)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ package result
 import (
 	"time"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
@@ -24,8 +23,8 @@ type Document struct {
 	SchemaVersion string `json:"schemaVersion"`
 	// Run names the run (the BenchmarkRun's name, or the CLI's).
 	Run string `json:"run"`
-	// Spec is the resolved (defaulted) workload that ran.
-	Spec v1alpha1.WorkloadSpec `json:"spec"`
+	// Spec is the resolved (defaulted) workload that ran, as recorded.
+	Spec Spec `json:"spec"`
 	// Target is the Spanner target, without credentials.
 	Target Target `json:"target"`
 	// Environment is the software and placement the result depends on.
@@ -104,7 +103,7 @@ type Shard struct {
 // WarmUp is where the warm-up ended.
 type WarmUp struct {
 	// Mode is the spec's warm-up mode.
-	Mode v1alpha1.WarmUpMode `json:"mode"`
+	Mode WarmUpMode `json:"mode"`
 	// Intervals is the number of leading intervals excluded from Totals.
 	Intervals int `json:"intervals"`
 	// End is when the warm-up ended (Start when there is none).
@@ -158,7 +157,7 @@ type Operation struct {
 	// Name is the operation's name in the spec.
 	Name string `json:"name"`
 	// Type is the operation's type.
-	Type v1alpha1.OperationType `json:"type,omitempty"`
+	Type OperationType `json:"type,omitempty"`
 	Counts
 	// Throughput is OK per second over the measured time.
 	Throughput float64 `json:"throughput"`

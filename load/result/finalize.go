@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
@@ -55,17 +54,17 @@ func (d *Document) interval() time.Duration {
 
 // findWarmUp applies the spec's warm-up mode to the intervals.
 func findWarmUp(d *Document, decoded []map[string]histSet) WarmUp {
-	wu := d.Spec.WarmUp
-	w := WarmUp{Mode: v1alpha1.WarmUpNone, End: d.Start, Stable: true}
-	if wu == nil || d.IntervalSeconds <= 0 {
+	wu := d.Spec.Settings().WarmUp
+	w := WarmUp{Mode: WarmUpNone, End: d.Start, Stable: true}
+	if d.IntervalSeconds <= 0 {
 		return w
 	}
 	w.Mode = wu.Mode
 	switch wu.Mode {
-	case v1alpha1.WarmUpFixed:
+	case WarmUpFixed:
 		// Rounded up to whole intervals: results only exclude whole intervals.
 		w.Intervals = int(math.Ceil(wu.Duration.Seconds() / d.IntervalSeconds))
-	case v1alpha1.WarmUpAuto:
+	case WarmUpAuto:
 		w.Intervals, w.Stable = detectStable(d, decoded, wu)
 	}
 	w.End = d.Start.Add(time.Duration(w.Intervals) * d.interval())
@@ -81,7 +80,7 @@ func computeTotals(d *Document, decoded []map[string]histSet) error {
 	}
 	byName := map[string]*acc{}
 	overall := &acc{op: Operation{Name: "overall"}, hists: newHistSet()}
-	for _, o := range d.Spec.Operations {
+	for _, o := range d.Spec.Settings().Operations {
 		byName[o.Name] = &acc{op: Operation{Name: o.Name, Type: o.Type}, hists: newHistSet()}
 	}
 	for i, in := range d.Intervals {

@@ -3,7 +3,6 @@ package result
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 )
 
@@ -100,7 +99,7 @@ func checkMergeable(docs []*Document) error {
 		if !d.Start.Equal(first.Start) || d.IntervalSeconds != first.IntervalSeconds {
 			return fmt.Errorf("run %s: shards started at different times or with different intervals; their intervals do not line up", d.Run)
 		}
-		if !reflect.DeepEqual(d.Spec, first.Spec) {
+		if !d.Spec.Equal(first.Spec) {
 			return fmt.Errorf("run %s: shards ran different workload specs", d.Run)
 		}
 	}

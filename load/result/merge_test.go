@@ -7,28 +7,34 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
 var t0 = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 
-func testSpec(warmUp *v1alpha1.WarmUpSpec) v1alpha1.WorkloadSpec {
-	rate := int32(100)
-	s := v1alpha1.WorkloadSpec{
-		Type: v1alpha1.WorkloadYCSB,
-		Operations: []v1alpha1.OperationSpec{
-			{Type: v1alpha1.OpRead, Weight: 9},
-			{Type: v1alpha1.OpUpdate, Weight: 1},
-		},
-		Load:     v1alpha1.LoadSpec{Rate: &rate},
-		Duration: &metav1.Duration{Duration: 60 * time.Second},
-		WarmUp:   warmUp,
+// testSpec is a resolved YCSB spec as the API writes it, with two
+// operations, read (weight 9) and update, and the given warmUp JSON ("" for
+// none).
+func testSpec(warmUp string) Spec {
+	return specJSON9(warmUp, 9)
+}
+
+func specJSON9(warmUp string, readWeight int) Spec {
+	if warmUp == "" {
+		warmUp = `{"mode":"None"}`
 	}
-	s = s.Resolved()
+	s, err := NewSpec([]byte(fmt.Sprintf(`{"type":"YCSB","operations":[{"name":"read","type":"Read","weight":%d},`+
+		`{"name":"update","type":"Update","weight":1}],"load":{"rate":100},"duration":"1m0s","warmUp":%s}`, readWeight, warmUp)))
+	if err != nil {
+		panic(err)
+	}
 	return s
+}
+
+// fixedWarmUp is a Fixed warm-up's JSON.
+func fixedWarmUp(d time.Duration) string {
+	return fmt.Sprintf(`{"mode":"Fixed","duration":%q}`, d.String())
 }
 
 // sample is one measured operation.
@@ -40,7 +46,7 @@ type sample struct {
 
 // shardDocs builds one document per shard from samples, the way a runner
 // would: one histogram per interval and operation.
-func shardDocs(t *testing.T, spec v1alpha1.WorkloadSpec, shards, intervals int, samples []sample) []*Document {
+func shardDocs(t *testing.T, spec Spec, shards, intervals int, samples []sample) []*Document {
 	t.Helper()
 	type key struct {
 		shard, interval int
@@ -61,7 +67,7 @@ func shardDocs(t *testing.T, spec v1alpha1.WorkloadSpec, shards, intervals int, 
 			Shards: []Shard{{Index: sh, Count: shards}}}
 		for i := range intervals {
 			in := Interval{Index: i, TargetRate: 100 / float64(shards)}
-			for _, o := range spec.Operations {
+			for _, o := range spec.Settings().Operations {
 				h := hs[key{sh, i, o.Name}]
 				if h == nil {
 					continue
@@ -92,7 +98,7 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			shards, intervals := 1+rng.IntN(8), 6
-			spec := testSpec(&v1alpha1.WarmUpSpec{Mode: v1alpha1.WarmUpFixed, Duration: &metav1.Duration{Duration: 15 * time.Second}})
+			spec := testSpec(fixedWarmUp(15 * time.Second))
 			var samples []sample
 			want := map[string]*hdr.Histogram{"read": histogram.New(), "update": histogram.New(), "overall": histogram.New()}
 			for range 1 + rng.IntN(20_000) {
@@ -125,13 +131,13 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 }
 
 func TestMergeRefusesMismatchedShards(t *testing.T) {
-	spec := testSpec(nil)
+	spec := testSpec("")
 	a := shardDocs(t, spec, 2, 2, []sample{{0, 0, "read", 5}, {1, 1, "read", 7}})
 	cases := map[string]func(d *Document){
 		"schema version": func(d *Document) { d.SchemaVersion = "spanbench.io/result/v0" },
 		"run":            func(d *Document) { d.Run = "other" },
 		"start":          func(d *Document) { d.Start = d.Start.Add(time.Second) },
-		"spec":           func(d *Document) { d.Spec.Operations[0].Weight = 1 },
+		"spec":           func(d *Document) { d.Spec = specJSON9("", 1) },
 		"shard index":    func(d *Document) { d.Shards[0].Index = 0 },
 		"histogram":      func(d *Document) { d.Intervals[1].Operations[0].LatencyHistogram = "garbage!" },
 	}
@@ -139,7 +145,6 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		b := *a[1]
 		b.Shards = append([]Shard(nil), a[1].Shards...)
 		b.Intervals = cloneIntervals(a[1].Intervals)
-		b.Spec.Operations = append([]v1alpha1.OperationSpec(nil), a[1].Spec.Operations...)
 		mutate(&b)
 		if _, err := Merge(a[0], &b); err == nil {
 			t.Errorf("Merge with a different %s succeeded; want an error", name)
@@ -159,7 +164,7 @@ func cloneIntervals(in []Interval) []Interval {
 // TestErrorLatencyIsMergedAndShownOnlyWhenThereAreErrors: failed
 // operations' latencies have their own histogram, merged like the others.
 func TestErrorLatencyIsMergedAndShownOnlyWhenThereAreErrors(t *testing.T) {
-	spec := testSpec(nil)
+	spec := testSpec("")
 	want := histogram.New()
 	var docs []*Document
 	for sh := range 2 {

@@ -5,7 +5,6 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
@@ -13,11 +12,11 @@ import (
 // starts a window of `window` complete intervals whose throughput and p99
 // each stay within tolerancePercent of the window's mean. Without such a
 // window before `max`, the warm-up ends at max and is reported unstable.
-func detectStable(d *Document, decoded []map[string]histSet, wu *v1alpha1.WarmUpSpec) (intervals int, stable bool) {
-	window := int(deref(wu.Window, v1alpha1.DefaultWarmUpWindow))
-	tol := float64(deref(wu.TolerancePercent, v1alpha1.DefaultWarmUpTolerance)) / 100
+func detectStable(d *Document, decoded []map[string]histSet, wu WarmUpSettings) (intervals int, stable bool) {
+	window := orDefault(wu.Window, DefaultWarmUpWindow)
+	tol := float64(orDefault(wu.TolerancePercent, DefaultWarmUpTolerance)) / 100
 	maxIntervals := len(d.Intervals)
-	if wu.Max != nil {
+	if wu.Max > 0 {
 		maxIntervals = int(math.Ceil(wu.Max.Seconds() / d.IntervalSeconds))
 	}
 	points := intervalPoints(d, decoded)
@@ -80,9 +79,10 @@ func withinTolerance(ps []point, tol float64) bool {
 	return true
 }
 
-func deref[T any](p *T, def T) T {
-	if p == nil {
+// orDefault is v, or def when v is unset (0).
+func orDefault(v, def int) int {
+	if v == 0 {
 		return def
 	}
-	return *p
+	return v
 }

@@ -1,17 +1,14 @@
 package result
 
 import (
+	"fmt"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // docWithIntervals builds a one-shard document whose interval i holds
 // counts[i] reads of latencies[i] µs each.
-func docWithIntervals(t *testing.T, wu *v1alpha1.WarmUpSpec, counts []int, latencies []int64) *Document {
+func docWithIntervals(t *testing.T, wu string, counts []int, latencies []int64) *Document {
 	t.Helper()
 	var samples []sample
 	for i := range counts {
@@ -22,8 +19,8 @@ func docWithIntervals(t *testing.T, wu *v1alpha1.WarmUpSpec, counts []int, laten
 	return shardDocs(t, testSpec(wu), 1, len(counts), samples)[0]
 }
 
-func auto(window, tol int32, max time.Duration) *v1alpha1.WarmUpSpec {
-	return &v1alpha1.WarmUpSpec{Mode: v1alpha1.WarmUpAuto, Window: &window, TolerancePercent: &tol, Max: &metav1.Duration{Duration: max}}
+func auto(window, tol int32, max time.Duration) string {
+	return fmt.Sprintf(`{"mode":"Auto","window":%d,"tolerancePercent":%d,"max":%q}`, window, tol, max.String())
 }
 
 func TestAutoWarmUpEndsWhereThroughputAndP99Settle(t *testing.T) {
@@ -61,7 +58,7 @@ func TestAutoWarmUpThatNeverSettlesStopsAtMaxAndSaysSo(t *testing.T) {
 }
 
 func TestFixedWarmUpRoundsUpToWholeIntervals(t *testing.T) {
-	d := docWithIntervals(t, &v1alpha1.WarmUpSpec{Mode: v1alpha1.WarmUpFixed, Duration: &metav1.Duration{Duration: 11 * time.Second}},
+	d := docWithIntervals(t, fixedWarmUp(11*time.Second),
 		[]int{5, 5, 5}, []int64{10, 10, 10})
 	if d.WarmUp.Intervals != 2 || d.Overall.OK != 5 {
 		t.Fatalf("an 11 s warm-up over 10 s intervals excluded %d intervals and kept %d ops; want 2 and 5", d.WarmUp.Intervals, d.Overall.OK)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/utils/clock"
+	"github.com/spanbench/spanbench/load/clock"
 )
 
 var (
@@ -27,7 +27,7 @@ const benchRate = 20000.0
 // Request.Intended) percentiles in µs, heap allocation per request, misses
 // and the process CPU use. An idle process is the hard case for timers. Each
 // invocation runs one scenario whatever b.N is.
-func BenchmarkDispatch20k(b *testing.B) { benchDispatch(b, clock.RealClock{}, false) }
+func BenchmarkDispatch20k(b *testing.B) { benchDispatch(b, clock.Real{}, false) }
 
 // BenchmarkDispatch20kGoTimer is BenchmarkDispatch20k with the clock wrapped
 // so that Run falls back to Go timers, to show why it uses a timerfd.
@@ -35,7 +35,7 @@ func BenchmarkDispatch20kGoTimer(b *testing.B) { benchDispatch(b, wrappedClock{}
 
 // BenchmarkDispatch20kBusy is BenchmarkDispatch20k with busyHandler, which
 // keeps the P about half busy, as a real engine would.
-func BenchmarkDispatch20kBusy(b *testing.B) { benchDispatch(b, clock.RealClock{}, true) }
+func BenchmarkDispatch20kBusy(b *testing.B) { benchDispatch(b, clock.Real{}, true) }
 
 // BenchmarkDispatch20kBusyGoTimer is BenchmarkDispatch20kBusy on Go timers.
 func BenchmarkDispatch20kBusyGoTimer(b *testing.B) { benchDispatch(b, wrappedClock{}, true) }
@@ -78,7 +78,7 @@ func (h busyHandler) Handle(ctx context.Context, w int, r Request) {
 	time.Sleep(time.Millisecond)
 }
 
-func benchDispatch(b *testing.B, clk clock.WithTicker, busy bool) {
+func benchDispatch(b *testing.B, clk clock.Clock, busy bool) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	cfg := Config{
 		Profile:     Profile{{From: benchRate, To: benchRate, Duration: *benchDuration}},

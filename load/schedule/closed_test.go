@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	clocktesting "k8s.io/utils/clock/testing"
+	"github.com/spanbench/spanbench/load/clock/clocktest"
 )
 
 // closedProbe is a closed-loop Handler. Each worker's first call waits until
 // `want` calls are inside Handle at once (so exactly that many workers must
 // exist); later calls return at once. It records overlap and Seq values.
 type closedProbe struct {
-	clk      *clocktesting.FakeClock
+	clk      *clocktest.Fake
 	want     int
 	gate     chan struct{} // closed when want calls are inside Handle
 	gateOnce sync.Once
@@ -32,7 +32,7 @@ type closedProbe struct {
 	badTime int // calls whose Intended is not a clock reading since start
 }
 
-func newClosedProbe(clk *clocktesting.FakeClock, start time.Time, want int) *closedProbe {
+func newClosedProbe(clk *clocktest.Fake, start time.Time, want int) *closedProbe {
 	return &closedProbe{clk: clk, start: start, want: want, gate: make(chan struct{}), busy: make([]atomic.Bool, want), seqs: map[uint64]int{}}
 }
 
@@ -86,7 +86,7 @@ func (p *closedProbe) Missed(r Request) { p.fail("Missed(%+v) called in closed-l
 
 func TestClosedLoopRunsExactlyConcurrencyWorkers(t *testing.T) {
 	const workers = 5
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	p := newClosedProbe(fc, t0, workers)
 	cfg := Config{Profile: Profile{{Duration: time.Minute}}, Concurrency: workers}
 	done := startRun(context.Background(), cfg, fc, p)
@@ -122,7 +122,7 @@ func TestClosedLoopRunsExactlyConcurrencyWorkers(t *testing.T) {
 }
 
 func TestClosedLoopCancel(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc, block: make(chan struct{})} // returns only when ctx ends
 	ctx, cancel := context.WithCancel(context.Background())
 	done := startRun(ctx, Config{Profile: Profile{{Duration: time.Hour}}, Concurrency: 3}, fc, h)
@@ -141,7 +141,7 @@ func TestClosedLoopCancel(t *testing.T) {
 }
 
 func TestClosedLoopWaitsForStart(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	start := t0.Add(time.Second)
 	p := newClosedProbe(fc, start, 2)
 	done := startRun(context.Background(), Config{Profile: Profile{{Duration: time.Second}}, Concurrency: 2, Start: start}, fc, p)

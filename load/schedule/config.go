@@ -3,7 +3,7 @@ package schedule
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,7 +24,7 @@ const (
 	Poisson
 )
 
-// String returns "uniform" or "poisson", the spelling ParseArrivals accepts.
+// String returns "uniform" or "poisson".
 func (a Arrivals) String() string {
 	switch a {
 	case Uniform:
@@ -33,18 +33,6 @@ func (a Arrivals) String() string {
 		return "poisson"
 	}
 	return fmt.Sprintf("Arrivals(%d)", int(a))
-}
-
-// ParseArrivals parses "uniform" or "poisson" (case-insensitive), so that a
-// spec field can be turned into an Arrivals value.
-func ParseArrivals(s string) (Arrivals, error) {
-	switch strings.ToLower(s) {
-	case "uniform":
-		return Uniform, nil
-	case "poisson":
-		return Poisson, nil
-	}
-	return 0, fmt.Errorf("%w: unknown arrivals %q (want uniform or poisson)", ErrInvalidConfig, s)
 }
 
 // Config describes one process's share of a load run.
@@ -81,6 +69,11 @@ type Config struct {
 	// more) for CPU: at most 1/Granularity wake-ups per second. Requests are
 	// never sent before their intended time either way.
 	Granularity time.Duration
+	// InFlight, when not nil, is where Run counts the requests handed to
+	// the handler and not yet returned from it (in open-loop mode also those
+	// queued for a worker), so a caller that shows progress reads the
+	// scheduler's own count instead of keeping a second one.
+	InFlight *atomic.Int64
 	// Start is the instant the run starts, shared by all shards so that their
 	// schedules line up. Run waits until Start before the first send. The zero
 	// value means "now" (the clock's Now when Run is called).

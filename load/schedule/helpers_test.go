@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	clocktesting "k8s.io/utils/clock/testing"
+	"github.com/spanbench/spanbench/load/clock/clocktest"
 )
 
 // bound caps every wait in the tests. It is a deadlock guard, not a timing
@@ -36,7 +36,7 @@ type result struct {
 }
 
 // startRun runs Run in a goroutine and returns the channel its result arrives on.
-func startRun(ctx context.Context, cfg Config, fc *clocktesting.FakeClock, h Handler) <-chan result {
+func startRun(ctx context.Context, cfg Config, fc *clocktest.Fake, h Handler) <-chan result {
 	done := make(chan result, 1)
 	go func() {
 		s, err := Run(ctx, cfg, fc, h)
@@ -62,14 +62,14 @@ func await(t *testing.T, done <-chan result) result {
 // new time has been dispatched. Waiting first matters: Run reads Now and then
 // arms its timer for the remaining time, so a step in between would push the
 // timer's target out by d.
-func step(t *testing.T, fc *clocktesting.FakeClock, d time.Duration) {
+func step(t *testing.T, fc *clocktest.Fake, d time.Duration) {
 	t.Helper()
 	stepLast(t, fc, d)
 	waitFor(t, "Run to wait on the clock again after a step", fc.HasWaiters)
 }
 
 // stepLast is step for the final step, after which Run stops waiting.
-func stepLast(t *testing.T, fc *clocktesting.FakeClock, d time.Duration) {
+func stepLast(t *testing.T, fc *clocktest.Fake, d time.Duration) {
 	t.Helper()
 	waitFor(t, "Run to wait on the clock before a step", fc.HasWaiters)
 	fc.Step(d)
@@ -85,7 +85,7 @@ type handled struct {
 // recorder is a Handler that records calls. If block is non-nil, Handle
 // waits for it to be closed (or for ctx to end).
 type recorder struct {
-	clk   *clocktesting.FakeClock
+	clk   *clocktest.Fake
 	block chan struct{}
 
 	mu       sync.Mutex

@@ -114,15 +114,9 @@ func TestProfileHelpers(t *testing.T) {
 	}
 }
 
-func TestParseArrivals(t *testing.T) {
-	for _, a := range []Arrivals{Uniform, Poisson} {
-		got, err := ParseArrivals(strings.ToUpper(a.String()))
-		if err != nil || got != a {
-			t.Errorf("ParseArrivals(%q) = %v, %v; want %v", strings.ToUpper(a.String()), got, err, a)
-		}
-	}
-	if _, err := ParseArrivals("bursty"); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("ParseArrivals(\"bursty\") error = %v, want ErrInvalidConfig", err)
+func TestArrivalsString(t *testing.T) {
+	if Uniform.String() != "uniform" || Poisson.String() != "poisson" {
+		t.Errorf("Arrivals spell %q and %q", Uniform, Poisson)
 	}
 	if got := Arrivals(9).String(); got != "Arrivals(9)" {
 		t.Errorf("Arrivals(9).String() = %q", got)

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/utils/clock"
+	"github.com/spanbench/spanbench/load/clock"
 )
 
 // Request is one scheduled operation.
@@ -71,10 +71,10 @@ type Stats struct {
 // from Handle (which should observe ctx) and returns ctx's error with the
 // counts so far. An invalid cfg yields an error wrapping ErrInvalidConfig.
 //
-// Waits use clk. When clk is clock.RealClock (not a wrapper around it) Run
+// Waits use clk. When clk is clock.Real (not a wrapper around it) Run
 // waits on a Linux timerfd instead of a Go timer, because Go timers overshoot
 // sub-millisecond sleeps by up to 1ms while the process is idle.
-func Run(ctx context.Context, cfg Config, clk clock.WithTicker, h Handler) (Stats, error) {
+func Run(ctx context.Context, cfg Config, clk clock.Clock, h Handler) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
 	}
@@ -112,7 +112,7 @@ type dispatcher struct {
 	end      time.Time
 	max      int64
 	gran     time.Duration
-	inFlight atomic.Int64 // requests sent but not yet handled, queued or running
+	inFlight *atomic.Int64 // requests sent but not yet handled, queued or running
 	work     chan Request
 	stats    Stats
 }
@@ -131,8 +131,9 @@ func runOpen(ctx context.Context, cfg Config, w waiter, h Handler, start time.Ti
 		max:   int64(cfg.MaxInFlight),
 		gran:  cfg.Granularity,
 		// inFlight never exceeds MaxInFlight, so sends never block.
-		work:  make(chan Request, cfg.MaxInFlight),
-		stats: Stats{Start: start},
+		work:     make(chan Request, cfg.MaxInFlight),
+		stats:    Stats{Start: start},
+		inFlight: inFlightCounter(cfg),
 	}
 	var wg sync.WaitGroup
 	for i := range cfg.MaxInFlight {
@@ -142,6 +143,14 @@ func runOpen(ctx context.Context, cfg Config, w waiter, h Handler, start time.Ti
 	close(d.work)
 	wg.Wait()
 	return d.stats, err
+}
+
+// inFlightCounter is the caller's in-flight counter, or a private one.
+func inFlightCounter(cfg Config) *atomic.Int64 {
+	if cfg.InFlight != nil {
+		return cfg.InFlight
+	}
+	return new(atomic.Int64)
 }
 
 // worker handles requests until the dispatcher closes the work channel.

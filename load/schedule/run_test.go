@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	clocktesting "k8s.io/utils/clock/testing"
+	"github.com/spanbench/spanbench/load/clock/clocktest"
 )
 
 // tenPerSecond is 10 ops/s for 1s: arrivals every 100ms at 0..900ms.
 var tenPerSecond = Profile{{From: 10, To: 10, Duration: time.Second}}
 
 func TestRunDispatchesEachArrivalAtItsIntendedTime(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc}
 	done := startRun(context.Background(), Config{Profile: tenPerSecond, MaxInFlight: 4}, fc, h)
 
@@ -53,7 +53,7 @@ func TestRunDispatchesEachArrivalAtItsIntendedTime(t *testing.T) {
 }
 
 func TestRunCatchUpKeepsIntendedTime(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc}
 	done := startRun(context.Background(), Config{Profile: tenPerSecond, MaxInFlight: 10}, fc, h)
 	waitFor(t, "the first arrival", func() bool { return h.count() == 1 })
@@ -78,7 +78,7 @@ func TestRunCatchUpKeepsIntendedTime(t *testing.T) {
 }
 
 func TestRunReportsMissedWhenInFlightCapReached(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc, block: make(chan struct{})}
 	done := startRun(context.Background(), Config{Profile: tenPerSecond, MaxInFlight: 2}, fc, h)
 	waitFor(t, "the first arrival", func() bool { return h.count() == 1 })
@@ -113,7 +113,7 @@ func TestRunReportsMissedWhenInFlightCapReached(t *testing.T) {
 }
 
 func TestRunWaitsForStart(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc}
 	start := t0.Add(5 * time.Second)
 	done := startRun(context.Background(), Config{Profile: tenPerSecond, MaxInFlight: 10, Start: start}, fc, h)
@@ -138,7 +138,7 @@ func TestRunWaitsForStart(t *testing.T) {
 func TestRunStartInThePastCatchesUp(t *testing.T) {
 	// A shard that comes up after the shared start instant owes the arrivals
 	// it missed: they are sent at once with their original intended times.
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc}
 	start := t0.Add(-350 * time.Millisecond)
 	done := startRun(context.Background(), Config{Profile: tenPerSecond, MaxInFlight: 8, Start: start}, fc, h)
@@ -154,7 +154,7 @@ func TestRunStartInThePastCatchesUp(t *testing.T) {
 }
 
 func TestRunCancelStopsPromptly(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc, block: make(chan struct{})} // handlers return only when ctx ends
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -186,7 +186,7 @@ func TestRunCancelStopsPromptly(t *testing.T) {
 }
 
 func TestRunCancelWhileWaitingForStart(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := startRun(ctx, Config{Profile: tenPerSecond, MaxInFlight: 1, Start: t0.Add(time.Hour)}, fc, h)
@@ -211,7 +211,7 @@ func TestRunPoissonShardMatchesIterator(t *testing.T) {
 		MaxInFlight: 1000,
 	}
 	want := offsets(t, cfg)
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc}
 	done := startRun(context.Background(), cfg, fc, h)
 	waitFor(t, "Run to wait on the clock", fc.HasWaiters)
@@ -236,7 +236,7 @@ func TestRunPoissonShardMatchesIterator(t *testing.T) {
 }
 
 func TestRunRejectsBadInput(t *testing.T) {
-	fc := clocktesting.NewFakeClock(t0)
+	fc := clocktest.NewFake(t0)
 	h := &recorder{clk: fc}
 	_, err := Run(context.Background(), Config{Profile: tenPerSecond}, fc, h)
 	checkErr(t, err, "MaxInFlight 0")
@@ -260,7 +260,7 @@ func TestRunGranularityBatchesWakeUps(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.gran.String(), func(t *testing.T) {
-			fc := clocktesting.NewFakeClock(t0)
+			fc := clocktest.NewFake(t0)
 			h := &recorder{clk: fc}
 			cfg := Config{Profile: tenPerSecond, MaxInFlight: 10, Granularity: tc.gran}
 			done := startRun(context.Background(), cfg, fc, h)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"k8s.io/utils/clock"
+	"github.com/spanbench/spanbench/load/clock"
 )
 
 // waiter blocks the calling goroutine until the clock reaches an instant.
@@ -26,7 +26,7 @@ type waiter interface {
 // at GOMAXPROCS=1 keeps the scheduler from polling the network, delaying
 // every RPC response by up to 10ms. Any other clock, such as the fake clock
 // in tests, is waited on with one reused clk timer.
-func newWaiter(ctx context.Context, clk clock.WithTicker) waiter {
+func newWaiter(ctx context.Context, clk clock.Clock) waiter {
 	if isRealClock(clk) {
 		if w := newPreciseWaiter(ctx, clk); w != nil {
 			return w
@@ -38,9 +38,9 @@ func newWaiter(ctx context.Context, clk clock.WithTicker) waiter {
 // isRealClock reports whether clk is the real clock, whose Now is time.Now and
 // whose timers can therefore be replaced by an OS timer. A wrapper type is
 // deliberately not recognised: it may change what time means.
-func isRealClock(clk clock.WithTicker) bool {
+func isRealClock(clk clock.Clock) bool {
 	switch clk.(type) {
-	case clock.RealClock, *clock.RealClock:
+	case clock.Real, *clock.Real:
 		return true
 	}
 	return false
@@ -76,9 +76,9 @@ func (w *timerWaiter) sleep(d time.Duration) error {
 	case <-w.timer.C():
 		return nil
 	case <-w.ctx.Done():
-		// Drain a value that fired concurrently: fake timers buffer it, and a
-		// stale value would end the next wait early (harmless, since
-		// waitUntil rechecks the clock) or block the fake clock's Step.
+		// Drain a value that fired concurrently: a stale value would end
+		// the next wait early (harmless, since waitUntil rechecks the
+		// clock) and hold the timer's one-slot channel.
 		if !w.timer.Stop() {
 			select {
 			case <-w.timer.C():

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unsafe"
 
-	"k8s.io/utils/clock"
+	"github.com/spanbench/spanbench/load/clock"
 )
 
 // clockMonotonic is CLOCK_MONOTONIC, the clock behind the monotonic reading
@@ -32,7 +32,7 @@ type itimerspec struct {
 //     the run queue drains.
 type fdWaiter struct {
 	ctx  context.Context
-	clk  clock.PassiveClock
+	clk  clock.Clock
 	fd   uintptr // raw fd; f.Fd() would switch the file to blocking mode
 	f    *os.File
 	spec itimerspec // kept here so that arming the timer does not allocate
@@ -43,7 +43,7 @@ type fdWaiter struct {
 // newPreciseWaiter returns a timerfd waiter, or nil if the kernel refuses to
 // create one (e.g. under a seccomp profile), in which case the caller falls
 // back to Go timers.
-func newPreciseWaiter(ctx context.Context, clk clock.PassiveClock) waiter {
+func newPreciseWaiter(ctx context.Context, clk clock.Clock) waiter {
 	fd, _, errno := syscall.RawSyscall(syscall.SYS_TIMERFD_CREATE, clockMonotonic,
 		uintptr(syscall.O_NONBLOCK|syscall.O_CLOEXEC), 0)
 	if errno != 0 {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/utils/clock"
+	"github.com/spanbench/spanbench/load/clock"
 )
 
 func TestNewWaiterUsesTimerfdForRealClockOnLinux(t *testing.T) {
-	for _, clk := range []clock.WithTicker{clock.RealClock{}, &clock.RealClock{}} {
+	for _, clk := range []clock.Clock{clock.Real{}, &clock.Real{}} {
 		w := newWaiter(context.Background(), clk)
 		if _, ok := w.(*fdWaiter); !ok {
 			t.Errorf("clock %T: got waiter %T, want *fdWaiter (timerfd) so that sub-ms waits are precise", clk, w)

@@ -5,9 +5,9 @@ package schedule
 import (
 	"context"
 
-	"k8s.io/utils/clock"
+	"github.com/spanbench/spanbench/load/clock"
 )
 
 // newPreciseWaiter has no OS timer to offer outside Linux, so Run uses the
 // clock's own timer there.
-func newPreciseWaiter(context.Context, clock.PassiveClock) waiter { return nil }
+func newPreciseWaiter(context.Context, clock.Clock) waiter { return nil }

@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/utils/clock"
-	clocktesting "k8s.io/utils/clock/testing"
+	"github.com/spanbench/spanbench/load/clock"
+	"github.com/spanbench/spanbench/load/clock/clocktest"
 )
 
-// wrappedClock hides clock.RealClock's type, as any caller-side wrapper would.
-type wrappedClock struct{ clock.RealClock }
+// wrappedClock hides clock.Real's type, as any caller-side wrapper would.
+type wrappedClock struct{ clock.Real }
 
 func TestNewWaiterUsesClockTimerUnlessRealClock(t *testing.T) {
 	ctx := context.Background()
-	for name, clk := range map[string]clock.WithTicker{
-		"fake":    clocktesting.NewFakeClock(t0),
+	for name, clk := range map[string]clock.Clock{
+		"fake":    clocktest.NewFake(t0),
 		"wrapped": wrappedClock{},
 	} {
 		w := newWaiter(ctx, clk)
@@ -66,7 +66,7 @@ func TestTimerWaiterRealClock(t *testing.T) {
 }
 
 func TestRealClockWaiter(t *testing.T) {
-	testWaiter(t, func(ctx context.Context) waiter { return newWaiter(ctx, clock.RealClock{}) })
+	testWaiter(t, func(ctx context.Context) waiter { return newWaiter(ctx, clock.Real{}) })
 }
 
 // neverEarly is a Handler that counts requests handled before their
@@ -83,7 +83,7 @@ func (h *neverEarly) Handle(_ context.Context, w int, r Request) {
 func (h *neverEarly) Missed(Request) {}
 
 func TestRunRealClockExactCountNeverEarly(t *testing.T) {
-	for name, clk := range map[string]clock.WithTicker{"RealClock": clock.RealClock{}, "wrapped": wrappedClock{}} {
+	for name, clk := range map[string]clock.Clock{"RealClock": clock.Real{}, "wrapped": wrappedClock{}} {
 		t.Run(name, func(t *testing.T) {
 			h := &neverEarly{early: make([]int64, 16)}
 			cfg := Config{Profile: Profile{{From: 2000, To: 2000, Duration: 100 * time.Millisecond}}, MaxInFlight: 16}

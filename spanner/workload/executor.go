@@ -7,18 +7,12 @@ import (
 	sppb "cloud.google.com/go/spanner/apiv1/spannerpb"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/operation"
 )
 
-// Outcome is what one successful operation did.
-type Outcome struct {
-	// Rows is the number of rows read, inserted, updated or deleted.
-	Rows int64
-	// Retries is the number of transaction attempts beyond the first.
-	Retries int64
-	// Mutations is the commit's mutation count when commit stats were asked
-	// for.
-	Mutations int64
-}
+// Outcome is what one successful operation did: the load layer's, so that
+// an Op is an operation.Operation the engine runs as it is.
+type Outcome = operation.Outcome
 
 // executor runs reads and writes with one operation's options: tag,
 // priority, staleness, directed reads and commit options.

@@ -12,6 +12,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/operation"
 )
 
 // GeneratorVersion changes whenever preloaded rows change for the same
@@ -55,12 +56,10 @@ type Schema interface {
 // Workload is a built-in workload bound to a client and a shard.
 type Workload struct {
 	Schema
-	ops     []*Op
-	weights []int64 // cumulative
-	total   int64
+	ops []*Op
 }
 
-// Op is one operation of the mix.
+// Op is one operation of the mix, an operation.Operation.
 type Op struct {
 	// Spec is the resolved operation spec.
 	Spec v1alpha1.OperationSpec
@@ -129,19 +128,9 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 	return w, nil
 }
 
-// Ops lists the operations in spec order.
+// Ops lists the operations in spec order; the engine picks among them by
+// their specs' weights.
 func (w *Workload) Ops() []*Op { return w.ops }
-
-// Pick chooses an operation by weight; it returns the index in Ops.
-func (w *Workload) Pick(rng *rand.Rand) int {
-	x := rng.Int64N(w.total)
-	for i, c := range w.weights {
-		if x < c {
-			return i
-		}
-	}
-	return len(w.weights) - 1
-}
 
 // state is what a shard's operations share: the preloaded row count, the
 // shard's inserts, and the recency distribution of Latest.
@@ -183,20 +172,16 @@ func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, st *state) (op
 	return nil, fmt.Errorf("no operations for schema %T", schema)
 }
 
-// Func makes an operation from a function, for workloads that are not
-// Spanner's (a no-op to measure the engine itself, or a custom call).
+// Func makes an operation of the mix from a function: a stand-in with a
+// spec, for binding a workload without Spanner (an engine without a mix
+// needs only operation.Func).
 func Func(spec v1alpha1.OperationSpec, do func(ctx context.Context, rng *rand.Rand) (Outcome, error)) *Op {
 	return &Op{Spec: spec, do: do, exec: &executor{}}
 }
 
-// FromOps makes a workload of the given operations, weighted by their specs,
-// without a schema.
+// FromOps makes a workload of the given operations, without a schema.
 func FromOps(ops ...*Op) *Workload {
-	w := &Workload{}
-	for _, op := range ops {
-		w.ops = append(w.ops, op)
-		w.total += int64(op.Spec.Weight)
-		w.weights = append(w.weights, w.total)
-	}
-	return w
+	return &Workload{ops: ops}
 }
+
+var _ operation.Operation = (*Op)(nil)
