@@ -44,8 +44,9 @@ lint: $(GOLANGCI_LINT) ## run golangci-lint with the linters listed in .golangci
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## regenerate deepcopy functions
+generate: $(CONTROLLER_GEN) ## regenerate deepcopy functions and the Grafana dashboards (config/grafana)
 	$(CONTROLLER_GEN) object paths=./api/...
+	go run ./hack/dashboards -out config/grafana
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## regenerate CRDs and RBAC, and the Helm chart's copies of them
