@@ -354,6 +354,10 @@ func TestValuesAreValidated(t *testing.T) {
 		"one port for two endpoints": {"metrics.port=8081", "metrics.port and healthProbePort must differ"},
 		"no service account name":    {"serviceAccount.create=false", "serviceAccount.name is required"},
 		"cluster id Spanner refuses": {"clusterID=Perf.Tokyo", "/clusterID"},
+		"dashboards toggle":          {"grafanaDashboards.enabled=yes", "/grafanaDashboards/enabled"},
+		"dashboards namespace":       {"grafanaDashboards.namespace=Monitoring", "/grafanaDashboards/namespace"},
+		"alerts toggle":              {"prometheusRule.enabled=1", "/prometheusRule/enabled"},
+		"unknown token secret key":   {"serviceMonitor.tokenSecret.nam=x", "additional properties 'nam' not allowed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -157,3 +157,27 @@ func (q PanelQuery) Expand(v Vars) string {
 	}
 	return expr
 }
+
+// QueriesIn returns the panel queries of every dashboard JSON in a
+// directory, such as config/grafana: what an end-to-end test runs against
+// a real Prometheus (after Expand) to check that every panel shows data.
+func QueriesIn(dir string) ([]PanelQuery, error) {
+	files, err := ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []PanelQuery
+	for _, n := range names {
+		qs, err := PanelQueries(files[n])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		out = append(out, qs...)
+	}
+	return out, nil
+}
