@@ -85,7 +85,10 @@ func labelVariable(name, label, description, selector string, multi bool) *dashb
 		Label(label).
 		Description(description).
 		Datasource(datasource()).
-		Query(dashboard.StringOrMap{Map: map[string]any{"query": def, "refId": "PrometheusVariableQueryEditor-VariableQuery", "qryType": 1}}).
+		// The classic string form: every Grafana version runs it as it
+		// stands, where the editor's object form (qryType) would rebuild
+		// it from metric and label fields and lose the __name__ regex.
+		Query(dashboard.StringOrMap{String: &def}).
 		Definition(def).
 		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
 		Sort(dashboard.VariableSortAlphabeticalAsc).
@@ -98,9 +101,16 @@ func labelVariable(name, label, description, selector string, multi bool) *dashb
 	return b
 }
 
-// runSeries selects, by name, the series that name a run in any phase: the
-// runners' live series and the manager's dataset and result series.
-const runSeries = `{__name__=~"spanbench_target_rate|spanbench_run_dataset_rows|spanbench_run_info"}`
+// runSeries selects, by name, the series that name a run in any phase (the
+// runners' live series and the manager's dataset and result series), and
+// more label matchers if given.
+func runSeries(matchers string) string {
+	sel := `__name__=~"spanbench_target_rate|spanbench_run_dataset_rows|spanbench_run_info"`
+	if matchers != "" {
+		sel += ", " + matchers
+	}
+	return "{" + sel + "}"
+}
 
 func namespaceVariable(selector string) *dashboard.QueryVariableBuilder {
 	return labelVariable("namespace", "namespace", "Namespace of the BenchmarkRun.", selector, false)

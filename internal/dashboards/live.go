@@ -24,8 +24,8 @@ func liveRun() *dashboard.DashboardBuilder {
 		"A BenchmarkRun while it runs: rate, latency from the summed histograms of all runner pods, errors, saturation of the load generator, dataset load. The exact figures are on the Results dashboard once the run ends.").
 		Time("now-30m", "now").
 		Refresh("10s").
-		WithVariable(namespaceVariable(runSeries)).
-		WithVariable(labelVariable("run", "run", "The BenchmarkRun.", `{__name__=~"spanbench_target_rate|spanbench_run_dataset_rows|spanbench_run_info", namespace=~"$namespace"}`, false)).
+		WithVariable(namespaceVariable(runSeries(""))).
+		WithVariable(labelVariable("run", "run", "The BenchmarkRun.", runSeries(`namespace=~"$namespace"`), false)).
 		WithVariable(labelVariable("operation", "operation", "Operations of the run's workload.", `spanbench_operations_total{`+runMatch+`}`, true))
 	return withRows(b, []row{
 		{"Rate", ratePanels()},
