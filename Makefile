@@ -69,7 +69,7 @@ emulator-check: ## fail with a clear message when the Cloud Spanner emulator is 
 test: test-unit test-e2e ## every suite: unit, emulator, envtest, Helm chart, then end to end on a local cluster (root)
 
 .PHONY: test-unit
-test-unit: verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart
+test-unit: verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool)
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench
