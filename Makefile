@@ -55,8 +55,9 @@ lint: $(GOLANGCI_LINT) $(GOLANGCI_KAL) ## run golangci-lint (.golangci.yml), and
 	$(GOLANGCI_KAL) run -c .golangci-kal.yml ./api/...
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## regenerate deepcopy functions
+generate: $(CONTROLLER_GEN) ## regenerate deepcopy functions and the Grafana dashboards (config/grafana)
 	$(CONTROLLER_GEN) object paths=./api/...
+	go run ./hack/dashboards -out config/grafana
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## regenerate CRDs and RBAC, and the Helm chart's copies of them
@@ -79,7 +80,7 @@ emulator-check: ## fail with a clear message when the Cloud Spanner emulator is 
 test: test-unit test-e2e ## every suite: unit, emulator, envtest, Helm chart, then end to end on a local cluster (root)
 
 .PHONY: test-unit
-test-unit: verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart
+test-unit: verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool)
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

@@ -3,7 +3,8 @@
 #
 # Usage: hack/install-deps.sh [set...]
 #   envtest     etcd-server                          (envtest: etcd + kube-apiserver)
-#   prometheus  prometheus
+#   prometheus  prometheus                           (the e2e Prometheus; promtool for the
+#                                                    alert rule tests in make test-unit)
 #   tools       jq openssl
 #   cluster     the local single-node cluster (hack/cluster-up.sh):
 #               containerd runc containernetworking-plugins iptables conntrack
@@ -39,7 +40,7 @@ sets=("$@")
 wanted=()
 for s in "${sets[@]}"; do
   case "${s}" in
-    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
   esac
   pkgs="$(set_packages "${s}")" || die "unknown set '${s}' (known: envtest prometheus tools cluster all)"
   for p in ${pkgs}; do wanted+=("${p}"); done

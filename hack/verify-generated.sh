@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-paths=(api/v1alpha1/zz_generated.deepcopy.go config/crd config/rbac charts)
+paths=(api/v1alpha1/zz_generated.deepcopy.go config/crd config/rbac config/grafana charts)
 snapshot=$(mktemp -d)
 trap 'rm -rf "$snapshot"' EXIT
 for p in "${paths[@]}"; do

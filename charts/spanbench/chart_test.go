@@ -134,11 +134,18 @@ func template(t *testing.T, args ...string) manifest {
 
 func kustomize(t *testing.T) manifest {
 	t.Helper()
-	out, err := run("kubectl", "kustomize", repoRoot+"/config/default")
+	return kustomizeDir(t, "config/default")
+}
+
+// kustomizeDir renders a kustomization of the repository, e.g.
+// config/prometheus.
+func kustomizeDir(t *testing.T, dir string) manifest {
+	t.Helper()
+	out, err := run("kubectl", "kustomize", repoRoot+"/"+dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return parse(t, "kubectl kustomize config/default", out)
+	return parse(t, "kubectl kustomize "+dir, out)
 }
 
 func TestLint(t *testing.T) {
@@ -176,8 +183,14 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 		{name: "defaults", want: base},
 		{name: "all on", args: []string{"--values", allOnValues}, want: append(slices.Clone(base),
 			"ClusterRoleBinding/spanbench-metrics-reader",
+			"ClusterRoleBinding/spanbench-metrics-scraper",
+			"ConfigMap/spanbench-dashboard-live-run",
+			"ConfigMap/spanbench-dashboard-results",
 			"NetworkPolicy/spanbench-manager",
 			"PodMonitor/spanbench-runners",
+			"PrometheusRule/spanbench",
+			"Secret/spanbench-metrics-scraper-token",
+			"ServiceAccount/spanbench-metrics-scraper",
 			"ServiceMonitor/spanbench-manager",
 		)},
 		{name: "existing service account", args: []string{"--set", "serviceAccount.create=false", "--set", "serviceAccount.name=mine"},
@@ -341,6 +354,10 @@ func TestValuesAreValidated(t *testing.T) {
 		"one port for two endpoints": {"metrics.port=8081", "metrics.port and healthProbePort must differ"},
 		"no service account name":    {"serviceAccount.create=false", "serviceAccount.name is required"},
 		"cluster id Spanner refuses": {"clusterID=Perf.Tokyo", "/clusterID"},
+		"dashboards toggle":          {"grafanaDashboards.enabled=yes", "/grafanaDashboards/enabled"},
+		"dashboards namespace":       {"grafanaDashboards.namespace=Monitoring", "/grafanaDashboards/namespace"},
+		"alerts toggle":              {"prometheusRule.enabled=1", "/prometheusRule/enabled"},
+		"unknown token secret key":   {"serviceMonitor.tokenSecret.nam=x", "additional properties 'nam' not allowed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -472,4 +489,113 @@ func managerFlagNames(t *testing.T) map[string]bool {
 		t.Fatalf("found no manager flags in %s (parseManagerFlags, fs.<Kind>Var calls): %v", file, names)
 	}
 	return names
+}
+
+// The dashboards toggle renders config/grafana's ConfigMaps: the same names
+// and JSON, the Grafana sidecar's label and the folder annotation from the
+// values.
+func TestTemplateGrafanaDashboards(t *testing.T) {
+	t.Parallel()
+	chart, kust := template(t, "--values", allOnValues), kustomizeDir(t, "config/grafana")
+	n := 0
+	for _, key := range kust.keys() {
+		if kust[key].GetKind() != "ConfigMap" {
+			continue
+		}
+		n++
+		var k, c corev1.ConfigMap
+		kust.get(t, key, &k)
+		chart.get(t, key, &c)
+		if diff := cmp.Diff(k.Data, c.Data); diff != "" {
+			t.Errorf("%s data differs (-kustomize +chart); run `make manifests`:\n%s", key, diff)
+		}
+		for _, l := range []map[string]string{k.Labels, c.Labels} {
+			if l["grafana_dashboard"] != "1" {
+				t.Errorf("%s: labels %v lack the Grafana sidecar's grafana_dashboard: \"1\"", key, l)
+			}
+		}
+		if k.Annotations["grafana_folder"] != "spanbench" || c.Annotations["grafana_folder"] != "Benchmarks" {
+			t.Errorf("%s: folder annotations %v (kustomize) and %v (chart), want spanbench and the values' Benchmarks", key, k.Annotations, c.Annotations)
+		}
+	}
+	if n == 0 {
+		t.Fatal("kubectl kustomize config/grafana renders no ConfigMap")
+	}
+	for key, c := range chart {
+		if c.GetKind() == "ConfigMap" && kust[key] == nil {
+			t.Errorf("the chart renders %s, config/grafana does not: list its JSON in config/grafana/kustomization.yaml", key)
+		}
+	}
+
+	other := template(t, "--set", "grafanaDashboards.enabled=true", "--set", "grafanaDashboards.namespace=monitoring")
+	for _, key := range kust.keys() {
+		if ns := other[key].GetNamespace(); ns != "monitoring" {
+			t.Errorf("%s in namespace %q, want grafanaDashboards.namespace monitoring", key, ns)
+		}
+	}
+}
+
+// The alerts toggle renders config/prometheus/rules.yaml's rules verbatim,
+// with the labels kube-prometheus-stack selects rules by.
+func TestTemplatePrometheusRule(t *testing.T) {
+	t.Parallel()
+	chart, kust := template(t, "--values", allOnValues), kustomizeDir(t, "config/prometheus")
+	const key = "PrometheusRule/spanbench"
+	c, k := chart[key], kust[key]
+	if c == nil || k == nil {
+		t.Fatalf("%s: rendered by the chart %v, by config/prometheus %v", key, c != nil, k != nil)
+	}
+	if diff := cmp.Diff(k.Object["spec"], c.Object["spec"]); diff != "" {
+		t.Errorf("%s spec differs (-kustomize +chart); run `make manifests`:\n%s", key, diff)
+	}
+	if got := c.GetLabels()["release"]; got != "kube-prometheus-stack" {
+		t.Errorf("%s: label release %q, want prometheusRule.labels' kube-prometheus-stack", key, got)
+	}
+}
+
+// The ServiceMonitors scrape with authorization.credentials, not the
+// deprecated bearerTokenFile, from a Secret the install provides (or the
+// user names).
+func TestServiceMonitorAuthorization(t *testing.T) {
+	t.Parallel()
+	check := func(source string, m manifest, wantSecret string, wantScraper bool) {
+		t.Helper()
+		eps, _, _ := unstructured.NestedSlice(m["ServiceMonitor/spanbench-manager"].Object, "spec", "endpoints")
+		if len(eps) != 1 {
+			t.Fatalf("%s: ServiceMonitor endpoints %v, want one", source, eps)
+		}
+		ep := eps[0].(map[string]any)
+		if _, ok := ep["bearerTokenFile"]; ok {
+			t.Errorf("%s: the ServiceMonitor still uses the deprecated bearerTokenFile", source)
+		}
+		typ, _, _ := unstructured.NestedString(ep, "authorization", "type")
+		name, _, _ := unstructured.NestedString(ep, "authorization", "credentials", "name")
+		key, _, _ := unstructured.NestedString(ep, "authorization", "credentials", "key")
+		if typ != "Bearer" || name != wantSecret || key != "token" {
+			t.Errorf("%s: authorization %v, want Bearer credentials from %s/token", source, ep["authorization"], wantSecret)
+		}
+		_, secret := m["Secret/"+wantSecret]
+		if secret != wantScraper {
+			t.Errorf("%s: renders Secret/%s: %v, want %v", source, wantSecret, secret, wantScraper)
+		}
+		if !wantScraper {
+			if m["ServiceAccount/spanbench-metrics-scraper"] != nil {
+				t.Errorf("%s: renders the metrics-scraper service account although tokenSecret names a Secret", source)
+			}
+			return
+		}
+		var rb rbacv1.ClusterRoleBinding
+		m.get(t, "ClusterRoleBinding/spanbench-metrics-scraper", &rb)
+		if rb.RoleRef.Name != "spanbench-metrics-reader" || len(rb.Subjects) != 1 || rb.Subjects[0].Name != "spanbench-metrics-scraper" {
+			t.Errorf("%s: metrics-scraper binding %+v, want spanbench-metrics-scraper bound to spanbench-metrics-reader", source, rb)
+		}
+		var s corev1.Secret
+		m.get(t, "Secret/"+wantSecret, &s)
+		if s.Type != corev1.SecretTypeServiceAccountToken || s.Annotations[corev1.ServiceAccountNameKey] != "spanbench-metrics-scraper" {
+			t.Errorf("%s: Secret %s is not spanbench-metrics-scraper's token: type %s, annotations %v", source, wantSecret, s.Type, s.Annotations)
+		}
+	}
+	check("kubectl kustomize config/prometheus", kustomizeDir(t, "config/prometheus"), "spanbench-metrics-scraper-token", true)
+	check("helm template (all on)", template(t, "--values", allOnValues), "spanbench-metrics-scraper-token", true)
+	check("helm template (own Secret)", template(t, "--set", "serviceMonitor.enabled=true", "--set", "serviceMonitor.tokenSecret.name=prometheus-token"), "prometheus-token", false)
 }

@@ -38,6 +38,11 @@ named spanbench gets the names of the kustomize install (spanbench-manager).
 {{- printf "%s-metrics-reader" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The service account the ServiceMonitor scrapes the manager as. */}}
+{{- define "spanbench.metricsScraperName" -}}
+{{- printf "%s-metrics-scraper" (include "spanbench.fullname" .) | trunc 57 | trimSuffix "-" }}
+{{- end }}
+
 {{/* The PodMonitor of the runner pods. */}}
 {{- define "spanbench.runnersName" -}}
 {{- printf "%s-runners" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
