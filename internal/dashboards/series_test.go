@@ -11,10 +11,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc/codes"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/dashboards"
 	"github.com/spanbench/spanbench/load/metrics"
+	"github.com/spanbench/spanbench/load/result"
 )
 
 // rulesFile holds the alert rules, which query the same series.
@@ -39,7 +39,7 @@ func exported(t *testing.T) []string {
 		names = append(names, m[1])
 	}
 	reg := prometheus.NewRegistry()
-	eng, err := metrics.NewEngine(reg, "run", []v1alpha1.OperationSpec{{Name: "read", Type: v1alpha1.OpRead}})
+	eng, err := metrics.NewEngine(reg, "run", []result.OperationInfo{{Name: "read", Type: "Read"}})
 	if err != nil {
 		t.Fatal(err)
 	}
