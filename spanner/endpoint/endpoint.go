@@ -5,24 +5,25 @@
 // the process environment, so one process can serve emulator and Cloud
 // Spanner targets side by side.
 //
-// The Go client (cloud.google.com/go/spanner v1.96.1) reads
-// SPANNER_EMULATOR_HOST in four places: the instance and database admin
-// clients' construction hooks and the data client's constructor add
-// plaintext, unauthenticated options for the emulator's address, and the
-// data client turns off its native metrics and its GCP-environment probe.
-// Endpoint sets the first three explicitly (Emulator.ClientOptions,
-// NewClient's DisableNativeMetrics). Against an inherited variable, a
-// Cloud endpoint's explicit address wins over the one the client adds
-// (it is applied after it), but the client's WithoutAuthentication cannot
-// be undone by a later option: a Cloud client built under the variable
-// would reach Cloud Spanner with no credentials. RefuseInherited turns
-// that into a clear refusal at the edge of the process.
+// What the Go client (cloud.google.com/go/spanner v1.96.1) does when it
+// sees SPANNER_EMULATOR_HOST, and what replaces it here:
+//   - the instance and database admin clients' construction hooks, and the
+//     data client's constructor, add plaintext, unauthenticated options
+//     for the emulator's address: Emulator's ClientOptions are the same;
+//   - the data client turns off its native metrics (Cloud Monitoring
+//     export) and its dynamic channel pool: NewClient turns off the
+//     metrics on the emulator; the pool is off unless asked for;
+//   - the data client skips its GCP-environment probe (it asks the metadata
+//     server for the region to label metrics with, once per process). No
+//     option reaches that probe: an emulator session now makes it once,
+//     bounded by the client to a few seconds, and harmlessly.
 //
-// The one emulator behaviour no option reaches is the data client's
-// GCP-environment probe (it asks the metadata server for the region to
-// label its metrics with, once per process): an emulator session opened
-// without the variable makes that probe once, bounded by the client to a
-// few seconds.
+// Against an inherited variable, a Cloud endpoint's explicit address wins
+// over the emulator's (it is applied after it), but the client's
+// WithoutAuthentication cannot be undone by a later option: a Cloud client
+// built under the variable would reach Cloud Spanner with no credentials.
+// RefuseInherited turns that into a clear refusal at the edge of the
+// process (the manager; the CLI's --spanner).
 package endpoint
 
 import (
