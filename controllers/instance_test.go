@@ -24,6 +24,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -47,7 +48,7 @@ func (h *harness) ephemeralSpec(name string, replicas int32) *v1alpha1.Benchmark
 func (h *harness) admin() target.InstanceAdmin {
 	h.t.Helper()
 	if h.instanceAdmin == nil {
-		a, err := target.OpenInstanceAdmin(context.Background(), h.emu.Host())
+		a, err := target.OpenInstanceAdmin(context.Background(), endpoint.Emulator(h.emu.Host()))
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -583,8 +584,8 @@ func (f fakeInstanceAdminForTest) GetInstance(ctx context.Context, name string) 
 // fakePreparer is the real preparer over fakeInstanceAdminForTest, whose
 // faults and creations the scenario sets and reads.
 func fakePreparer(faults *sync.Map, creations *fakeCreations) controllers.SpannerPreparer {
-	open := func(ctx context.Context, host string) (target.InstanceAdmin, error) {
-		real, err := target.OpenInstanceAdmin(ctx, host)
+	open := func(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error) {
+		real, err := target.OpenInstanceAdmin(ctx, ep)
 		if err != nil {
 			return nil, err
 		}

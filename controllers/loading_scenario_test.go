@@ -16,6 +16,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -39,7 +40,7 @@ func (h *harness) rowCount(run *v1alpha1.BenchmarkRun) int64 {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := session.Open(ctx, run.Spec.Target)
+	s, err := session.Open(ctx, endpoint.Emulator(run.Spec.Target.EmulatorHost), run.Spec.Target)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/target"
 	"github.com/spanbench/spanbench/spanner/workload"
@@ -62,44 +63,44 @@ type DatasetPlan struct {
 
 // SpannerPreparer is the TargetPreparer that talks to Spanner.
 type SpannerPreparer struct {
-	// OpenInstanceAdmin opens the instance admin API of an emulator host
-	// ("" is Cloud Spanner). nil is target.OpenInstanceAdmin; tests wrap it
-	// to inject the errors of a real project (quota, permission).
-	OpenInstanceAdmin func(ctx context.Context, emulatorHost string) (target.InstanceAdmin, error)
+	// Cloud is the Cloud Spanner endpoint of runs that name no emulator
+	// (--spanner-endpoint); the zero value is Cloud Spanner's default
+	// endpoint. A run that names an emulator is prepared there.
+	Cloud endpoint.Endpoint
+	// OpenInstanceAdmin opens the instance admin API of an endpoint. nil is
+	// target.OpenInstanceAdmin; tests wrap it to inject the errors of a
+	// real project (quota, permission).
+	OpenInstanceAdmin func(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error)
 }
 
-func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, emulatorHost string) (target.InstanceAdmin, error) {
+// endpoint is where run's target is.
+func (p SpannerPreparer) endpoint(run *v1alpha1.BenchmarkRun) endpoint.Endpoint {
+	return endpoint.For(run.Spec.Target, p.Cloud)
+}
+
+func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error) {
 	if p.OpenInstanceAdmin != nil {
-		return p.OpenInstanceAdmin(ctx, emulatorHost)
+		return p.OpenInstanceAdmin(ctx, ep)
 	}
-	return target.OpenInstanceAdmin(ctx, emulatorHost)
+	return target.OpenInstanceAdmin(ctx, ep)
 }
-
-// emulatorConfig is the configuration of instances the emulator creates
-// for Existing runs that name none.
-const emulatorConfig = "emulator-config"
 
 // Instance implements TargetPreparer.
 func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) (target.InstanceInfo, error) {
-	t := run.Spec.Target
-	if err := session.Probe(ctx, t); err != nil {
+	t, ep := run.Spec.Target, p.endpoint(run)
+	if err := session.Probe(ctx, ep, t); err != nil {
 		return target.InstanceInfo{}, err
 	}
-	admin, err := p.openInstanceAdmin(ctx, t.EmulatorHost)
+	admin, err := p.openInstanceAdmin(ctx, ep)
 	if err != nil {
 		return target.InstanceInfo{}, err
 	}
 	defer func() { _ = admin.Close() }()
-	in := instanceOf(t)
 	if t.Instance.Mode != v1alpha1.InstanceEphemeral {
-		if t.EmulatorHost != "" {
-			if in.Config == "" {
-				in.Config = emulatorConfig
-			}
-			if in.Nodes == 0 && in.ProcessingUnits == 0 {
-				in.Nodes = 1
-			}
-			if err := target.EnsureInstance(ctx, admin, in); err != nil {
+		if ep.IsEmulator() {
+			// The emulator creates a missing Existing instance at no cost.
+			t.Instance = target.EmulatorInstanceDefaults(t.Instance)
+			if err := target.EnsureInstance(ctx, admin, target.InstanceOf(t)); err != nil {
 				return target.InstanceInfo{}, err
 			}
 		}
@@ -109,13 +110,13 @@ func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRu
 		}
 		return info, err
 	}
-	if t.EmulatorHost == "" {
+	if !ep.IsEmulator() {
 		// The emulator lists only its own configuration but accepts any.
 		if err := target.CheckConfig(ctx, admin, t.Project, t.Instance.Config); err != nil {
 			return target.InstanceInfo{}, err
 		}
 	}
-	return target.EnsureOwned(ctx, admin, in, owner, createOperation(run))
+	return target.EnsureOwned(ctx, admin, target.InstanceOf(t), owner, createOperation(run))
 }
 
 // createOperation is the run's instance creation still running, as
@@ -127,18 +128,6 @@ func createOperation(run *v1alpha1.BenchmarkRun) string {
 	return ""
 }
 
-// instanceOf is the instance a target asks for.
-func instanceOf(t v1alpha1.TargetSpec) target.Instance {
-	in := target.Instance{Project: t.Project, Instance: t.Instance.Name, Config: t.Instance.Config, Edition: t.Instance.Edition.APIName()}
-	if t.Instance.Nodes != nil {
-		in.Nodes = *t.Instance.Nodes
-	}
-	if t.Instance.ProcessingUnits != nil {
-		in.ProcessingUnits = *t.Instance.ProcessingUnits
-	}
-	return in
-}
-
 // emulatorGoneAfter bounds a deletion on an emulator: one that does not
 // answer took its instances with it.
 const emulatorGoneAfter = 10 * time.Second
@@ -147,19 +136,19 @@ const emulatorGoneAfter = 10 * time.Second
 // that does not answer counts as gone: its instances live in its memory
 // and cost nothing.
 func (p SpannerPreparer) ReleaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) error {
-	t := run.Spec.Target
-	if t.EmulatorHost != "" {
+	t, ep := run.Spec.Target, p.endpoint(run)
+	if ep.IsEmulator() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, emulatorGoneAfter)
 		defer cancel()
 	}
-	admin, err := p.openInstanceAdmin(ctx, t.EmulatorHost)
+	admin, err := p.openInstanceAdmin(ctx, ep)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = admin.Close() }()
 	err = target.DeleteOwned(ctx, admin, t.Project, t.Instance.Name, owner, createOperation(run))
-	if t.EmulatorHost != "" && unreachable(ctx, err) {
+	if ep.IsEmulator() && unreachable(ctx, err) {
 		return nil
 	}
 	return err
@@ -175,17 +164,17 @@ func unreachable(ctx context.Context, err error) bool {
 }
 
 // Prepare implements TargetPreparer.
-func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) (DatasetPlan, error) {
-	t := run.Spec.Target
+func (p SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) (DatasetPlan, error) {
+	t, ep := run.Spec.Target, p.endpoint(run)
 	schema, err := workload.SchemaFor(spec, t.Dialect)
 	if err != nil {
 		return DatasetPlan{}, err
 	}
 	// The instance is there: Instance made it so.
-	if err := session.EnsureDatabase(ctx, t, schema, false); err != nil {
+	if err := session.EnsureDatabase(ctx, ep, t, schema, false); err != nil {
 		return DatasetPlan{}, err
 	}
-	s, err := session.Open(ctx, t)
+	s, err := session.Open(ctx, ep, t)
 	if err != nil {
 		return DatasetPlan{}, err
 	}
@@ -212,13 +201,13 @@ func (SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, 
 }
 
 // AddSplitPoints implements TargetPreparer.
-func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec, keys []string) error {
+func (p SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec, keys []string) error {
 	t := run.Spec.Target
 	schema, err := workload.SchemaFor(spec, t.Dialect)
 	if err != nil {
 		return err
 	}
-	ia, da, err := target.AdminClients(ctx, t.EmulatorHost)
+	ia, da, err := target.AdminClients(ctx, p.endpoint(run))
 	if err != nil {
 		return err
 	}
@@ -228,12 +217,12 @@ func (SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.Benchma
 }
 
 // CompleteDataset implements TargetPreparer.
-func (SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) error {
+func (p SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) error {
 	schema, err := workload.SchemaFor(spec, run.Spec.Target.Dialect)
 	if err != nil {
 		return err
 	}
-	s, err := session.Open(ctx, run.Spec.Target)
+	s, err := session.Open(ctx, p.endpoint(run), run.Spec.Target)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -53,9 +54,13 @@ type InstanceSweeper struct {
 	// APIReader reads a run from the API server before its instance is
 	// deleted, so a stale cache never condemns a live run's instance.
 	APIReader client.Reader
-	// OpenInstanceAdmin opens the instance admin API of an emulator host
-	// ("" is Cloud Spanner); nil is target.OpenInstanceAdmin.
-	OpenInstanceAdmin func(ctx context.Context, emulatorHost string) (target.InstanceAdmin, error)
+	// Cloud is the Cloud Spanner endpoint swept (--spanner-endpoint); the
+	// zero value is Cloud Spanner's default endpoint. Emulators are swept
+	// at the hosts runs name.
+	Cloud endpoint.Endpoint
+	// OpenInstanceAdmin opens the instance admin API of an endpoint; nil
+	// is target.OpenInstanceAdmin.
+	OpenInstanceAdmin func(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error)
 	// Cluster is the reconciler's ClusterID; "" is DefaultClusterID.
 	Cluster string
 	// Projects are Cloud Spanner projects to sweep even when no run names
@@ -92,7 +97,8 @@ func (s *InstanceSweeper) Start(ctx context.Context) error {
 	}
 }
 
-// sweepScope is one project at one endpoint ("" is Cloud Spanner).
+// sweepScope is one project at one endpoint: an emulator's host, or ""
+// for the Cloud endpoint.
 type sweepScope struct{ host, project string }
 
 // Sweep deletes the orphaned instances it finds once, and returns how
@@ -139,8 +145,8 @@ func (s *InstanceSweeper) scopes(ctx context.Context) ([]sweepScope, error) {
 	}
 	for _, r := range runs.Items {
 		t := r.Spec.Target
-		if t.EmulatorHost != "" || t.Instance.Mode == v1alpha1.InstanceEphemeral {
-			add(sweepScope{host: t.EmulatorHost, project: t.Project})
+		if ep := endpoint.For(t, s.Cloud); ep.IsEmulator() || t.Instance.Mode == v1alpha1.InstanceEphemeral {
+			add(sweepScope{host: ep.EmulatorHost(), project: t.Project})
 		}
 	}
 	return out, nil
@@ -164,11 +170,13 @@ func (s *InstanceSweeper) sweepScope(ctx context.Context, sc sweepScope) int {
 	defer cancel()
 	open := s.OpenInstanceAdmin
 	if open == nil {
-		open = func(ctx context.Context, host string) (target.InstanceAdmin, error) {
-			return target.OpenInstanceAdmin(ctx, host)
-		}
+		open = target.OpenInstanceAdmin
 	}
-	admin, err := open(ctx, sc.host)
+	ep := s.Cloud
+	if sc.host != "" {
+		ep = endpoint.Emulator(sc.host)
+	}
+	admin, err := open(ctx, ep)
 	if err != nil {
 		logger.Error(err, "opening the instance admin API")
 		return 0

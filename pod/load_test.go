@@ -15,6 +15,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -121,7 +122,7 @@ func TestFailedLoaderReportsWhyAndARetryLoads(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := session.EnsureDatabase(ctx, target, schema, false); err != nil {
+	if err := session.EnsureDatabase(ctx, endpoint.Emulator(target.EmulatorHost), target, schema, false); err != nil {
 		t.Fatalf("adding usertable: %v", err)
 	}
 	if err := load(t, ns, run, 0); err != nil {

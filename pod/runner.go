@@ -18,6 +18,7 @@ import (
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/shardrun"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -228,12 +229,14 @@ func (r *runner) checkNotFinished(ctx context.Context) error {
 	return nil
 }
 
-// open connects to the target, failing fast when it is unreachable.
+// open connects to the target, failing fast when it is unreachable. A
+// target on Cloud Spanner is reached at its default endpoint.
 func (r *runner) open(ctx context.Context, ctl *protocol.Control) (*session.Session, error) {
-	if err := session.Probe(ctx, ctl.Target); err != nil {
+	ep := endpoint.For(ctl.Target, endpoint.Cloud(""))
+	if err := session.Probe(ctx, ep, ctl.Target); err != nil {
 		return nil, err
 	}
-	s, err := session.Open(ctx, ctl.Target)
+	s, err := session.Open(ctx, ep, ctl.Target)
 	if err != nil {
 		return nil, err
 	}

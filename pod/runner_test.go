@@ -23,6 +23,7 @@ import (
 	"github.com/spanbench/spanbench/internal/sessiontest"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -165,7 +166,7 @@ func checkMetricsServed(t *testing.T, addr string) {
 func emptyDatabase(t *testing.T, spec *v1alpha1.WorkloadSpec) v1alpha1.TargetSpec {
 	t.Helper()
 	emu := emulatortest.Start(t)
-	t.Setenv("SPANNER_EMULATOR_HOST", emu.Host())
+	emulatortest.NoMetadataServer(t)
 	one := int32(1)
 	target := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: emu.Host(),
 		Instance: v1alpha1.InstanceSpec{Name: "test", Config: "regional-asia-northeast1", Nodes: &one}}
@@ -175,7 +176,7 @@ func emptyDatabase(t *testing.T, spec *v1alpha1.WorkloadSpec) v1alpha1.TargetSpe
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := session.EnsureDatabase(ctx, target, schema, true); err != nil {
+	if err := session.EnsureDatabase(ctx, endpoint.Emulator(emu.Host()), target, schema, true); err != nil {
 		t.Fatalf("creating the test database: %v", err)
 	}
 	return target
@@ -187,7 +188,7 @@ func onTable(t *testing.T, target v1alpha1.TargetSpec, spec *v1alpha1.WorkloadSp
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := session.Open(ctx, target)
+	s, err := session.Open(ctx, endpoint.Emulator(target.EmulatorHost), target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func runShards(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec,
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		s, err := session.Open(ctx, base.Target)
+		s, err := session.Open(ctx, base.Endpoint, base.Target)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -257,6 +257,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--keep-runners=true", "--runner-ttl-seconds=3600", "--startup-grace=15s",
 		"--allowed-instance-configs=regional-asia-northeast1,asia1", "--max-ephemeral-duration=4h",
 		"--cluster-id=gke-perf-tokyo", "--sweep-projects=my-project,my-other-project", "--sweep-interval=5m",
+		"--spanner-endpoint=asia-northeast1-spanner.googleapis.com:443",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("all-on args %q lack %q", c.Args, want)

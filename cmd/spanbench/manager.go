@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -45,6 +47,7 @@ type managerFlags struct {
 	clusterID              string
 	sweepProjects          []string
 	sweepInterval          time.Duration
+	spannerEndpoint        string
 }
 
 func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
@@ -76,6 +79,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		return nil
 	})
 	fs.DurationVar(&f.sweepInterval, "sweep-interval", controllers.DefaultSweepInterval, "how often to look for instances whose run is gone (0: never)")
+	fs.StringVar(&f.spannerEndpoint, "spanner-endpoint", "", "host:port of the Cloud Spanner API the manager calls for runs that name no emulator, such as a regional endpoint "+
+		"or a Private Service Connect address (default: "+endpoint.CloudDefault+")")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -90,6 +95,12 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 }
 
 func managerCommand(ctx context.Context, args []string, _, stderr io.Writer) error {
+	// The manager serves emulator and Cloud Spanner runs side by side;
+	// under this variable the Spanner client would strip the credentials
+	// of every Cloud Spanner call.
+	if err := endpoint.RefuseInherited(os.Getenv); err != nil {
+		return fmt.Errorf("the manager refuses to start: %w", err)
+	}
 	f, err := parseManagerFlags(args, stderr)
 	if err != nil {
 		return err
@@ -145,9 +156,10 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	cloud := endpoint.Cloud(f.spannerEndpoint)
 	r := &controllers.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
-		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
+		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{Cloud: cloud}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
 		Runner: controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
 	}
 	if f.runnerTTL >= 0 {
@@ -158,7 +170,7 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	if f.sweepInterval > 0 {
-		sweeper := &controllers.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster,
+		sweeper := &controllers.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster, Cloud: cloud,
 			Projects: f.sweepProjects, Interval: f.sweepInterval, Recorder: mgr.GetEventRecorderFor("spanbench-sweep")}
 		if err := mgr.Add(sweeper); err != nil {
 			return nil, err

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
 func TestManagerFlagsSetTheLifecycleGuardrails(t *testing.T) {
@@ -35,5 +38,35 @@ func TestManagerRefusesAClusterIDThatIsNoSpannerLabel(t *testing.T) {
 	_, err := parseManagerFlags([]string{"--runner-image", "x", "--cluster-id", "GKE.Tokyo"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--cluster-id") {
 		t.Errorf("--cluster-id GKE.Tokyo: %v; want a refusal naming the flag", err)
+	}
+}
+
+// TestManagerRefusesAnInheritedEmulatorHost: under SPANNER_EMULATOR_HOST
+// the Spanner client strips the credentials of every Cloud Spanner call,
+// so the manager, which serves both kinds of run, does not start.
+func TestManagerRefusesAnInheritedEmulatorHost(t *testing.T) {
+	t.Setenv("SPANNER_EMULATOR_HOST", "127.0.0.1:9010")
+	err := managerCommand(context.Background(), []string{"--runner-image", "x"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "SPANNER_EMULATOR_HOST") {
+		t.Errorf("manager under SPANNER_EMULATOR_HOST: %v; want a refusal naming the variable", err)
+	}
+}
+
+// TestManagerSpannerEndpointFlag: --spanner-endpoint names the Cloud
+// Spanner API the manager calls; without it, the global endpoint.
+func TestManagerSpannerEndpointFlag(t *testing.T) {
+	f, err := parseManagerFlags([]string{"--runner-image", "x", "--spanner-endpoint", "asia-northeast1-spanner.googleapis.com:443"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := endpoint.Cloud(f.spannerEndpoint).Address(); got != "asia-northeast1-spanner.googleapis.com:443" {
+		t.Errorf("--spanner-endpoint: the manager calls %q", got)
+	}
+	d, err := parseManagerFlags([]string{"--runner-image", "x"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := endpoint.Cloud(d.spannerEndpoint).Address(); got != endpoint.CloudDefault {
+		t.Errorf("no --spanner-endpoint: the manager calls %q; want %q", got, endpoint.CloudDefault)
 	}
 }

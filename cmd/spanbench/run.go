@@ -22,7 +22,9 @@ import (
 	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/emulator"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
+	"github.com/spanbench/spanbench/spanner/target"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 
@@ -117,13 +119,14 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	if err != nil {
 		return nil, err
 	}
-	if err := session.Probe(ctx, t); err != nil {
+	ep := endpoint.For(t, endpoint.Cloud(""))
+	if err := session.Probe(ctx, ep, t); err != nil {
 		return nil, err
 	}
-	if err := session.EnsureDatabase(ctx, t, schema, createInstance); err != nil {
+	if err := session.EnsureDatabase(ctx, ep, t, schema, createInstance); err != nil {
 		return nil, err
 	}
-	s, err := session.Open(ctx, t)
+	s, err := session.Open(ctx, ep, t)
 	if err != nil {
 		return nil, err
 	}
@@ -206,20 +209,20 @@ func resolveTarget(mt *v1alpha1.TargetSpec, f *runFlags) (v1alpha1.TargetSpec, e
 		n := int32(f.nodes)
 		t.Instance.Nodes, t.Instance.ProcessingUnits = &n, nil
 	}
+	// $SPANNER_EMULATOR_HOST is read here, once, into the target.
 	switch {
 	case f.spanner:
+		if err := endpoint.RefuseInherited(os.Getenv); err != nil {
+			return t, fmt.Errorf("--spanner: %w", err)
+		}
 		t.EmulatorHost = ""
 	case f.endpoint != "":
 		t.EmulatorHost = f.endpoint
-	case os.Getenv("SPANNER_EMULATOR_HOST") != "":
-		t.EmulatorHost = os.Getenv("SPANNER_EMULATOR_HOST")
+	case os.Getenv(endpoint.EmulatorHostEnv) != "":
+		t.EmulatorHost = os.Getenv(endpoint.EmulatorHostEnv)
 	}
-	if t.Instance.Config == "" {
-		t.Instance.Config = "emulator-config"
-	}
-	if t.Instance.Nodes == nil && t.Instance.ProcessingUnits == nil {
-		one := int32(1)
-		t.Instance.Nodes = &one
+	if !f.spanner {
+		t.Instance = target.EmulatorInstanceDefaults(t.Instance)
 	}
 	if t.Project == "" || t.Instance.Name == "" || t.Database == "" {
 		return t, errors.New("--spanner needs a target: a BenchmarkRun manifest with spec.target, or --project, --instance and --database")

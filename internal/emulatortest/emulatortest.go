@@ -3,6 +3,8 @@ package emulatortest
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/spanbench/spanbench/spanner/emulator"
@@ -13,10 +15,8 @@ import (
 // use it. A missing or broken emulator fails the test with Start's message,
 // which says how to install it: silently skipping would let a machine
 // without the emulator pass every test that needs it.
-//
-// It does not set SPANNER_EMULATOR_HOST, because tb.Setenv refuses parallel
-// tests; a test that builds a data client should call
-// tb.Setenv("SPANNER_EMULATOR_HOST", e.Host()) itself (see Emulator.Host).
+// Clients reach it through endpoint.Emulator(e.Host()); nothing is set in
+// the process environment.
 func Start(tb testing.TB) *emulator.Emulator {
 	tb.Helper()
 	e, err := emulator.Start(context.Background(), emulator.Options{})
@@ -29,4 +29,18 @@ func Start(tb testing.TB) *emulator.Emulator {
 		}
 	})
 	return e
+}
+
+// NoMetadataServer points the GCP metadata client of the test process at a
+// loopback server that knows nothing (404 for every key) for the test's
+// life, so that the one probe of the GCP environment a Spanner data client
+// makes (see package endpoint) is answered on the machine instead of
+// leaving it. It answers at once: a closed port would make the metadata
+// client retry for seconds. It uses tb.Setenv: its test cannot be
+// parallel.
+func NoMetadataServer(tb testing.TB) {
+	tb.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	tb.Cleanup(srv.Close)
+	tb.Setenv("GCE_METADATA_HOST", srv.Listener.Addr().String())
 }

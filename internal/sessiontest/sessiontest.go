@@ -9,6 +9,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -16,8 +17,9 @@ import (
 // Start starts a fresh emulator (strong reads slow down the longer
 // one runs), creates an instance and GoogleSQL database with the workload's
 // schema, loads its dataset and returns an open session, all cleaned up
-// with tb. It sets SPANNER_EMULATOR_HOST with tb.Setenv, so its tests
-// cannot be parallel.
+// with tb. It points the metadata client at a loopback server with
+// tb.Setenv (emulatortest.NoMetadataServer), so its tests cannot be
+// parallel.
 func Start(tb testing.TB, spec *v1alpha1.WorkloadSpec) *session.Session {
 	tb.Helper()
 	return StartDialect(tb, spec, v1alpha1.DialectGoogleSQL)
@@ -27,7 +29,8 @@ func Start(tb testing.TB, spec *v1alpha1.WorkloadSpec) *session.Session {
 func StartDialect(tb testing.TB, spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) *session.Session {
 	tb.Helper()
 	emu := emulatortest.Start(tb)
-	tb.Setenv("SPANNER_EMULATOR_HOST", emu.Host())
+	emulatortest.NoMetadataServer(tb)
+	ep := endpoint.Emulator(emu.Host())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	nodes := int32(1)
@@ -37,10 +40,10 @@ func StartDialect(tb testing.TB, spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := session.EnsureDatabase(ctx, t, schema, true); err != nil {
+	if err := session.EnsureDatabase(ctx, ep, t, schema, true); err != nil {
 		tb.Fatalf("creating the test database: %v", err)
 	}
-	s, err := session.Open(ctx, t)
+	s, err := session.Open(ctx, ep, t)
 	if err != nil {
 		tb.Fatalf("opening the test database: %v", err)
 	}

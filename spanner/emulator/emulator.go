@@ -32,7 +32,8 @@ import (
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
 // DefaultPath is the Google Cloud CLI Debian package's standard location.
@@ -258,7 +259,7 @@ func (e *Emulator) waitReady(ctx context.Context, timeout time.Duration) error {
 	// connection attempts are refused even after a plain TCP dial works (the
 	// port seems to be opened briefly before the server listens for good),
 	// which would add a second to every start; so back off from 50 ms.
-	opts := append(clientOptions(e.Host()), option.WithGRPCDialOption(grpc.WithConnectParams(grpc.ConnectParams{
+	opts := append(endpoint.Emulator(e.Host()).ClientOptions(), option.WithGRPCDialOption(grpc.WithConnectParams(grpc.ConnectParams{
 		Backoff:           backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, MaxDelay: time.Second},
 		MinConnectTimeout: time.Second,
 	})))
@@ -306,21 +307,8 @@ func (e *Emulator) probe(ctx context.Context, admin *instance.InstanceAdminClien
 	return nil
 }
 
-// clientOptions are what the Spanner Go client uses when
-// SPANNER_EMULATOR_HOST is set: plaintext gRPC without credentials. It
-// repeats target.ClientOptions because target's tests import this package.
-func clientOptions(host string) []option.ClientOption {
-	return []option.ClientOption{
-		option.WithEndpoint("passthrough:///" + host),
-		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
-		option.WithoutAuthentication(),
-	}
-}
-
-// Host returns "127.0.0.1:P", the emulator's gRPC address: the value for
-// SPANNER_EMULATOR_HOST. Prefer setting that variable for data clients (as
-// well as passing the address as endpoint): only then does the Spanner Go
-// client turn off its Cloud Monitoring export and GCP environment probing.
+// Host returns "127.0.0.1:P", the emulator's gRPC address, for
+// endpoint.Emulator.
 func (e *Emulator) Host() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(e.grpcPort))
 }

@@ -17,6 +17,8 @@ import (
 
 	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
+
+	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
 // These tests run the real emulator; each starts its own (a long-running
@@ -96,7 +98,7 @@ func TestStartStop(t *testing.T) {
 	// The admin API answers through the options a caller would use.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	admin, err := instance.NewInstanceAdminClient(ctx, clientOptions(e.Host())...)
+	admin, err := instance.NewInstanceAdminClient(ctx, endpoint.Emulator(e.Host()).ClientOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}

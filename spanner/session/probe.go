@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -20,11 +21,12 @@ const ProbeTimeout = 15 * time.Second
 
 // Probe checks that the target's endpoint answers at all, so an
 // unreachable emulator or network fails fast with a clear message. Any
-// answer, even PermissionDenied, proves the endpoint is there.
-func Probe(ctx context.Context, t v1alpha1.TargetSpec) error {
+// answer, even PermissionDenied, proves the endpoint is there. ep is where
+// the target is.
+func Probe(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.TargetSpec) error {
 	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 	defer cancel()
-	ia, da, err := target.AdminClients(ctx, t.EmulatorHost)
+	ia, da, err := target.AdminClients(ctx, ep)
 	if err != nil {
 		return err
 	}
@@ -35,11 +37,7 @@ func Probe(ctx context.Context, t v1alpha1.TargetSpec) error {
 	// the context's error, which carries no gRPC code.
 	switch code := status.Code(err); {
 	case ctx.Err() != nil, code == codes.Unavailable, code == codes.DeadlineExceeded:
-		where := "Cloud Spanner"
-		if t.EmulatorHost != "" {
-			where = "the Cloud Spanner emulator at " + t.EmulatorHost
-		}
-		return fmt.Errorf("cannot reach %s within %s: %w", where, ProbeTimeout, err)
+		return fmt.Errorf("cannot reach %s within %s: %w", ep, ProbeTimeout, err)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -31,27 +31,19 @@ var Version = "dev"
 type Session struct {
 	// Target is the database.
 	Target v1alpha1.TargetSpec
+	// Endpoint is where it is.
+	Endpoint endpoint.Endpoint
 	// Client is the data client.
 	Client *spanner.Client
 }
 
-// Open connects a data client to the target. target.EmulatorHost selects
-// the emulator; otherwise Application Default Credentials reach Cloud
-// Spanner.
-func Open(ctx context.Context, t v1alpha1.TargetSpec) (*Session, error) {
-	if t.EmulatorHost != "" {
-		// The client turns off Cloud Monitoring export and metadata-server
-		// probing only when it sees this variable.
-		if err := os.Setenv("SPANNER_EMULATOR_HOST", t.EmulatorHost); err != nil {
-			return nil, err
-		}
-	}
-	cfg := spanner.ClientConfig{DisableNativeMetrics: true}
-	c, err := spanner.NewClientWithConfig(ctx, DatabasePath(t), cfg, target.ClientOptions(t.EmulatorHost)...)
+// Open connects a data client to the target at ep (see endpoint.For).
+func Open(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.TargetSpec) (*Session, error) {
+	c, err := ep.NewClient(ctx, DatabasePath(t), spanner.ClientConfig{DisableNativeMetrics: true})
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", DatabasePath(t), err)
+		return nil, fmt.Errorf("connecting to %s at %s: %w", DatabasePath(t), ep, err)
 	}
-	return &Session{Target: t, Client: c}, nil
+	return &Session{Target: t, Endpoint: ep, Client: c}, nil
 }
 
 // DatabasePath is the database's resource name.
@@ -63,38 +55,31 @@ func DatabasePath(t v1alpha1.TargetSpec) string {
 func (s *Session) Close() { s.Client.Close() }
 
 // Emulator reports whether the target is the emulator.
-func (s *Session) Emulator() bool { return s.Target.EmulatorHost != "" }
+func (s *Session) Emulator() bool { return s.Endpoint.IsEmulator() }
 
 // EnsureDatabase creates the database and the workload's schema (and the
 // dataset marker table) where absent, in the schema's dialect, which must
 // be the target's; an existing database of another dialect is
 // target.ErrDialectMismatch. With createInstance it first creates the
-// instance with the target's config and size; otherwise the instance must
-// exist and is never modified.
-func EnsureDatabase(ctx context.Context, t v1alpha1.TargetSpec, schema workload.Schema, createInstance bool) error {
+// instance with the target's config, size and edition; otherwise the
+// instance must exist and is never modified. ep is where the target is.
+func EnsureDatabase(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.TargetSpec, schema workload.Schema, createInstance bool) error {
 	if d := t.Dialect.OrDefault(); schema.Dialect() != d {
 		return fmt.Errorf("the workload's schema is %s, the target's dialect %s", schema.Dialect(), d)
 	}
-	ia, da, err := target.AdminClients(ctx, t.EmulatorHost)
+	ia, da, err := target.AdminClients(ctx, ep)
 	if err != nil {
 		return err
 	}
 	defer ia.Close()
 	defer da.Close()
 	if createInstance {
-		in := target.Instance{Project: t.Project, Instance: t.Instance.Name, Config: t.Instance.Config}
-		if t.Instance.Nodes != nil {
-			in.Nodes = *t.Instance.Nodes
-		}
-		if t.Instance.ProcessingUnits != nil {
-			in.ProcessingUnits = *t.Instance.ProcessingUnits
-		}
-		if err := target.EnsureInstance(ctx, target.AdminOf(ia), in); err != nil {
+		if err := target.EnsureInstance(ctx, target.AdminOf(ia), target.InstanceOf(t)); err != nil {
 			return err
 		}
 	}
 	ddl := append(schema.DDL(), dataset.MarkerDDL(schema.Dialect()))
-	db := target.Database{Project: t.Project, Instance: t.Instance.Name, Database: t.Database, Dialect: schema.Dialect(), EmulatorHost: t.EmulatorHost}
+	db := target.Database{Project: t.Project, Instance: t.Instance.Name, Database: t.Database, Dialect: schema.Dialect(), Endpoint: ep}
 	return target.EnsureDatabase(ctx, da, db, ddl)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/spanbench/spanbench/internal/emulatortest"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	"google.golang.org/grpc/codes"
@@ -42,12 +43,11 @@ func workloadDDL(t *testing.T, typ v1alpha1.WorkloadType, d v1alpha1.Dialect) []
 // KEY("Id")) and so applies nothing.
 func TestEnsureDatabaseCreatesAPostgreSQLDatabaseOnce(t *testing.T) {
 	e := emulatortest.Start(t)
-	t.Setenv("SPANNER_EMULATOR_HOST", e.Host())
 	ctx, ia, da := adminClients(t, e)
 	if err := EnsureInstance(ctx, AdminOf(ia), Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
 		t.Fatal(err)
 	}
-	db := Database{Project: "p", Instance: "inst", Database: "pg-db", Dialect: v1alpha1.DialectPostgreSQL, EmulatorHost: e.Host()}
+	db := Database{Project: "p", Instance: "inst", Database: "pg-db", Dialect: v1alpha1.DialectPostgreSQL, Endpoint: endpoint.Emulator(e.Host())}
 	ddl := append(workloadDDL(t, v1alpha1.WorkloadTweet, db.Dialect), workloadDDL(t, v1alpha1.WorkloadYCSB, db.Dialect)[0])
 	schema := func() []string {
 		t.Helper()
@@ -94,7 +94,6 @@ func TestEnsureDatabaseCreatesAPostgreSQLDatabaseOnce(t *testing.T) {
 // the other is asked for, both ways, and its schema is left alone.
 func TestEnsureDatabaseRefusesTheOtherDialect(t *testing.T) {
 	e := emulatortest.Start(t)
-	t.Setenv("SPANNER_EMULATOR_HOST", e.Host())
 	ctx, ia, da := adminClients(t, e)
 	if err := EnsureInstance(ctx, AdminOf(ia), Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
 		t.Fatal(err)
@@ -103,7 +102,7 @@ func TestEnsureDatabaseRefusesTheOtherDialect(t *testing.T) {
 		{v1alpha1.DialectGoogleSQL, v1alpha1.DialectPostgreSQL},
 		{v1alpha1.DialectPostgreSQL, v1alpha1.DialectGoogleSQL},
 	} {
-		db := Database{Project: "p", Instance: "inst", Database: strings.ToLower(string(tc.have)), Dialect: tc.have, EmulatorHost: e.Host()}
+		db := Database{Project: "p", Instance: "inst", Database: strings.ToLower(string(tc.have)), Dialect: tc.have, Endpoint: endpoint.Emulator(e.Host())}
 		if err := EnsureDatabase(ctx, da, db, workloadDDL(t, v1alpha1.WorkloadYCSB, tc.have)); err != nil {
 			t.Fatalf("creating the %s database: %v", tc.have, err)
 		}

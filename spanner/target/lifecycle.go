@@ -10,9 +10,10 @@ import (
 	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 	"google.golang.org/api/iterator"
-	"google.golang.org/api/option"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
 // InstanceAdmin is the part of the Spanner instance admin API that the
@@ -56,11 +57,10 @@ type InstanceAdmin interface {
 // can take.
 const CreateWait = 5 * time.Second
 
-// OpenInstanceAdmin opens the instance admin API of emulatorHost ("" is
-// Cloud Spanner with Application Default Credentials; see ClientOptions).
-// The caller closes it.
-func OpenInstanceAdmin(ctx context.Context, emulatorHost string, extra ...option.ClientOption) (InstanceAdmin, error) {
-	c, err := instance.NewInstanceAdminClient(ctx, append(ClientOptions(emulatorHost), extra...)...)
+// OpenInstanceAdmin opens the instance admin API of ep. The caller closes
+// it.
+func OpenInstanceAdmin(ctx context.Context, ep endpoint.Endpoint) (InstanceAdmin, error) {
+	c, err := instance.NewInstanceAdminClient(ctx, ep.ClientOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("instance admin client: %w", err)
 	}

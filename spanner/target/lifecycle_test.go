@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/internal/emulatortest"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 	"google.golang.org/grpc/codes"
@@ -25,7 +26,7 @@ func openAdmin(t *testing.T, e *emulator.Emulator) (context.Context, InstanceAdm
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	a, err := OpenInstanceAdmin(ctx, e.Host())
+	a, err := OpenInstanceAdmin(ctx, endpoint.Emulator(e.Host()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,49 +15,21 @@ import (
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 )
-
-// ClientOptions returns the options that admin and data clients need to
-// reach Spanner. emulatorHost is an emulator's host:port (the value of
-// SPANNER_EMULATOR_HOST, e.g. emulator.Emulator.Host()); for it the options
-// are the ones the Spanner Go client itself uses under
-// SPANNER_EMULATOR_HOST: plaintext gRPC without credentials. "" means real
-// Cloud Spanner at its default endpoint with Application Default
-// Credentials, which the clients find by themselves, so nothing is needed.
-//
-// Passing the host explicitly, rather than only through the environment,
-// lets one process (or parallel tests) talk to several emulators. A data
-// client (spanner.NewClientWithConfig) against the emulator should still
-// have SPANNER_EMULATOR_HOST set as well: only then does the Go client turn
-// off its Cloud Monitoring export and its probing of the GCP metadata server.
-func ClientOptions(emulatorHost string) []option.ClientOption {
-	if emulatorHost == "" {
-		return nil
-	}
-	return []option.ClientOption{
-		option.WithEndpoint("passthrough:///" + emulatorHost),
-		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
-		option.WithoutAuthentication(),
-	}
-}
 
 // AdminOf is InstanceAdmin over an instance admin client the caller
 // opened (AdminClients); closing it closes the client.
 func AdminOf(c *instance.InstanceAdminClient) InstanceAdmin { return instanceAdmin{c} }
 
-// AdminClients opens the instance and database admin clients for
-// emulatorHost ("" = real Cloud Spanner; see ClientOptions); extra options
-// follow ClientOptions' and so override them (e.g. a regional endpoint).
+// AdminClients opens the instance and database admin clients of ep.
 // The caller closes both clients.
-func AdminClients(ctx context.Context, emulatorHost string, extra ...option.ClientOption) (*instance.InstanceAdminClient, *database.DatabaseAdminClient, error) {
-	opts := append(ClientOptions(emulatorHost), extra...)
+func AdminClients(ctx context.Context, ep endpoint.Endpoint) (*instance.InstanceAdminClient, *database.DatabaseAdminClient, error) {
+	opts := ep.ClientOptions()
 	ia, err := instance.NewInstanceAdminClient(ctx, opts...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("instance admin client: %w", err)
@@ -83,8 +55,39 @@ type Instance struct {
 	// 1000 from there on; one node is 1000 processing units.
 	Nodes, ProcessingUnits int32
 	// Edition is STANDARD, ENTERPRISE or ENTERPRISE_PLUS; "" leaves the
-	// configuration's default. Only EnsureOwned sets it.
+	// configuration's default. It applies to an instance being created.
 	Edition string
+}
+
+// InstanceOf is the instance a target asks for, edition included: the
+// one conversion from spec.target to an Instance.
+func InstanceOf(t v1alpha1.TargetSpec) Instance {
+	in := Instance{Project: t.Project, Instance: t.Instance.Name, Config: t.Instance.Config, Edition: t.Instance.Edition.APIName()}
+	if t.Instance.Nodes != nil {
+		in.Nodes = *t.Instance.Nodes
+	}
+	if t.Instance.ProcessingUnits != nil {
+		in.ProcessingUnits = *t.Instance.ProcessingUnits
+	}
+	return in
+}
+
+// EmulatorConfig is the one instance configuration the emulator lists.
+const EmulatorConfig = "emulator-config"
+
+// EmulatorInstanceDefaults fills what an instance spec may leave out and an
+// instance on the emulator needs: the emulator's own configuration and one
+// node (the emulator creates instances at no cost, so a target on it need
+// not size one). Fields that are set are kept.
+func EmulatorInstanceDefaults(s v1alpha1.InstanceSpec) v1alpha1.InstanceSpec {
+	if s.Config == "" {
+		s.Config = EmulatorConfig
+	}
+	if s.Nodes == nil && s.ProcessingUnits == nil {
+		one := int32(1)
+		s.Nodes = &one
+	}
+	return s
 }
 
 // EnsureInstance creates the instance unless it exists, and waits until it
@@ -102,11 +105,15 @@ func EnsureInstance(ctx context.Context, admin InstanceAdmin, in Instance) error
 		return fmt.Errorf("ensure instance %s: set nodes (%d) or processing units (%d), not both",
 			in.Instance, in.Nodes, in.ProcessingUnits)
 	}
+	edition, err := editionOf(in.Edition)
+	if err != nil {
+		return fmt.Errorf("ensure instance %s: %w", in.Instance, err)
+	}
 	parent := "projects/" + in.Project
 	name := parent + "/instances/" + in.Instance
 	// Look first, so that reusing an existing instance needs no permission
 	// to create one.
-	_, err := admin.GetInstance(ctx, name)
+	_, err = admin.GetInstance(ctx, name)
 	if err == nil {
 		return nil
 	}
@@ -122,6 +129,7 @@ func EnsureInstance(ctx context.Context, admin InstanceAdmin, in Instance) error
 			DisplayName:     displayName(in.Instance),
 			NodeCount:       in.Nodes,
 			ProcessingUnits: in.ProcessingUnits,
+			Edition:         edition,
 		},
 	})
 	if status.Code(err) == codes.AlreadyExists {
@@ -171,11 +179,10 @@ type Database struct {
 	// Dialect is the database's SQL dialect ("" is GoogleSQL), which its
 	// DDL is written in.
 	Dialect v1alpha1.Dialect
-	// EmulatorHost is an emulator's host:port, "" for Cloud Spanner (see
-	// ClientOptions). It reaches the database with a data client when
-	// GetDatabase does not report an existing database's dialect (the
-	// emulator never does).
-	EmulatorHost string
+	// Endpoint is where the database is. It reaches the database with a
+	// data client when GetDatabase does not report an existing database's
+	// dialect (the emulator never does).
+	Endpoint endpoint.Endpoint
 }
 
 // name is the database's resource name.
@@ -328,7 +335,7 @@ func dialectOf(got *databasepb.Database) (v1alpha1.Dialect, error) {
 // INFORMATION_SCHEMA.DATABASE_OPTIONS holds it, queried the same way in
 // both dialects.
 func queryDialect(ctx context.Context, db Database) (v1alpha1.Dialect, error) {
-	c, err := spanner.NewClientWithConfig(ctx, db.name(), spanner.ClientConfig{DisableNativeMetrics: true}, ClientOptions(db.EmulatorHost)...)
+	c, err := db.Endpoint.NewClient(ctx, db.name(), spanner.ClientConfig{DisableNativeMetrics: true})
 	if err != nil {
 		return "", err
 	}

@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/emulatortest"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 
 	"cloud.google.com/go/spanner"
 	database "cloud.google.com/go/spanner/admin/database/apiv1"
@@ -25,7 +29,7 @@ func adminClients(t *testing.T, e *emulator.Emulator) (context.Context, *instanc
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	ia, da, err := AdminClients(ctx, e.Host())
+	ia, da, err := AdminClients(ctx, endpoint.Emulator(e.Host()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +75,7 @@ func TestEnsureInstance(t *testing.T) {
 func TestEnsureDatabase(t *testing.T) {
 	e := emulatortest.Start(t)
 	ctx, ia, da := adminClients(t, e)
-	benchDB := Database{Project: "p", Instance: "inst", Database: "bench-db", EmulatorHost: e.Host()}
+	benchDB := Database{Project: "p", Instance: "inst", Database: "bench-db", Endpoint: endpoint.Emulator(e.Host())}
 	if err := EnsureInstance(ctx, AdminOf(ia), Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -178,17 +182,8 @@ func TestCreatedObject(t *testing.T) {
 	}
 }
 
-func TestClientOptions(t *testing.T) {
-	if opts := ClientOptions(""); opts != nil {
-		t.Errorf("real Spanner gets options %v; want none, so ADC applies", opts)
-	}
-	if opts := ClientOptions("127.0.0.1:9010"); len(opts) != 3 {
-		t.Errorf("emulator gets %d options, want endpoint, insecure and no auth", len(opts))
-	}
-}
-
-// The documented data-client setup works: ClientOptions plus
-// SPANNER_EMULATOR_HOST.
+// A data client of an emulator endpoint reads and writes, with nothing in
+// the process environment.
 func TestDataClient(t *testing.T) {
 	e := emulatortest.Start(t)
 	ctx, ia, da := adminClients(t, e)
@@ -199,8 +194,7 @@ func TestDataClient(t *testing.T) {
 	if err := EnsureDatabase(ctx, da, Database{Project: "p", Instance: "inst", Database: "db"}, ddl); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("SPANNER_EMULATOR_HOST", e.Host())
-	c, err := spanner.NewClientWithConfig(ctx, "projects/p/instances/inst/databases/db", spanner.ClientConfig{}, ClientOptions(e.Host())...)
+	c, err := endpoint.Emulator(e.Host()).NewClient(ctx, "projects/p/instances/inst/databases/db", spanner.ClientConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,5 +209,42 @@ func TestDataClient(t *testing.T) {
 	}
 	if err != nil || v != 1 {
 		t.Errorf("read back %d, %v", v, err)
+	}
+}
+
+// TestInstanceOf: the one conversion from spec.target keeps every field an
+// instance is created with, the edition included.
+func TestInstanceOf(t *testing.T) {
+	two, pu := int32(2), int32(300)
+	for _, c := range []struct {
+		name string
+		spec v1alpha1.InstanceSpec
+		want Instance
+	}{
+		{"nodes and edition", v1alpha1.InstanceSpec{Name: "i", Config: "asia1", Nodes: &two, Edition: v1alpha1.EditionEnterprisePlus},
+			Instance{Project: "p", Instance: "i", Config: "asia1", Nodes: 2, Edition: "ENTERPRISE_PLUS"}},
+		{"processing units, no edition", v1alpha1.InstanceSpec{Name: "i", Config: "asia1", ProcessingUnits: &pu},
+			Instance{Project: "p", Instance: "i", Config: "asia1", ProcessingUnits: 300}},
+	} {
+		got := InstanceOf(v1alpha1.TargetSpec{Project: "p", Database: "d", Instance: c.spec})
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: InstanceOf (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+// TestEmulatorInstanceDefaults: an emulator instance gets the emulator's
+// configuration and one node where the spec names none, and keeps what it
+// names.
+func TestEmulatorInstanceDefaults(t *testing.T) {
+	pu := int32(300)
+	got := EmulatorInstanceDefaults(v1alpha1.InstanceSpec{Name: "i"})
+	if got.Config != EmulatorConfig || got.Nodes == nil || *got.Nodes != 1 || got.ProcessingUnits != nil {
+		t.Errorf("defaults of an empty spec: config %q, nodes %v, processing units %v; want %q, 1, none",
+			got.Config, got.Nodes, got.ProcessingUnits, EmulatorConfig)
+	}
+	got = EmulatorInstanceDefaults(v1alpha1.InstanceSpec{Name: "i", Config: "asia1", ProcessingUnits: &pu})
+	if got.Config != "asia1" || got.Nodes != nil || *got.ProcessingUnits != 300 {
+		t.Errorf("defaults overwrote the spec: config %q, nodes %v, processing units %v", got.Config, got.Nodes, *got.ProcessingUnits)
 	}
 }
