@@ -91,6 +91,9 @@ func CompareIntervals(baseline, variant []Interval, stat Statistic, opts Options
 	}
 	c.Ratio = sv / sb
 	if len(baseline) < MinIntervals || len(variant) < MinIntervals {
+		// No resamples, so no p-value: NaN prints as "-", where 0 would
+		// read as overwhelming evidence.
+		c.PValue = math.NaN()
 		c.Verdict, c.Reason = Inconclusive, fmt.Sprintf("fewer than %d intervals per run", MinIntervals)
 		return c, nil
 	}

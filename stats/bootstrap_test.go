@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -87,8 +88,8 @@ func TestCompareIntervalsIsReproducibleAndHonest(t *testing.T) {
 	}
 
 	c, err = CompareIntervals(b[:MinIntervals-1], v[:MinIntervals-1], Statistic{Percentile: 99}, opts, BootstrapOptions{}, gen)
-	if err != nil || c.Verdict != Inconclusive || c.HasInterval {
-		t.Errorf("%d intervals: %+v, err %v; want Inconclusive without an interval", MinIntervals-1, c, err)
+	if err != nil || c.Verdict != Inconclusive || c.HasInterval || !math.IsNaN(c.PValue) {
+		t.Errorf("%d intervals: %+v, err %v; want Inconclusive without an interval or a p-value", MinIntervals-1, c, err)
 	}
 
 	foreign := hdr.New(1, 1000, 2)

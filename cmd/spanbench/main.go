@@ -4,6 +4,7 @@
 //	spanbench manager           run the Kubernetes controller manager
 //	spanbench runner --run NAME run one shard of a BenchmarkRun (in a runner pod)
 //	spanbench report FILE...    print a result, or several merged
+//	spanbench compare A B...    compare variants' results with a baseline's
 //	spanbench version           print the version
 package main
 
@@ -28,6 +29,7 @@ var commands = []command{
 	{"run", "run a workload or BenchmarkRun manifest against Spanner or a local emulator", runCommand},
 	{"manager", "run the Kubernetes controller manager", managerCommand},
 	{"report", "print a result file, or several shard results merged exactly", reportCommand},
+	{"compare", "compare variants' result files with a baseline's, with confidence intervals", compareCommand},
 	{"runner", "run one shard of a BenchmarkRun (the runner pods' entry point)", runnerCommand},
 	{"version", "print the version", versionCommand},
 }
@@ -49,9 +51,13 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			continue
 		}
 		err := c.run(ctx, args[1:], stdout, stderr)
+		var exit *exitError
 		switch {
 		case errors.Is(err, flag.ErrHelp):
 			return 2
+		case errors.As(err, &exit):
+			fmt.Fprintf(stderr, "spanbench %s: %v\n", c.name, exit.err)
+			return exit.code
 		case err != nil:
 			fmt.Fprintf(stderr, "spanbench %s: %v\n", c.name, err)
 			return 1
@@ -62,6 +68,15 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	usage(stderr)
 	return 2
 }
+
+// exitError ends a command with a specific exit code, for outcomes a
+// script must tell apart from a failure (exit 1).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: spanbench <command> [flags]\n\ncommands:")

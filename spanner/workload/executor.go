@@ -53,7 +53,7 @@ func (g *rwGate) leave() {
 }
 
 func newExecutor(c *spanner.Client, o v1alpha1.OperationSpec, run string, opts Options) *executor {
-	e := &executor{client: c, tag: requestTag(run, o.Name), priority: priority(o.Priority), bound: spanner.StrongRead(),
+	e := &executor{client: c, tag: RequestTag(run, o.Name), priority: priority(o.Priority), bound: spanner.StrongRead(),
 		readWrite: opts.rwGate, atLeastOnce: opts.Emulator}
 	if s := o.Staleness; s != nil && s.Exact != nil {
 		e.bound = spanner.ExactStaleness(s.Exact.Duration)
@@ -69,21 +69,6 @@ func newExecutor(c *spanner.Client, o v1alpha1.OperationSpec, run string, opts O
 		}
 	}
 	return e
-}
-
-// requestTag joins a run's client results to Spanner's statistics tables.
-// Spanner allows 50 characters; the operation name is kept whole.
-func requestTag(run, op string) string {
-	const maxTag = 50
-	prefix := "spanbench/"
-	room := maxTag - len(prefix) - len(op) - 1
-	if room < 1 {
-		return (prefix + op)[:min(maxTag, len(prefix)+len(op))]
-	}
-	if len(run) > room {
-		run = run[:room]
-	}
-	return prefix + run + "/" + op
 }
 
 func priority(p v1alpha1.RPCPriority) sppb.RequestOptions_Priority {
