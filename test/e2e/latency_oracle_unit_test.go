@@ -41,23 +41,32 @@ func span(from, to int64) []int64 {
 	return out
 }
 
-// TestExpectedLatencyIsTheNearestRankOfAllShards: 1..1000 µs split over
-// two shards (small values are exact in the histogram): the percentiles
-// are the values of rank 500, 900, 990 and 999.
+// TestExpectedLatencyIsTheNearestRankOfAllShards: values split over
+// shards (small values are exact in the histogram): each percentile is
+// the value of rank q·N rounded half up (999 values: p50 is rank 500).
 func TestExpectedLatencyIsTheNearestRankOfAllShards(t *testing.T) {
-	shards := []*result.Document{shardWith(t, span(1, 500)...), shardWith(t, span(501, 1000)...), shardWith(t)}
-	want := &v1alpha1.LatencySummary{P50: micros(500), P90: micros(900), P99: micros(990), P999: micros(999), Max: micros(1000)}
-	for _, name := range []string{"read", ""} {
-		got, err := expectedLatency(shards, name)
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		name   string
+		shards []*result.Document
+		want   *v1alpha1.LatencySummary
+	}{
+		{"1..1000", []*result.Document{shardWith(t, span(1, 500)...), shardWith(t, span(501, 1000)...), shardWith(t)},
+			&v1alpha1.LatencySummary{P50: micros(500), P90: micros(900), P99: micros(990), P999: micros(999), Max: micros(1000)}},
+		{"1..999", []*result.Document{shardWith(t, span(1, 333)...), shardWith(t, span(334, 999)...)},
+			&v1alpha1.LatencySummary{P50: micros(500), P90: micros(899), P99: micros(989), P999: micros(998), Max: micros(999)}},
+	} {
+		for _, name := range []string{"read", ""} {
+			got, err := expectedLatency(tc.shards, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("%s: expected latency of %q (-want +got):\n%s", tc.name, name, d)
+			}
 		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Errorf("expected latency of %q (-want +got):\n%s", name, d)
+		if got, err := expectedLatency(tc.shards, "update"); err != nil || got != nil {
+			t.Errorf("%s: an operation no shard ran: %+v, %v; want none", tc.name, got, err)
 		}
-	}
-	if got, err := expectedLatency(shards, "update"); err != nil || got != nil {
-		t.Errorf("an operation no shard ran: %+v, %v; want none", got, err)
 	}
 }
 
