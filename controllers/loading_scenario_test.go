@@ -180,7 +180,11 @@ func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
 	// to have arrived.
 	h.consistently("one LoaderRetried event, sent once, after a further report", 2*time.Second, func() (bool, string) {
 		events = h.eventsOf(run, v1alpha1.ReasonLoaderRetried)
-		return len(events) == 1 && events[0].Count == 1, fmt.Sprintf("%d LoaderRetried events: %+v", len(events), events)
+		counts := make([]int32, len(events))
+		for i, e := range events {
+			counts[i] = e.Count
+		}
+		return len(events) == 1 && events[0].Count == 1, fmt.Sprintf("%d LoaderRetried events, sent %v times", len(events), counts)
 	})
 }
 
