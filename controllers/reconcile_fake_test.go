@@ -26,6 +26,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/runtest"
+	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/pod"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/target"
@@ -215,13 +216,14 @@ func wantResult(t *testing.T, res ctrl.Result, err error, wantRequeue bool, want
 }
 
 // failing returns an interceptor error for calls on objects of obj's type
-// (and name, if it has one), at most times times (0: always).
+// (and name, if it has one), at most times times (0: always), after
+// letting the first after calls through.
 type failing struct {
-	mu    sync.Mutex
-	obj   client.Object
-	err   error
-	times int
-	n     int
+	mu           sync.Mutex
+	obj          client.Object
+	err          error
+	times, after int
+	n, seen      int
 }
 
 func (f *failing) hit(o client.Object) error {
@@ -230,7 +232,7 @@ func (f *failing) hit(o client.Object) error {
 	if fmt.Sprintf("%T", o) != fmt.Sprintf("%T", f.obj) || (f.obj.GetName() != "" && f.obj.GetName() != o.GetName()) {
 		return nil
 	}
-	if f.times > 0 && f.n >= f.times {
+	if f.seen++; f.seen <= f.after || (f.times > 0 && f.n >= f.times) {
 		return nil
 	}
 	f.n++
@@ -900,4 +902,327 @@ func markSucceeded(cm *corev1.ConfigMap) {
 		cm.Data = map[string]string{}
 	}
 	cm.Data[pod.KeyState] = pod.StateSucceeded
+}
+
+// markReady writes a runner's readiness into its shard ConfigMap, as a
+// runner pod does at the start barrier.
+func markReady(cm *corev1.ConfigMap) {
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.Data[pod.KeyReady] = "true"
+}
+
+// startTimeOf is the start time published in run's control ConfigMap, or
+// "".
+func startTimeOf(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) string {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: pod.ControlConfigMapName(run.Name), Namespace: run.Namespace}}
+	if !f.exists(cm) {
+		return ""
+	}
+	return cm.Data[pod.KeyStartTime]
+}
+
+// runnersReady creates run's children and marks every runner ready.
+func runnersReady(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) {
+	t.Helper()
+	if _, err := f.reconcile(run); err != nil {
+		t.Fatal(err)
+	}
+	for i := range int(run.Replicas()) {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: pod.ShardConfigMapName(run.Name, i), Namespace: run.Namespace}}
+		if !f.exists(cm) {
+			t.Fatalf("the run created no ConfigMap for shard %d", i)
+		}
+		markReady(cm)
+		if err := f.stored.Update(context.Background(), cm); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// patchingFails fails Patch calls on objects like obj with err, times
+// times (0: always).
+func patchingFails(fl *failing) interceptor.Funcs {
+	return interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+		if err := fl.hit(obj); err != nil {
+			return err
+		}
+		return c.Patch(ctx, obj, patch, opts...)
+	}}
+}
+
+// TestReconcileStartIsPublishedOnceEveryRunnerIsReady: the barrier
+// publishes one start time; a conflict publishing it (another manager, a
+// stale cache) is a requeue that publishes nothing, and the next pass
+// publishes.
+func TestReconcileStartIsPublishedOnceEveryRunnerIsReady(t *testing.T) {
+	run := runtest.Run("r").Created(t0).DatasetLoaded(t0).Replicas(2).Obj()
+	control := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: pod.ControlConfigMapName(run.Name)}}
+	fl := &failing{obj: control, times: 1,
+		err: apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, control.Name, errors.New("stale (injected)"))}
+	f := newFakeReconcile(t, patchingFails(fl), run)
+	runnersReady(t, f, run)
+	f.emitted()
+
+	res, err := f.reconcile(run)
+	wantResult(t, res, err, true, false)
+	if s := startTimeOf(t, f, run); s != "" {
+		t.Errorf("a conflicting publication published the start time %s", s)
+	}
+	wantCondition(t, f.run(run), v1alpha1.ConditionRunnersReady, metav1.ConditionFalse, v1alpha1.ReasonRunnersNotReady)
+
+	res, err = f.reconcile(run)
+	wantResult(t, res, err, true, false)
+	got := f.run(run)
+	wantCondition(t, got, v1alpha1.ConditionRunnersReady, metav1.ConditionTrue, v1alpha1.ReasonAllRunnersReady)
+	if got.Status.StartTime == nil || pod.FormatTime(got.Status.StartTime.Time) != startTimeOf(t, f, run) {
+		t.Errorf("status.startTime %v, published start %q: want the same time", got.Status.StartTime, startTimeOf(t, f, run))
+	}
+	f.wantEvents("Normal " + v1alpha1.ReasonAllRunnersReady)
+}
+
+// TestReconcileControlMapReadErrorIsRetried: at the barrier, a control
+// ConfigMap that cannot be read publishes nothing and is retried.
+func TestReconcileControlMapReadErrorIsRetried(t *testing.T) {
+	run := runtest.Run("r").Created(t0).DatasetLoaded(t0).Obj()
+	f := newFakeReconcile(t, interceptor.Funcs{}, run)
+	runnersReady(t, f, run)
+	// The pass reads the control map twice: to ensure it, then to publish.
+	fl := &failing{obj: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: pod.ControlConfigMapName(run.Name)}}, after: 1, err: errAPIDown}
+	f.r.Client = interceptor.NewClient(f.stored, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if obj.GetName() == "" {
+			obj.SetName(key.Name)
+		}
+		if err := fl.hit(obj); err != nil {
+			return err
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}})
+	res, err := f.reconcile(run)
+	wantResult(t, res, err, false, true)
+	if got := f.run(run); got.Status.StartTime != nil {
+		t.Errorf("a start time %v was recorded although none could be published", got.Status.StartTime)
+	}
+}
+
+// TestReconcileRunnerProblemsFailTheRunAtTheBarrier: a runner index the
+// Job gave up on, or an image that cannot be pulled, fails the run before
+// its start; runners not ready by the deadline fail it too, as
+// unschedulable when a pod says so.
+func TestReconcileRunnerProblemsFailTheRunAtTheBarrier(t *testing.T) {
+	failedIndexes := "0"
+	for _, tc := range []struct {
+		name   string
+		objs   func(run *v1alpha1.BenchmarkRun) []client.Object
+		late   bool
+		reason string
+	}{
+		{"runner index failed", func(run *v1alpha1.BenchmarkRun) []client.Object {
+			return []client.Object{&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.RunnerJobName(run), Namespace: run.Namespace,
+				Labels: map[string]string{v1alpha1.LabelRun: run.Name}}, Status: batchv1.JobStatus{FailedIndexes: &failedIndexes}}}
+		}, false, v1alpha1.ReasonRunnerFailed},
+		{"image cannot be pulled", func(run *v1alpha1.BenchmarkRun) []client.Object {
+			return []client.Object{runnerPod(run, corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Image: "spanbench:nope",
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}}}})}
+		}, false, v1alpha1.ReasonRunnerImagePullFailed},
+		{"not ready by the deadline", func(*v1alpha1.BenchmarkRun) []client.Object { return nil }, true, v1alpha1.ReasonRunnersNotReady},
+		{"unschedulable by the deadline", func(run *v1alpha1.BenchmarkRun) []client.Object {
+			return []client.Object{runnerPod(run, corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled,
+				Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}})}
+		}, true, v1alpha1.ReasonRunnersUnschedulable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := runAtBarrier()
+			f := newFakeReconcile(t, interceptor.Funcs{}, append(tc.objs(run), run)...)
+			if tc.late {
+				f.clock.Step(24 * time.Hour)
+			}
+			res, err := f.reconcile(run)
+			wantResult(t, res, err, true, false)
+			wantCondition(t, f.run(run), v1alpha1.ConditionSucceeded, metav1.ConditionFalse, tc.reason)
+			if ev := f.emitted(); !contains(ev, "Warning "+tc.reason) {
+				t.Errorf("events %q lack a %s warning", ev, tc.reason)
+			}
+		})
+	}
+}
+
+// runnerPod is a pod of run's runners with the given status.
+func runnerPod(run *v1alpha1.BenchmarkRun, st corev1.PodStatus) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: run.Name + "-runners-0", Namespace: run.Namespace,
+		Labels: map[string]string{v1alpha1.LabelRun: run.Name}}, Status: st}
+}
+
+// TestReconcileLoaderJobFailureFailsTheLoad: a loader Job that gave up on
+// a slice, or failed as a whole, fails the run.
+func TestReconcileLoaderJobFailureFailsTheLoad(t *testing.T) {
+	failedIndexes := "0"
+	for name, st := range map[string]batchv1.JobStatus{
+		"slice failed every retry": {FailedIndexes: &failedIndexes},
+		"Job failed":               {Conditions: []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "DeadlineExceeded"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			run := runLoading()
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.LoaderJobName(run), Namespace: run.Namespace,
+				Labels: map[string]string{v1alpha1.LabelRun: run.Name}}, Status: st}
+			f := newFakeReconcile(t, interceptor.Funcs{}, run, job)
+			res, err := f.reconcile(run)
+			wantResult(t, res, err, true, false)
+			wantCondition(t, f.run(run), v1alpha1.ConditionSucceeded, metav1.ConditionFalse, v1alpha1.ReasonDatasetLoadFailed)
+		})
+	}
+}
+
+// TestReconcileAggregationReadErrorIsRetried: an aggregating run whose
+// shard ConfigMaps cannot be read is retried, not failed for want of
+// results.
+func TestReconcileAggregationReadErrorIsRetried(t *testing.T) {
+	run := runtest.Run("r").Created(t0).RunnersReady(t0).
+		Condition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, t0).Obj()
+	fl := &failing{obj: &corev1.ConfigMap{}, err: errAPIDown}
+	f := newFakeReconcile(t, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if err := fl.hit(obj); err != nil {
+			return err
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}}, run)
+	res, err := f.reconcile(run)
+	wantResult(t, res, err, false, true)
+	if c := condition(f.run(run), v1alpha1.ConditionSucceeded); c != nil {
+		t.Errorf("a read error ended the run: %s: %s", c.Reason, c.Message)
+	}
+}
+
+// shardSucceeded stores shard 0's final report with a minimal result, as
+// a runner pod does when its load ends.
+func shardSucceeded(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) {
+	t.Helper()
+	data, err := pod.EncodeResult(&result.Document{SchemaVersion: result.SchemaVersion, Run: run.Name,
+		Shards: []result.Shard{{Index: 0, Started: t0}}, Overall: result.Operation{Name: "overall"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: pod.ShardConfigMapName(run.Name, 0), Namespace: run.Namespace},
+		Data: map[string]string{pod.KeyState: pod.StateSucceeded}, BinaryData: map[string][]byte{pod.KeyResult: data}}
+	if err := f.stored.Create(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReconcileReportThatCannotBeWrittenLeavesPartialResults: the merged
+// figures go into the status even when the report ConfigMap cannot be
+// created; the run says its results are partial, and why.
+func TestReconcileReportThatCannotBeWrittenLeavesPartialResults(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		createErr error
+		reason    string
+	}{
+		{"written", nil, v1alpha1.ReasonCompleted},
+		{"create fails", errAPIDown, v1alpha1.ReasonPartialResults},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := runtest.Run("r").Created(t0).RunnersReady(t0).
+				Condition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, t0).Obj()
+			report := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(run)}}
+			fl := &failing{obj: report, err: tc.createErr}
+			f := newFakeReconcile(t, interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				if err := fl.hit(obj); err != nil {
+					return err
+				}
+				return c.Create(ctx, obj, opts...)
+			}}, run)
+			shardSucceeded(t, f, run)
+			res, err := f.reconcile(run)
+			wantResult(t, res, err, true, false)
+			got := f.run(run)
+			wantCondition(t, got, v1alpha1.ConditionSucceeded, metav1.ConditionTrue, tc.reason)
+			if got.Status.Overall == nil {
+				t.Error("the merged figures are not in the status")
+			}
+			if hasReport := got.Status.Report != nil; hasReport != (tc.createErr == nil) {
+				t.Errorf("status.report %+v; want one only when the report was written", got.Status.Report)
+			}
+		})
+	}
+}
+
+// gettingFails fails Get calls as fl says; the object's name is the key's.
+func gettingFails(fl *failing) interceptor.Funcs {
+	return interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if obj.GetName() == "" {
+			obj.SetName(key.Name)
+		}
+		if err := fl.hit(obj); err != nil {
+			return err
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}}
+}
+
+// TestReconcileRestartedManagerReusesThePublishedStart: a start time
+// already in the control ConfigMap (published before a restart, or by
+// another manager) is the run's start; none other is published.
+func TestReconcileRestartedManagerReusesThePublishedStart(t *testing.T) {
+	run := runAtBarrier()
+	f := newFakeReconcile(t, interceptor.Funcs{}, run)
+	runnersReady(t, f, run)
+	published := t0.Add(-time.Minute)
+	control := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: pod.ControlConfigMapName(run.Name), Namespace: run.Namespace}}
+	if !f.exists(control) {
+		t.Fatal("the run created no control ConfigMap")
+	}
+	control.Data[pod.KeyStartTime] = pod.FormatTime(published)
+	if err := f.stored.Update(context.Background(), control); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.reconcile(run); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.run(run).Status.StartTime; got == nil || !got.Time.Equal(published) {
+		t.Errorf("status.startTime %v, want the start already published, %v", got, published)
+	}
+	if s := startTimeOf(t, f, run); s != pod.FormatTime(published) {
+		t.Errorf("the published start became %s, want %s unchanged", s, pod.FormatTime(published))
+	}
+}
+
+// TestReconcileReportMapReadErrorIsRetried: a run whose loader or shard
+// ConfigMaps cannot be read (after they were ensured) is retried, not
+// ended.
+func TestReconcileReportMapReadErrorIsRetried(t *testing.T) {
+	for name, tc := range map[string]struct {
+		run func() *v1alpha1.BenchmarkRun
+		cm  func(run string) string
+	}{
+		"loader map while loading": {runLoading, func(run string) string { return pod.LoaderConfigMapName(run, 0) }},
+		"shard map at the barrier": {runAtBarrier, func(run string) string { return pod.ShardConfigMapName(run, 0) }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			run := tc.run()
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: tc.cm(run.Name)}}
+			f := newFakeReconcile(t, gettingFails(&failing{obj: cm, after: 1, err: errAPIDown}), run)
+			res, err := f.reconcile(run)
+			wantResult(t, res, err, false, true)
+			if c := condition(f.run(run), v1alpha1.ConditionSucceeded); c != nil {
+				t.Errorf("a read error ended the run: %s: %s", c.Reason, c.Message)
+			}
+		})
+	}
+}
+
+// TestReconcileLoadPastItsDeadlineFailsTheRun: loaders that have not
+// finished by spec.deadlines.load fail the run, saying how far they got.
+func TestReconcileLoadPastItsDeadlineFailsTheRun(t *testing.T) {
+	run := runLoading()
+	f := newFakeReconcile(t, interceptor.Funcs{}, run)
+	res, err := f.reconcile(run)
+	wantResult(t, res, err, true, false)
+	wantCondition(t, f.run(run), v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading)
+	f.clock.Step(24 * time.Hour)
+	res, err = f.reconcile(run)
+	wantResult(t, res, err, true, false)
+	wantCondition(t, f.run(run), v1alpha1.ConditionSucceeded, metav1.ConditionFalse, v1alpha1.ReasonDeadlineExceeded)
 }
