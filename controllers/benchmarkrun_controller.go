@@ -80,8 +80,19 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, patchErr
 	}
 	st.emit(r.Recorder, run)
+	if apierrors.IsConflict(err) {
+		// A write of this pass (finalizer, adoption, start time) met a
+		// newer object: the next pass decides again on fresh data.
+		return requeueSoon, nil
+	}
 	return res, err
 }
+
+// FieldOwner is the field manager of every status write of spanbench's
+// controllers: managedFields then say which fields the manager owns, and
+// a server-side apply by a user or another tool conflicts by name instead
+// of silently sharing the fields.
+const FieldOwner = "spanbench-manager"
 
 // patchStatus writes the status if it changed. Optimistic lock: a decision
 // taken on a stale cached run must not overwrite a newer status; the
@@ -94,7 +105,8 @@ func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v
 	}
 	base := before.DeepCopy()
 	base.ResourceVersion = run.ResourceVersion
-	return r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	return r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(FieldOwner))
 }
 
 // SetupWithManager watches runs and the children that move them forward.

@@ -29,9 +29,15 @@ func (r *BenchmarkRunReconciler) deleteJobs(ctx context.Context, run *v1alpha1.B
 }
 
 // deleteJob deletes one of the run's Jobs, with its pods; a Job that is
-// gone already is not an error.
+// gone already is not an error. It looks in the cache first: every
+// reconcile of a finished run wraps it up again, and a Job the cache says
+// is gone, or going, needs no DELETE.
 func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, run *v1alpha1.BenchmarkRun, name string) error {
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace}}
-	err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	job := &batchv1.Job{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, job)
+	if err != nil || !job.DeletionTimestamp.IsZero() {
+		return client.IgnoreNotFound(err)
+	}
+	err = r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	return client.IgnoreNotFound(err)
 }

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -177,10 +178,16 @@ func TestRetriedLoaderIsCountedAndAnnounced(t *testing.T) {
 	// A later report of the same attempt is not announced again.
 	h.patchLoader(run, 1, protocol.LoaderReport{State: protocol.StateLoading, Loaded: 40, ResumeFrom: 190, Retries: 1, ResumedAt: 170})
 	h.eventually("the status shows the next report", 10*time.Second, func() bool { return h.current(run).Status.Dataset.Loaded == 40 })
-	time.Sleep(time.Second) // events are sent asynchronously
-	if events = h.eventsOf(run, v1alpha1.ReasonLoaderRetried); len(events) != 1 || events[0].Count != 1 {
-		t.Errorf("after a further report, LoaderRetried events: %+v; want the one, once", events)
-	}
+	// Events are sent asynchronously: watch long enough for a second one
+	// to have arrived.
+	h.consistently("one LoaderRetried event, sent once, after a further report", 2*time.Second, func() (bool, string) {
+		events = h.eventsOf(run, v1alpha1.ReasonLoaderRetried)
+		counts := make([]int32, len(events))
+		for i, e := range events {
+			counts[i] = e.Count
+		}
+		return len(events) == 1 && events[0].Count == 1, fmt.Sprintf("%d LoaderRetried events, sent %v times", len(events), counts)
+	})
 }
 
 // eventsOf lists the run's events of one reason.
@@ -214,12 +221,20 @@ func TestQuietLoadersCauseNoStatusWrites(t *testing.T) {
 		ds := h.current(run).Status.Dataset
 		return ds != nil && ds.Loaded == 120
 	})
-	time.Sleep(500 * time.Millisecond) // let the reconcile after the write settle
+	// The reconcile that the status write itself triggers may still be in
+	// flight: wait until two looks in a row see the same version, then
+	// watch that it stays.
 	before := h.current(run).ResourceVersion
-	time.Sleep(2 * time.Second)
-	if after := h.current(run); after.ResourceVersion != before {
-		t.Errorf("the run was rewritten while its loaders reported nothing new (resourceVersion %s, then %s)", before, after.ResourceVersion)
-	}
+	h.eventually("the run to stop changing after the report", 5*time.Second, func() bool {
+		now := h.current(run).ResourceVersion
+		same := now == before
+		before = now
+		return same
+	})
+	h.consistently("the run not rewritten while its loaders report nothing new", 2*time.Second, func() (bool, string) {
+		now := h.current(run).ResourceVersion
+		return now == before, fmt.Sprintf("resourceVersion %s, then %s", before, now)
+	})
 }
 
 // TestLoaderThatFailsEveryRetryFailsTheRun: a slice whose loader failed

@@ -28,6 +28,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/testenv"
 	"github.com/spanbench/spanbench/pod"
@@ -281,16 +282,18 @@ func (h *harness) job(name string) *batchv1.Job {
 	return job
 }
 
-// eventually polls cond every 100 ms until it holds or the timeout passes.
+// eventually waits until cond holds, looking every 100 ms, for at most
+// timeout.
 func (h *harness) eventually(what string, timeout time.Duration, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out after %s waiting until %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	await.Eventually(h.t, await.Poll{Within: timeout, Every: 100 * time.Millisecond}, what, await.Cond(cond))
+}
+
+// consistently checks that cond holds at every look (every 100 ms) for
+// the whole window: the bounded form of "this did not happen".
+func (h *harness) consistently(what string, window time.Duration, cond await.Condition) {
+	h.t.Helper()
+	await.Consistently(h.t, await.Poll{Within: window, Every: 100 * time.Millisecond}, what, cond)
 }
 
 // finished waits for the run to end and returns it.

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/testenv"
 	"github.com/spanbench/spanbench/protocol"
 )
@@ -212,15 +213,5 @@ func waitReady(t *testing.T, ns, run string, handles []*runnerHandle, timeout ti
 // what it was waiting for and cond's last word on why not.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, why)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	await.Eventually(t, await.Poll{Within: timeout, Every: 50 * time.Millisecond}, what, cond)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/load/clock/clocktest"
+	// Named so: this package's tests have their own await (a Run's result).
+	poll "github.com/spanbench/spanbench/internal/await"
 )
 
 // bound caps every wait in the tests. It is a deadlock guard, not a timing
@@ -20,13 +22,7 @@ var t0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // within bound.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(bound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %v waiting for %s", bound, what)
-		}
-		time.Sleep(100 * time.Microsecond)
-	}
+	poll.Eventually(t, poll.Poll{Within: bound, Every: 100 * time.Microsecond}, what, poll.Cond(cond))
 }
 
 // result is what Run returned.

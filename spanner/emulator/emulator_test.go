@@ -18,6 +18,7 @@ import (
 	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -214,14 +215,11 @@ func comm(pid int) string {
 
 // gone waits up to d for pid to vanish entirely (not even a zombie).
 func gone(pid int, d time.Duration) bool {
-	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
-		if _, _, _, ok := procStat(pid); !ok {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-	}
+	ok, _ := await.Until(context.Background(), await.Poll{Within: d, Every: 20 * time.Millisecond}, await.Cond(func() bool {
+		_, _, _, alive := procStat(pid)
+		return !alive
+	}))
+	return ok
 }
 
 // leftovers lists emulator processes that no running Emulator owns: a

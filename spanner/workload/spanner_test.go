@@ -2,12 +2,14 @@ package workload_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/sessiontest"
 
 	"cloud.google.com/go/spanner"
@@ -189,13 +191,12 @@ func TestStaleReadSeesDataOlderThanItsStaleness(t *testing.T) {
 		t.Fatalf("the first reads took %s, longer than the staleness: the check above proved nothing", time.Since(written))
 	}
 	for api, read := range reads {
-		deadline := time.Now().Add(20 * time.Second)
-		for got := read(); len(got) == 0 || got[0] != "new"; got = read() {
-			if time.Now().After(deadline) {
-				t.Fatalf("a %s-stale read through the %s API never saw a value written at %s", staleness, api, written)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		await.Eventually(t, await.Poll{Within: 20 * time.Second, Every: 100 * time.Millisecond},
+			fmt.Sprintf("a %s-stale read through the %s API to see the value written at %s", staleness, api, written),
+			func() (bool, string) {
+				got := read()
+				return len(got) > 0 && got[0] == "new", fmt.Sprintf("read %q", got)
+			})
 		if age := time.Since(before); age < staleness-clockLead {
 			t.Fatalf("a %s-stale read through the %s API saw a value at most %s old", staleness, api, age)
 		}

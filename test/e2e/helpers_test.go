@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
 )
@@ -127,31 +127,15 @@ func getRun(ctx context.Context, ns, name string) (*v1alpha1.BenchmarkRun, error
 }
 
 // eventually polls cond every half second until it is true, failing the
-// test with cond's last explanation after timeout.
+// test with cond's last explanation after timeout; each look gets 15 s.
+// Progress is logged as it changes: e2e waits are long.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for {
+	await.Eventually(t, await.Poll{Within: timeout, Every: 500 * time.Millisecond, LogProgress: true}, what, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
-		ok, why := cond(ctx)
-		cancel()
-		if ok {
-			return
-		}
-		if why != last && why != "" {
-			t.Logf("waiting for %s: %s", what, why)
-			last = why
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s; last: %s", what, timeout, last)
-		}
-		select {
-		case <-t.Context().Done():
-			t.Fatalf("%s: %v", what, t.Context().Err())
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
+		defer cancel()
+		return cond(ctx)
+	})
 }
 
 // waitRun waits until the run satisfies cond and returns it; progress
@@ -275,12 +259,12 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 			t.Errorf("operation %s: in the merge, not in the status", op.Name)
 			continue
 		}
-		compareFigures(t, "operation "+op.Name, got, op)
+		compareFigures(t, "operation "+op.Name, got, op, oracleLatency(t, docs, op.Name))
 	}
 	if st.Overall == nil {
 		t.Fatalf("status.overall is empty")
 	}
-	compareFigures(t, "overall", st.Overall, merged.Overall)
+	compareFigures(t, "overall", st.Overall, merged.Overall, oracleLatency(t, docs, ""))
 
 	// The report ConfigMap holds the controller's merge, byte for byte the
 	// same figures and histograms.
@@ -304,9 +288,22 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 	return merged
 }
 
+// oracleLatency is expectedLatency, failing the test on a shard
+// histogram it cannot read.
+func oracleLatency(t *testing.T, docs []*result.Document, name string) *v1alpha1.LatencySummary {
+	t.Helper()
+	want, err := expectedLatency(docs, name)
+	if err != nil {
+		t.Fatalf("computing the expected latency: %v", err)
+	}
+	return want
+}
+
 // compareFigures compares status figures with the merged operation they
-// must have been computed from: equal, not close.
-func compareFigures(t *testing.T, what string, got *v1alpha1.ResultFigures, op result.Operation) {
+// must have been computed from: equal, not close. The latency is compared
+// with wantLatency, computed from the shards' raw histograms (see
+// expectedLatency), not with the product's own summary.
+func compareFigures(t *testing.T, what string, got *v1alpha1.ResultFigures, op result.Operation, wantLatency *v1alpha1.LatencySummary) {
 	t.Helper()
 	if got.Count != int64(op.OK) {
 		t.Errorf("%s: status count %d, merge %d", what, got.Count, op.OK)
@@ -317,19 +314,8 @@ func compareFigures(t *testing.T, what string, got *v1alpha1.ResultFigures, op r
 	if got.Errors != int64(op.ErrorCount()) {
 		t.Errorf("%s: status errors %d, merge %d", what, got.Errors, op.ErrorCount())
 	}
-	if d := cmp.Diff(latencyOf(op.Latency), got.Latency); d != "" {
-		t.Errorf("%s: status latency differs from the merged histogram's (-merge +status):\n%s", what, d)
-	}
-}
-
-func latencyOf(s histogram.Summary) *v1alpha1.LatencySummary {
-	if s.Count == 0 {
-		return nil
-	}
-	return &v1alpha1.LatencySummary{
-		P50: v1alpha1.LatencyFromMicros(s.P50), P90: v1alpha1.LatencyFromMicros(s.P90),
-		P99: v1alpha1.LatencyFromMicros(s.P99), P999: v1alpha1.LatencyFromMicros(s.P999),
-		Max: v1alpha1.LatencyFromMicros(s.Max),
+	if d := cmp.Diff(wantLatency, got.Latency); d != "" {
+		t.Errorf("%s: status latency differs from the shards' raw histograms (-expected +status):\n%s", what, d)
 	}
 }
 
