@@ -71,15 +71,15 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return r.finalize(ctx, run)
 	}
 	before := run.DeepCopy()
-	st := &step{}
-	res, err := r.reconcile(ctx, run, st)
+	outbox := &eventOutbox{}
+	res, err := r.reconcile(ctx, run, outbox)
 	if patchErr := r.patchStatus(ctx, before, run); patchErr != nil {
 		if apierrors.IsConflict(patchErr) || apierrors.IsNotFound(patchErr) {
 			return requeueSoon, nil
 		}
 		return ctrl.Result{}, patchErr
 	}
-	st.emit(r.Recorder, run)
+	outbox.emit(r.Recorder, run)
 	if apierrors.IsConflict(err) {
 		// A write of this pass (finalizer, adoption, start time) met a
 		// newer object: the next pass decides again on fresh data.
@@ -134,7 +134,7 @@ func runOfPod(_ context.Context, o client.Object) []ctrl.Request {
 // reconcile dispatches on the run's phase, derived from its conditions. A
 // run that ended is wrapped up: runners stopped, Ephemeral instance
 // deleted.
-func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (ctrl.Result, error) {
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
 	var res ctrl.Result
 	var err error
@@ -144,17 +144,17 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	w := run.Spec.Workload.Resolved()
 	switch v1alpha1.DerivePhase(run.Status.Conditions) {
 	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
-		return r.wrapUp(ctx, run, st)
+		return r.wrapUp(ctx, run, outbox)
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
-		res, err = r.prepareTarget(ctx, run, &w, st)
+		res, err = r.prepareTarget(ctx, run, &w, outbox)
 	case v1alpha1.PhaseLoading:
-		res, err = r.awaitLoad(ctx, run, &w, st)
+		res, err = r.awaitLoad(ctx, run, &w, outbox)
 	case v1alpha1.PhaseWaitingForRunners:
-		res, err = r.awaitRunners(ctx, run, &w, st)
+		res, err = r.awaitRunners(ctx, run, &w, outbox)
 	case v1alpha1.PhaseRunning:
-		res, err = r.awaitShards(ctx, run, st)
+		res, err = r.awaitShards(ctx, run, outbox)
 	case v1alpha1.PhaseAggregating:
-		res, err = r.aggregate(ctx, run, st)
+		res, err = r.aggregate(ctx, run, outbox)
 	}
 	if run.IsFinished() {
 		// The run ended in this step: wrap it up (delete its instance) next.

@@ -7,10 +7,10 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
-// step collects what one reconcile wants to tell users; the events are
+// eventOutbox collects what one reconcile wants to tell users; the events are
 // emitted only after the status write succeeded, so an event never
 // announces a transition the status does not show.
-type step struct {
+type eventOutbox struct {
 	events []event
 }
 
@@ -18,15 +18,15 @@ type event struct {
 	eventType, reason, message string
 }
 
-func (s *step) normal(reason, message string) {
+func (s *eventOutbox) normal(reason, message string) {
 	s.events = append(s.events, event{corev1.EventTypeNormal, reason, message})
 }
 
-func (s *step) warning(reason, message string) {
+func (s *eventOutbox) warning(reason, message string) {
 	s.events = append(s.events, event{corev1.EventTypeWarning, reason, message})
 }
 
-func (s *step) emit(rec record.EventRecorder, run *v1alpha1.BenchmarkRun) {
+func (s *eventOutbox) emit(rec record.EventRecorder, run *v1alpha1.BenchmarkRun) {
 	if rec == nil {
 		return
 	}
@@ -36,8 +36,8 @@ func (s *step) emit(rec record.EventRecorder, run *v1alpha1.BenchmarkRun) {
 }
 
 // fail ends the run with a failure reason and a warning event.
-func (r *BenchmarkRunReconciler) fail(run *v1alpha1.BenchmarkRun, st *step, reason, message string) {
+func (r *BenchmarkRunReconciler) fail(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, reason, message string) {
 	if run.MarkFailed(reason, message, r.now()) {
-		st.warning(reason, message)
+		outbox.warning(reason, message)
 	}
 }

@@ -56,7 +56,7 @@ func (r *BenchmarkRunReconciler) owner(run *v1alpha1.BenchmarkRun) target.Owner 
 // that fails late fails the run with Spanner's error, and is not started
 // again. done is false while the instance is not ready yet (res requeues),
 // or when the run failed.
-func (r *BenchmarkRunReconciler) ensureInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step, clk stageClock) (res ctrl.Result, done bool, err error) {
+func (r *BenchmarkRunReconciler) ensureInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox, deadline stageDeadline) (res ctrl.Result, done bool, err error) {
 	ephemeral := run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral
 	if ephemeral {
 		if err := r.setFinalizer(ctx, run, true); err != nil {
@@ -65,23 +65,23 @@ func (r *BenchmarkRunReconciler) ensureInstance(ctx context.Context, run *v1alph
 	}
 	info, err := r.Preparer.Instance(ctx, run, r.owner(run))
 	if err != nil {
-		return r.targetError(run, st, err, clk), false, nil
+		return r.targetError(run, outbox, err, deadline), false, nil
 	}
 	recordInstance(run, info, ephemeral)
 	if info.Created {
-		st.normal(EventInstanceCreated, fmt.Sprintf("created instance %s (%s, %s) for the run; it is deleted when the run ends",
+		outbox.normal(EventInstanceCreated, fmt.Sprintf("created instance %s (%s, %s) for the run; it is deleted when the run ends",
 			info.ID, info.Config, capacity(run.Status.Target)))
 	}
 	if info.Ready() {
 		return ctrl.Result{}, true, nil
 	}
 	msg := fmt.Sprintf("instance %s is %s, waiting until it is READY", info.ID, info.State)
-	if clk.late {
-		r.fail(run, st, v1alpha1.ReasonInstanceNotReady, fmt.Sprintf("instance %s was still %s when spec.deadlines.%s passed", info.ID, info.State, clk.field))
+	if deadline.late {
+		r.fail(run, outbox, v1alpha1.ReasonInstanceNotReady, fmt.Sprintf("instance %s was still %s when spec.deadlines.%s passed", info.ID, info.State, deadline.field))
 		return ctrl.Result{}, false, nil
 	}
 	run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, msg, r.now())
-	return ctrl.Result{RequeueAfter: min(clk.requeue, instancePollEvery)}, false, nil
+	return ctrl.Result{RequeueAfter: min(deadline.requeue, instancePollEvery)}, false, nil
 }
 
 // recordInstance writes what Spanner reported into status.target.
@@ -108,7 +108,7 @@ func recordInstance(run *v1alpha1.BenchmarkRun, info target.InstanceInfo, create
 // spanbench created for it is deleted. The deletion is recorded in the
 // status first; the finalizer goes on the next pass, so that a run never
 // loses its finalizer before its status says what became of its instance.
-func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (ctrl.Result, error) {
 	if err := r.cleanupRunners(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -118,7 +118,7 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 	if t := run.Status.Target; t != nil && t.DeletionTime != nil {
 		return ctrl.Result{}, r.setFinalizer(ctx, run, false)
 	}
-	deleted, err := r.releaseInstance(ctx, run, st)
+	deleted, err := r.releaseInstance(ctx, run, outbox)
 	if err != nil {
 		return releaseRetry(err)
 	}
@@ -138,9 +138,9 @@ func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.Ben
 	if err := r.deleteJobs(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
-	st := &step{}
-	_, err := r.releaseInstance(ctx, run, st)
-	st.emit(r.Recorder, run)
+	outbox := &eventOutbox{}
+	_, err := r.releaseInstance(ctx, run, outbox)
+	outbox.emit(r.Recorder, run)
 	if err != nil {
 		return releaseRetry(err)
 	}
@@ -163,20 +163,20 @@ func releaseRetry(err error) (ctrl.Result, error) {
 // run's labels is never deleted: it is left alone with a warning, and
 // deleted is false. An error means the instance may still exist (and
 // cost): the caller keeps the finalizer and retries.
-func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (deleted bool, err error) {
+func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (deleted bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
 	defer cancel()
 	name := run.Spec.Target.Instance.Name
 	err = r.Preparer.ReleaseInstance(ctx, run, r.owner(run))
 	switch {
 	case errors.Is(err, target.ErrNotOwned):
-		st.warning(v1alpha1.ReasonInstanceNotOwned, fmt.Sprintf("instance %s was not created for this run; spanbench left it alone: %v", name, err))
+		outbox.warning(v1alpha1.ReasonInstanceNotOwned, fmt.Sprintf("instance %s was not created for this run; spanbench left it alone: %v", name, err))
 		return false, nil
 	case errors.Is(err, target.ErrStillCreating):
-		st.normal(EventInstanceStillCreating, fmt.Sprintf("instance %s is still being created; spanbench deletes it as soon as it shows", name))
+		outbox.normal(EventInstanceStillCreating, fmt.Sprintf("instance %s is still being created; spanbench deletes it as soon as it shows", name))
 		return false, err
 	case err != nil:
-		st.warning(EventInstanceDeleteFailed, fmt.Sprintf("could not delete instance %s, which spanbench created for the run and which costs money until deleted; retrying: %v", name, err))
+		outbox.warning(EventInstanceDeleteFailed, fmt.Sprintf("could not delete instance %s, which spanbench created for the run and which costs money until deleted; retrying: %v", name, err))
 		log.FromContext(ctx).Error(err, "deleting the run's instance failed; retrying", "instance", name)
 		return false, fmt.Errorf("deleting instance %s: %w", name, err)
 	}
@@ -184,7 +184,7 @@ func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alp
 		t.DeletionTime = &metav1.Time{Time: r.now()}
 		t.InstanceState = ""
 	}
-	st.normal(EventInstanceDeleted, fmt.Sprintf("deleted instance %s, which spanbench created for the run", name))
+	outbox.normal(EventInstanceDeleted, fmt.Sprintf("deleted instance %s, which spanbench created for the run", name))
 	log.FromContext(ctx).Info("deleted the run's instance", "instance", name)
 	return true, nil
 }

@@ -40,27 +40,27 @@ type loaderOutcome struct {
 
 // awaitLoad creates the loaders and follows them until every slice is
 // loaded, a slice failed beyond its retries, or spec.deadlines.load passed.
-func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
-	if ok, err := r.ensureChildren(ctx, run, w, st, r.ensureLoaderChildren); !ok {
+func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox) (ctrl.Result, error) {
+	if ok, err := r.ensureChildren(ctx, run, w, outbox, r.ensureLoaderChildren); !ok {
 		return ctrl.Result{}, err
 	}
 	outcomes, err := r.readLoaders(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	recordRetries(run, st, outcomes)
+	recordRetries(run, outbox, outcomes)
 	if reason, msg := r.loadProblem(ctx, run, outcomes); reason != "" {
-		r.fail(run, st, reason, msg)
+		r.fail(run, outbox, reason, msg)
 		return ctrl.Result{}, nil
 	}
 	if loadersDone(outcomes) == len(outcomes) {
-		return r.completeLoad(ctx, run, w, st)
+		return r.completeLoad(ctx, run, w, outbox)
 	}
 	r.recordLoadProgress(run, outcomes)
 	requeue, field, late := r.untilDeadline(run)
 	if late {
 		ds := run.Status.Dataset
-		r.fail(run, st, v1alpha1.ReasonDeadlineExceeded, fmt.Sprintf("the dataset was not loaded within spec.deadlines.%s: %d of %d rows, %d of %d loaders done; "+
+		r.fail(run, outbox, v1alpha1.ReasonDeadlineExceeded, fmt.Sprintf("the dataset was not loaded within spec.deadlines.%s: %d of %d rows, %d of %d loaders done; "+
 			"check the loader pods' logs and events, or raise dataset.loaderPods", field, ds.Loaded, ds.Rows, loadersDone(outcomes), len(outcomes)))
 		return ctrl.Result{}, nil
 	}
@@ -135,7 +135,7 @@ func (r *BenchmarkRunReconciler) loadProblem(ctx context.Context, run *v1alpha1.
 // and, when the count grew, says in an event which loaders the Job started
 // again and where each resumed: the failed pods themselves are deleted with
 // the loader Job, so this is what is left to tell a crash happened.
-func recordRetries(run *v1alpha1.BenchmarkRun, st *step, outcomes []loaderOutcome) {
+func recordRetries(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, outcomes []loaderOutcome) {
 	ds := run.Status.Dataset
 	if ds == nil {
 		return
@@ -155,7 +155,7 @@ func recordRetries(run *v1alpha1.BenchmarkRun, st *step, outcomes []loaderOutcom
 		return
 	}
 	ds.Retries = total
-	st.warning(v1alpha1.ReasonLoaderRetried, "the loader Job started failed loaders again: "+strings.Join(retried, "; "))
+	outbox.warning(v1alpha1.ReasonLoaderRetried, "the loader Job started failed loaders again: "+strings.Join(retried, "; "))
 }
 
 // loaderMessages are the failure messages of the given loaders, for a
@@ -176,13 +176,13 @@ func loaderMessages(outcomes []loaderOutcome, indexes []int) string {
 
 // completeLoad records the loaded dataset in the database's marker and in
 // the run, and stops the loader Job, whose pods have all finished.
-func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox) (ctrl.Result, error) {
 	if err := r.Preparer.CompleteDataset(ctx, run, w); err != nil {
 		return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
 	}
 	msg := r.completeLoadProgress(run)
 	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, msg, r.now())
-	st.normal(v1alpha1.ReasonDatasetReady, msg)
+	outbox.normal(v1alpha1.ReasonDatasetReady, msg)
 	if !r.KeepRunners {
 		if err := r.deleteJob(ctx, run, v1alpha1.LoaderJobName(run)); err != nil {
 			return ctrl.Result{}, err

@@ -122,8 +122,8 @@ func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRu
 // createOperation is the run's instance creation still running, as
 // status.target records it ("" if none).
 func createOperation(run *v1alpha1.BenchmarkRun) string {
-	if st := run.Status.Target; st != nil {
-		return st.CreateOperation
+	if observed := run.Status.Target; observed != nil {
+		return observed.CreateOperation
 	}
 	return ""
 }

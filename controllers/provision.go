@@ -31,8 +31,8 @@ const (
 	instancePollEvery = 5 * time.Second
 )
 
-// stageClock is the current stage's deadline as a reconcile sees it.
-type stageClock struct {
+// stageDeadline is the current stage's deadline as a reconcile sees it.
+type stageDeadline struct {
 	// requeue is the time left (at least a second).
 	requeue time.Duration
 	// field is the spec.deadlines entry that sets the deadline.
@@ -41,35 +41,35 @@ type stageClock struct {
 	late bool
 }
 
-func (r *BenchmarkRunReconciler) stageClock(run *v1alpha1.BenchmarkRun) stageClock {
+func (r *BenchmarkRunReconciler) stageDeadline(run *v1alpha1.BenchmarkRun) stageDeadline {
 	requeue, field, late := r.untilDeadline(run)
-	return stageClock{requeue: requeue, field: field, late: late}
+	return stageDeadline{requeue: requeue, field: field, late: late}
 }
 
 // prepareTarget checks the guardrails, makes the instance, database and
 // schema ready, pre-splits the table if asked, and decides whether the
 // dataset must be loaded (by the loader Job). Nothing is created for a run the
 // guardrails refuse.
-func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox) (ctrl.Result, error) {
 	if msg := r.Limits.check(run); msg != "" {
-		r.fail(run, st, v1alpha1.ReasonLimitExceeded, msg)
+		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
 		return ctrl.Result{}, nil
 	}
 	if run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, "preparing the instance, database and schema", r.now()) {
-		st.normal(v1alpha1.ReasonProvisioning, "preparing the instance, database and schema")
+		outbox.normal(v1alpha1.ReasonProvisioning, "preparing the instance, database and schema")
 	}
-	clk := r.stageClock(run)
-	pctx, cancel := context.WithTimeout(ctx, max(min(clk.requeue, prepareCallMax), prepareCallMin))
+	deadline := r.stageDeadline(run)
+	pctx, cancel := context.WithTimeout(ctx, max(min(deadline.requeue, prepareCallMax), prepareCallMin))
 	defer cancel()
-	if res, done, err := r.ensureInstance(pctx, run, st, clk); !done {
+	if res, done, err := r.ensureInstance(pctx, run, outbox, deadline); !done {
 		return res, err
 	}
 	plan, err := r.Preparer.Prepare(pctx, run, w)
 	if err != nil {
-		return r.targetError(run, st, err, clk), nil
+		return r.targetError(run, outbox, err, deadline), nil
 	}
 	recordDataset(run, plan)
-	if res, done := r.applySplitPoints(pctx, run, w, st, clk); !done {
+	if res, done := r.applySplitPoints(pctx, run, w, outbox, deadline); !done {
 		return res, nil
 	}
 	msg := "database and schema are ready"
@@ -77,7 +77,7 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 		msg = fmt.Sprintf("instance %s (%s, %s) and database %s are ready", t.Instance, t.InstanceConfig, capacity(t), t.Database)
 	}
 	run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionTrue, v1alpha1.ReasonTargetAvailable, msg, r.now())
-	st.normal(v1alpha1.ReasonTargetAvailable, msg)
+	outbox.normal(v1alpha1.ReasonTargetAvailable, msg)
 	if plan.Source == v1alpha1.DatasetExisting {
 		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "the database already holds the dataset; not loading", r.now())
 	} else {
@@ -110,16 +110,16 @@ func recordDataset(run *v1alpha1.BenchmarkRun, plan DatasetPlan) {
 // the stage's deadline, any other fails the run with a reason a user can
 // act on. A run that fails here with an Ephemeral instance has it deleted
 // when it ends (wrapUp), so nothing paid for is left behind.
-func (r *BenchmarkRunReconciler) targetError(run *v1alpha1.BenchmarkRun, st *step, err error, clk stageClock) ctrl.Result {
+func (r *BenchmarkRunReconciler) targetError(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, err error, deadline stageDeadline) ctrl.Result {
 	reason, retry := classify(err)
-	if retry && !clk.late {
+	if retry && !deadline.late {
 		run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, reason, err.Error(), r.now())
-		return ctrl.Result{RequeueAfter: min(clk.requeue, retryEvery)}
+		return ctrl.Result{RequeueAfter: min(deadline.requeue, retryEvery)}
 	}
 	if retry {
-		err = fmt.Errorf("%w (spec.deadlines.%s passed)", err, clk.field)
+		err = fmt.Errorf("%w (spec.deadlines.%s passed)", err, deadline.field)
 	}
-	r.fail(run, st, reason, err.Error())
+	r.fail(run, outbox, reason, err.Error())
 	return ctrl.Result{}
 }
 

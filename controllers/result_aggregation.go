@@ -28,14 +28,14 @@ const ReportKey = "result.json.gz"
 
 // aggregate decodes and merges the shard results exactly, writes the
 // report and the status figures, and ends the run.
-func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (ctrl.Result, error) {
 	reports, err := r.readShards(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	merged, problems, err := mergeShards(reports, run)
 	if err != nil {
-		r.fail(run, st, v1alpha1.ReasonResultInvalid, err.Error())
+		r.fail(run, outbox, v1alpha1.ReasonResultInvalid, err.Error())
 		return ctrl.Result{}, r.cleanupRunners(ctx, run)
 	}
 	applyResult(&run.Status, merged, run)
@@ -50,7 +50,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 		msg += "; partial: " + strings.Join(problems, "; ")
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
-	st.normal(v1alpha1.ReasonCompleted, msg)
+	outbox.normal(v1alpha1.ReasonCompleted, msg)
 	return ctrl.Result{}, r.cleanupRunners(ctx, run)
 }
 
@@ -148,7 +148,7 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 
 // applyResult writes a merged result's figures into the status. Every
 // percentile comes from the merged histograms.
-func applyResult(st *v1alpha1.BenchmarkRunStatus, doc *result.Document, run *v1alpha1.BenchmarkRun) {
+func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run *v1alpha1.BenchmarkRun) {
 	var missed uint64
 	var first, last time.Time
 	for i, s := range doc.Shards {
@@ -160,18 +160,18 @@ func applyResult(st *v1alpha1.BenchmarkRunStatus, doc *result.Document, run *v1a
 			last = s.Started
 		}
 	}
-	st.StartSkew = &metav1.Duration{Duration: last.Sub(first)}
-	st.WarmUpEnd = &metav1.Time{Time: doc.WarmUp.End}
+	status.StartSkew = &metav1.Duration{Duration: last.Sub(first)}
+	status.WarmUpEnd = &metav1.Time{Time: doc.WarmUp.End}
 	stable := doc.WarmUp.Stable
-	st.WarmUpStable = &stable
-	st.Operations = st.Operations[:0]
+	status.WarmUpStable = &stable
+	status.Operations = status.Operations[:0]
 	for _, op := range doc.Totals {
-		st.Operations = append(st.Operations, v1alpha1.OperationResult{Name: op.Name, Type: v1alpha1.OperationType(op.Type), ResultFigures: figures(op, 0)})
+		status.Operations = append(status.Operations, v1alpha1.OperationResult{Name: op.Name, Type: v1alpha1.OperationType(op.Type), ResultFigures: figures(op, 0)})
 	}
-	sort.Slice(st.Operations, func(i, j int) bool { return st.Operations[i].Name < st.Operations[j].Name })
+	sort.Slice(status.Operations, func(i, j int) bool { return status.Operations[i].Name < status.Operations[j].Name })
 	overall := figures(doc.Overall, missed)
-	st.Overall = &overall
-	st.Environment = environment(doc, run)
+	status.Overall = &overall
+	status.Environment = environment(doc, run)
 }
 
 func figures(op result.Operation, missed uint64) v1alpha1.ResultFigures {

@@ -18,12 +18,12 @@ import (
 // ensureChildren runs one stage's ensure. A child whose name is taken by
 // somebody else's object fails the run (NameConflict). ok is false when
 // the stage must stop here, with err to return (nil once the run failed).
-func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step,
+func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox,
 	ensure func(context.Context, *v1alpha1.BenchmarkRun, *v1alpha1.WorkloadSpec) error) (ok bool, err error) {
 	err = ensure(ctx, run, w)
 	var refused *refusedError
 	if errors.As(err, &refused) {
-		r.fail(run, st, v1alpha1.ReasonNameConflict, err.Error())
+		r.fail(run, outbox, v1alpha1.ReasonNameConflict, err.Error())
 		return false, nil
 	}
 	return err == nil, err

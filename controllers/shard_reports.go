@@ -53,7 +53,7 @@ func (r *BenchmarkRunReconciler) readShards(ctx context.Context, run *v1alpha1.B
 // awaitShards waits until every runner has reported (or failed), or the
 // overrun deadline has passed; then the results are aggregated with
 // whatever arrived.
-func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (ctrl.Result, error) {
 	reports, err := r.readShards(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -77,6 +77,6 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	}
 	msg := fmt.Sprintf("only %d of %d runners reported within spec.deadlines.%s; aggregating what arrived", reported, len(reports), field)
 	run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonDeadlineExceeded, msg, r.now())
-	st.warning(v1alpha1.ReasonDeadlineExceeded, msg)
+	outbox.warning(v1alpha1.ReasonDeadlineExceeded, msg)
 	return requeueSoon, nil
 }

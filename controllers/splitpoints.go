@@ -19,7 +19,7 @@ import (
 // the endpoint has no AddSplitPoints (the emulator), the step is recorded
 // as skipped and the run goes on; other errors are target errors. done is
 // false when the run failed or the step is retried.
-func (r *BenchmarkRunReconciler) applySplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step, clk stageClock) (ctrl.Result, bool) {
+func (r *BenchmarkRunReconciler) applySplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox, deadline stageDeadline) (ctrl.Result, bool) {
 	sp := run.Spec.Target.SplitPoints
 	if sp == nil || meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionSplitPointsApplied) != nil {
 		return ctrl.Result{}, true
@@ -38,14 +38,14 @@ func (r *BenchmarkRunReconciler) applySplitPoints(ctx context.Context, run *v1al
 	case errors.Is(err, target.ErrSplitPointsUnsupported):
 		msg := fmt.Sprintf("the endpoint does not implement AddSplitPoints (the Cloud Spanner emulator does not), so table %s was not pre-split; the run goes on without it", table)
 		run.SetCondition(v1alpha1.ConditionSplitPointsApplied, metav1.ConditionFalse, v1alpha1.ReasonSplitPointsSkipped, msg, r.now())
-		st.warning(v1alpha1.ReasonSplitPointsSkipped, msg)
+		outbox.warning(v1alpha1.ReasonSplitPointsSkipped, msg)
 	case err != nil:
-		return r.targetError(run, st, err, clk), false
+		return r.targetError(run, outbox, err, deadline), false
 	default:
 		counts.Added = counts.Requested
 		msg := fmt.Sprintf("added %d split points to table %s", len(keys), table)
 		run.SetCondition(v1alpha1.ConditionSplitPointsApplied, metav1.ConditionTrue, v1alpha1.ReasonSplitPointsAdded, msg, r.now())
-		st.normal(v1alpha1.ReasonSplitPointsAdded, msg)
+		outbox.normal(v1alpha1.ReasonSplitPointsAdded, msg)
 	}
 	return ctrl.Result{}, true
 }

@@ -21,8 +21,8 @@ import (
 // awaitRunners creates the runners and holds them at the start barrier:
 // once every runner reported ready, it publishes one start time a little
 // ahead, for all of them. The dataset is loaded by then (awaitLoad).
-func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, st *step) (ctrl.Result, error) {
-	if ok, err := r.ensureChildren(ctx, run, w, st, r.ensureRunnerChildren); !ok {
+func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox) (ctrl.Result, error) {
+	if ok, err := r.ensureChildren(ctx, run, w, outbox, r.ensureRunnerChildren); !ok {
 		return ctrl.Result{}, err
 	}
 	reports, err := r.readShards(ctx, run)
@@ -30,7 +30,7 @@ func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1
 		return ctrl.Result{}, err
 	}
 	if reason, msg := r.runnerProblem(ctx, run, reports); reason != "" {
-		r.fail(run, st, reason, msg)
+		r.fail(run, outbox, reason, msg)
 		return ctrl.Result{}, nil
 	}
 	ready := 0
@@ -40,13 +40,13 @@ func (r *BenchmarkRunReconciler) awaitRunners(ctx context.Context, run *v1alpha1
 		}
 	}
 	if ready < len(reports) {
-		return r.notReadyYet(ctx, run, st, ready, len(reports))
+		return r.notReadyYet(ctx, run, outbox, ready, len(reports))
 	}
-	return r.releaseRunners(ctx, run, st)
+	return r.releaseRunners(ctx, run, outbox)
 }
 
 // notReadyYet records progress, or fails the run past its deadline.
-func (r *BenchmarkRunReconciler) notReadyYet(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step, ready, n int) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) notReadyYet(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox, ready, n int) (ctrl.Result, error) {
 	msg := fmt.Sprintf("%d of %d runners ready", ready, n)
 	run.SetCondition(v1alpha1.ConditionRunnersReady, metav1.ConditionFalse, v1alpha1.ReasonRunnersNotReady, msg, r.now())
 	requeue, field, late := r.untilDeadline(run)
@@ -57,12 +57,12 @@ func (r *BenchmarkRunReconciler) notReadyYet(ctx context.Context, run *v1alpha1.
 	if r.anyUnschedulable(ctx, run) {
 		reason = v1alpha1.ReasonRunnersUnschedulable
 	}
-	r.fail(run, st, reason, fmt.Sprintf("only %s within spec.deadlines.%s; check the runner pods' events", msg, field))
+	r.fail(run, outbox, reason, fmt.Sprintf("only %s within spec.deadlines.%s; check the runner pods' events", msg, field))
 	return ctrl.Result{}, nil
 }
 
 // releaseRunners publishes the start.
-func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, st *step) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (ctrl.Result, error) {
 	start, err := r.publishStart(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -70,7 +70,7 @@ func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alph
 	run.Status.StartTime = &metav1.Time{Time: start}
 	msg := fmt.Sprintf("all %d runners ready; the load starts at %s", run.Replicas(), start.UTC().Format(time.RFC3339Nano))
 	run.SetCondition(v1alpha1.ConditionRunnersReady, metav1.ConditionTrue, v1alpha1.ReasonAllRunnersReady, msg, r.now())
-	st.normal(v1alpha1.ReasonAllRunnersReady, msg)
+	outbox.normal(v1alpha1.ReasonAllRunnersReady, msg)
 	return ctrl.Result{RequeueAfter: max(start.Add(run.Spec.Workload.TotalDuration()).Sub(r.now()), time.Second)}, nil
 }
 

@@ -65,9 +65,9 @@ func newOpRecorder(name string) *opRecorder {
 // time, service time from the actual one.
 func (r *opRecorder) record(worker int, code codes.Code, latency, service time.Duration, out operation.Outcome) {
 	lat, svc := histogram.Micros(latency), histogram.Micros(service)
-	st := &r.stripes[worker%len(r.stripes)]
-	st.mu.Lock()
-	w := st.w
+	stripe := &r.stripes[worker%len(r.stripes)]
+	stripe.mu.Lock()
+	w := stripe.w
 	w.retries += uint64(out.Retries)
 	if code != codes.OK {
 		w.errs[min(int(code), numCodes-1)]++
@@ -79,17 +79,17 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 		_ = w.latency.RecordValue(lat)
 		_ = w.service.RecordValue(svc)
 	}
-	st.mu.Unlock()
+	stripe.mu.Unlock()
 }
 
 // drain moves what was recorded since the last drain into an interval entry.
 // Only one goroutine drains.
 func (r *opRecorder) drain() (result.IntervalOperation, error) {
 	for i := range r.stripes {
-		st := &r.stripes[i]
-		st.mu.Lock()
-		st.w, r.spare = r.spare, st.w
-		st.mu.Unlock()
+		stripe := &r.stripes[i]
+		stripe.mu.Lock()
+		stripe.w, r.spare = r.spare, stripe.w
+		stripe.mu.Unlock()
 		r.sum.add(r.spare)
 		r.spare.reset()
 	}

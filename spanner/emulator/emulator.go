@@ -137,15 +137,15 @@ func gcloudSibling() string {
 // missing after starting, with a less helpful message.
 func checkGateway(path string) error {
 	for _, p := range []string{path, filepath.Join(filepath.Dir(path), "emulator_main")} {
-		st, err := os.Stat(p)
+		info, err := os.Stat(p)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			return fmt.Errorf("%s does not exist", p)
 		case err != nil:
 			return err
-		case !st.Mode().IsRegular():
+		case !info.Mode().IsRegular():
 			return fmt.Errorf("%s is not a regular file", p)
-		case st.Mode().Perm()&0o111 == 0:
+		case info.Mode().Perm()&0o111 == 0:
 			return fmt.Errorf("%s is not executable", p)
 		}
 	}

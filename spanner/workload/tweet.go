@@ -117,18 +117,18 @@ func author(k int64) string { return fmt.Sprintf("author-%03d", hash64('a', k)%t
 // sortValue spreads TweetSortAsc's entries, as the experiment's random Sort.
 func sortValue(k int64) int64 { return int64(hash64('s', k) >> 1) }
 
-func (s tweetSchema) op(o v1alpha1.OperationSpec, ex *executor, st *state) (operationFunc, error) {
-	c := newChooser(o.Keys, max(st.rows, 1))
+func (s tweetSchema) op(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys) (operationFunc, error) {
+	c := newChooser(o.Keys, max(keyspace.rows, 1))
 	q := s.sql()
 	switch o.Type {
 	case v1alpha1.OpRead:
-		return s.get(o, ex, st, c, q), nil
+		return s.get(o, ex, keyspace, c, q), nil
 	case v1alpha1.OpInsert:
-		return s.insert(o, ex, st, q), nil
+		return s.insert(o, ex, keyspace, q), nil
 	case v1alpha1.OpUpdate:
-		return s.update(o, ex, st, c, q), nil
+		return s.update(o, ex, keyspace, c, q), nil
 	case v1alpha1.OpDelete:
-		return deleteOldest(o, ex, st, tweetTable, q.delete, tweetKey), nil
+		return deleteOldest(o, ex, keyspace, tweetTable, q.delete, tweetKey), nil
 	case v1alpha1.OpQueryBySort:
 		return s.queryBySort(ex, int(deref(o.Rows, v1alpha1.DefaultRows)), q), nil
 	case v1alpha1.OpFullScan:
@@ -137,9 +137,9 @@ func (s tweetSchema) op(o v1alpha1.OperationSpec, ex *executor, st *state) (oper
 	return nil, fmt.Errorf("the Tweet workload has no %s operation", o.Type)
 }
 
-func (s tweetSchema) get(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, q *tweetSQL) operationFunc {
+func (s tweetSchema) get(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, c chooser, q *tweetSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k, ok := st.existing(rng, c, o.Keys)
+		k, ok := keyspace.existing(rng, c, o.Keys)
 		if !ok {
 			return Outcome{}, nil
 		}
@@ -150,9 +150,9 @@ func (s tweetSchema) get(o v1alpha1.OperationSpec, ex *executor, st *state, c ch
 	}
 }
 
-func (s tweetSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state, q *tweetSQL) operationFunc {
+func (s tweetSchema) insert(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, q *tweetSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k := st.newInsertIndex()
+		k := keyspace.newInsertIndex()
 		now := time.Now()
 		id, content, sort := tweetKey(k), randomText(rng, s.fieldBytes), int64(rng.Uint64()>>1)
 		var out Outcome
@@ -164,7 +164,7 @@ func (s tweetSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state, q
 				[]any{id, author(k), spanner.CommitTimestamp, content, now, []string{}, sort, now})}, 1)
 		}
 		if err == nil {
-			st.log.added(k)
+			keyspace.log.added(k)
 		}
 		return out, err
 	}
@@ -172,9 +172,9 @@ func (s tweetSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state, q
 
 // update changes a tweet. Through DML it also appends to Favos (a favourite),
 // which makes the number of updates countable in the table afterwards.
-func (s tweetSchema) update(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, q *tweetSQL) operationFunc {
+func (s tweetSchema) update(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, c chooser, q *tweetSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k, ok := st.existing(rng, c, o.Keys)
+		k, ok := keyspace.existing(rng, c, o.Keys)
 		if !ok {
 			return Outcome{}, nil
 		}

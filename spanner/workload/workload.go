@@ -113,11 +113,11 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 	if err != nil {
 		return nil, err
 	}
-	st := &state{rows: *spec.Dataset.Rows, opts: o, log: &insertLog{}, recent: newZipfian(maxLive)}
+	keyspace := &shardKeys{rows: *spec.Dataset.Rows, opts: o, log: &insertLog{}, recent: newZipfian(maxLive)}
 	ops := make([]*Op, 0, len(spec.Operations))
 	for _, os := range spec.Operations {
 		ex := newExecutor(c, os, o.Run, o)
-		do, err := build(schema, os, ex, st)
+		do, err := build(schema, os, ex, keyspace)
 		if err != nil {
 			return nil, fmt.Errorf("operation %s: %w", os.Name, err)
 		}
@@ -132,9 +132,9 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 // their specs' weights.
 func (w *Workload) Ops() []*Op { return w.ops }
 
-// state is what a shard's operations share: the preloaded row count, the
+// shardKeys is what a shard's operations share: the preloaded row count, the
 // shard's inserts, and the recency distribution of Latest.
-type state struct {
+type shardKeys struct {
 	rows   int64
 	opts   Options
 	log    *insertLog
@@ -142,7 +142,7 @@ type state struct {
 }
 
 // existing picks an existing row for a read or update.
-func (s *state) existing(rng *rand.Rand, c chooser, keys v1alpha1.KeyDistribution) (int64, bool) {
+func (s *shardKeys) existing(rng *rand.Rand, c chooser, keys v1alpha1.KeyDistribution) (int64, bool) {
 	if keys == v1alpha1.KeysLatest {
 		if k, ok := s.log.latest(rng, s.recent); ok {
 			return k, true
@@ -155,19 +155,19 @@ func (s *state) existing(rng *rand.Rand, c chooser, keys v1alpha1.KeyDistributio
 }
 
 // newInsertIndex reserves a fresh key index for an insert.
-func (s *state) newInsertIndex() int64 {
+func (s *shardKeys) newInsertIndex() int64 {
 	return insertIndex(s.rows, s.opts.Shard, s.opts.Shards, s.log.nextSeq())
 }
 
 // operationFunc is the body of an operation.
 type operationFunc = func(ctx context.Context, rng *rand.Rand) (Outcome, error)
 
-func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, st *state) (operationFunc, error) {
+func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys) (operationFunc, error) {
 	switch s := schema.(type) {
 	case ycsbSchema:
-		return s.op(o, ex, st)
+		return s.op(o, ex, keyspace)
 	case tweetSchema:
-		return s.op(o, ex, st)
+		return s.op(o, ex, keyspace)
 	}
 	return nil, fmt.Errorf("no operations for schema %T", schema)
 }

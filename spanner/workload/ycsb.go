@@ -96,46 +96,46 @@ func (s ycsbSchema) values(id string, field func(int) string) []any {
 
 // key maps a key index to its primary key: preloaded rows and inserted rows
 // use different key forms (keys.go).
-func (ycsbSchema) key(st *state, k int64) string {
-	if k < st.rows {
+func (ycsbSchema) key(keyspace *shardKeys, k int64) string {
+	if k < keyspace.rows {
 		return YCSBKey(k)
 	}
 	return ycsbInsertKey(k)
 }
 
-func (s ycsbSchema) op(o v1alpha1.OperationSpec, ex *executor, st *state) (operationFunc, error) {
-	c := newChooser(o.Keys, max(st.rows, 1))
+func (s ycsbSchema) op(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys) (operationFunc, error) {
+	c := newChooser(o.Keys, max(keyspace.rows, 1))
 	n := int(deref(o.Rows, v1alpha1.DefaultRows))
 	q := s.sql()
 	switch o.Type {
 	case v1alpha1.OpRead:
-		return s.read(o, ex, st, c, q), nil
+		return s.read(o, ex, keyspace, c, q), nil
 	case v1alpha1.OpScan:
 		if n > BlockRows {
 			return nil, fmt.Errorf("a scan reads at most %d rows", BlockRows)
 		}
-		return s.scan(o, ex, st, c, n, q), nil
+		return s.scan(o, ex, keyspace, c, n, q), nil
 	case v1alpha1.OpReadKeys:
-		return s.readKeys(o, ex, st, c, n, q), nil
+		return s.readKeys(o, ex, keyspace, c, n, q), nil
 	case v1alpha1.OpInsert:
-		return s.insert(o, ex, st, q), nil
+		return s.insert(o, ex, keyspace, q), nil
 	case v1alpha1.OpUpdate:
-		return s.update(o, ex, st, c, q), nil
+		return s.update(o, ex, keyspace, c, q), nil
 	case v1alpha1.OpDelete:
-		return deleteOldest(o, ex, st, ycsbTable, q.delete, func(k int64) string { return s.key(st, k) }), nil
+		return deleteOldest(o, ex, keyspace, ycsbTable, q.delete, func(k int64) string { return s.key(keyspace, k) }), nil
 	case v1alpha1.OpReadModifyWrite:
-		return s.readModifyWrite(o, ex, st, c), nil
+		return s.readModifyWrite(o, ex, keyspace, c), nil
 	}
 	return nil, fmt.Errorf("the YCSB workload has no %s operation", o.Type)
 }
 
-func (s ycsbSchema) read(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, q *ycsbSQL) operationFunc {
+func (s ycsbSchema) read(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, c chooser, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k, ok := st.existing(rng, c, o.Keys)
+		k, ok := keyspace.existing(rng, c, o.Keys)
 		if !ok {
 			return Outcome{}, nil
 		}
-		id := s.key(st, k)
+		id := s.key(keyspace, k)
 		if o.API == v1alpha1.APISQL {
 			return ex.query(ctx, spanner.Statement{SQL: q.read, Params: params(id)})
 		}
@@ -152,13 +152,13 @@ func scanStart(k, rows int64, n int) int64 {
 	return block + min(k-block, max(size-int64(n), 0))
 }
 
-func (s ycsbSchema) scan(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int, q *ycsbSQL) operationFunc {
+func (s ycsbSchema) scan(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, c chooser, n int, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		if st.rows == 0 {
+		if keyspace.rows == 0 {
 			return Outcome{}, nil
 		}
-		first := scanStart(c.next(rng), st.rows, n)
-		last := min(first+int64(n), st.rows, first/BlockRows*BlockRows+BlockRows) - 1
+		first := scanStart(c.next(rng), keyspace.rows, n)
+		last := min(first+int64(n), keyspace.rows, first/BlockRows*BlockRows+BlockRows) - 1
 		lo, hi := YCSBKey(first), YCSBKey(last)
 		if o.API == v1alpha1.APISQL {
 			return ex.query(ctx, spanner.Statement{SQL: q.scan, Params: params(lo, hi)})
@@ -168,11 +168,11 @@ func (s ycsbSchema) scan(o v1alpha1.OperationSpec, ex *executor, st *state, c ch
 	}
 }
 
-func (s ycsbSchema) readKeys(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, n int, q *ycsbSQL) operationFunc {
+func (s ycsbSchema) readKeys(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, c chooser, n int, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 		ids := distinctKeys(n, func() (string, bool) {
-			k, ok := st.existing(rng, c, o.Keys)
-			return s.key(st, k), ok
+			k, ok := keyspace.existing(rng, c, o.Keys)
+			return s.key(keyspace, k), ok
 		})
 		if len(ids) == 0 {
 			return Outcome{}, nil
@@ -206,9 +206,9 @@ func distinctKeys(n int, draw func() (string, bool)) []string {
 	return ids
 }
 
-func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state, q *ycsbSQL) operationFunc {
+func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k := st.newInsertIndex()
+		k := keyspace.newInsertIndex()
 		vals := s.values(ycsbInsertKey(k), func(int) string { return randomText(rng, s.fieldBytes) })
 		var out Outcome
 		var err error
@@ -218,19 +218,19 @@ func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, st *state, q 
 			out, err = ex.apply(ctx, []*spanner.Mutation{spanner.Insert(ycsbTable, ycsbColumns, vals)}, 1)
 		}
 		if err == nil {
-			st.log.added(k)
+			keyspace.log.added(k)
 		}
 		return out, err
 	}
 }
 
-func (s ycsbSchema) update(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser, q *ycsbSQL) operationFunc {
+func (s ycsbSchema) update(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, c chooser, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k, ok := st.existing(rng, c, o.Keys)
+		k, ok := keyspace.existing(rng, c, o.Keys)
 		if !ok {
 			return Outcome{}, nil
 		}
-		id, field, v := s.key(st, k), ycsbColumns[1+rng.IntN(10)], randomText(rng, s.fieldBytes)
+		id, field, v := s.key(keyspace, k), ycsbColumns[1+rng.IntN(10)], randomText(rng, s.fieldBytes)
 		if o.WritePath == v1alpha1.WriteDML {
 			return ex.update(ctx, spanner.Statement{SQL: fmt.Sprintf(q.update, field), Params: params(id, v)})
 		}
@@ -238,13 +238,13 @@ func (s ycsbSchema) update(o v1alpha1.OperationSpec, ex *executor, st *state, c 
 	}
 }
 
-func (s ycsbSchema) readModifyWrite(o v1alpha1.OperationSpec, ex *executor, st *state, c chooser) operationFunc {
+func (s ycsbSchema) readModifyWrite(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, c chooser) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k, ok := st.existing(rng, c, o.Keys)
+		k, ok := keyspace.existing(rng, c, o.Keys)
 		if !ok {
 			return Outcome{}, nil
 		}
-		id, field := s.key(st, k), ycsbColumns[1+rng.IntN(10)]
+		id, field := s.key(keyspace, k), ycsbColumns[1+rng.IntN(10)]
 		v := randomText(rng, s.fieldBytes)
 		return ex.readWriteTxn(ctx, func(ctx context.Context, txn *spanner.ReadWriteTransaction) (int64, error) {
 			row, err := txn.ReadRowWithOptions(ctx, ycsbTable, spanner.Key{id}, []string{field}, &spanner.ReadOptions{RequestTag: ex.tag, Priority: ex.priority})
@@ -263,9 +263,9 @@ func (s ycsbSchema) readModifyWrite(o v1alpha1.OperationSpec, ex *executor, st *
 // deleteOldest deletes the oldest row this shard inserted and still holds,
 // through DML with stmt (p1: the key) or a mutation. With none left it does
 // nothing and reports no rows.
-func deleteOldest(o v1alpha1.OperationSpec, ex *executor, st *state, table, stmt string, key func(int64) string) operationFunc {
+func deleteOldest(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, table, stmt string, key func(int64) string) operationFunc {
 	return func(ctx context.Context, _ *rand.Rand) (Outcome, error) {
-		k, ok := st.log.takeOldest()
+		k, ok := keyspace.log.takeOldest()
 		if !ok {
 			return Outcome{}, nil
 		}
