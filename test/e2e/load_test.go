@@ -16,6 +16,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -117,7 +118,7 @@ func countRows(t *testing.T, run *v1alpha1.BenchmarkRun) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	s, err := session.Open(ctx, run.Spec.Target)
+	s, err := session.Open(ctx, endpoint.Emulator(run.Spec.Target.EmulatorHost), run.Spec.Target)
 	if err != nil {
 		t.Fatal(err)
 	}
