@@ -76,11 +76,15 @@ verify: $(CONTROLLER_GEN) ## fail when generated files drift, or code is not gof
 emulator-check: ## fail with a clear message when the Cloud Spanner emulator is not installed
 	@hack/emulator.sh path >/dev/null
 
+.PHONY: chromium-check
+chromium-check: ## fail with a clear message when Chromium, the HTML report test's browser, is not installed
+	@command -v chromium >/dev/null 2>&1 || { echo "chromium is not installed: the HTML report test opens its page in headless Chromium; run make deps (or hack/install-deps.sh chromium)" >&2; exit 1; }
+
 .PHONY: test
 test: test-unit test-e2e ## every suite: unit, emulator, envtest, Helm chart, then end to end on a local cluster (root)
 
 .PHONY: test-unit
-test-unit: verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool)
+test-unit: verify lint envtest-assets emulator-check chromium-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool), HTML report (headless Chromium)
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: bench

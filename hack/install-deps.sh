@@ -6,6 +6,9 @@
 #   prometheus  prometheus                           (the e2e Prometheus; promtool for the
 #                                                    alert rule tests in make test-unit)
 #   tools       jq openssl
+#   chromium    chromium fonts-liberation            (the headless browser the HTML
+#                                                    report test opens its page in, and
+#                                                    the fonts its plots are measured with)
 #   cluster     the local single-node cluster (hack/cluster-up.sh):
 #               containerd runc containernetworking-plugins iptables conntrack
 #               iproute2 etcd-server jq openssl kmod procps util-linux curl
@@ -25,11 +28,13 @@ set_packages() {
     envtest) echo "etcd-server" ;;
     prometheus) echo "prometheus" ;;
     tools) echo "jq openssl" ;;
+    # The report's plots lay out text with Liberation Sans metrics.
+    chromium) echo "chromium fonts-liberation" ;;
     # kmod: modprobe br_netfilter; procps: sysctl, ps; util-linux: mount,
     # umount, setsid; curl: health checks; bind9-dnsutils: dig, to check that
     # CoreDNS answers; the rest: container runtime and pod network.
     cluster) echo "containerd runc containernetworking-plugins iptables conntrack iproute2 etcd-server jq openssl kmod procps util-linux curl bind9-dnsutils" ;;
-    all) echo "$(set_packages envtest) $(set_packages prometheus) $(set_packages tools) $(set_packages cluster)" ;;
+    all) echo "$(set_packages envtest) $(set_packages prometheus) $(set_packages tools) $(set_packages chromium) $(set_packages cluster)" ;;
     *) return 1 ;;
   esac
 }
@@ -40,9 +45,9 @@ sets=("$@")
 wanted=()
 for s in "${sets[@]}"; do
   case "${s}" in
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 0 ;;
   esac
-  pkgs="$(set_packages "${s}")" || die "unknown set '${s}' (known: envtest prometheus tools cluster all)"
+  pkgs="$(set_packages "${s}")" || die "unknown set '${s}' (known: envtest prometheus tools chromium cluster all)"
   for p in ${pkgs}; do wanted+=("${p}"); done
 done
 

@@ -20,7 +20,7 @@ CLUSTER_KUBECONFIG ?= $(CURDIR)/bin/cluster/kubeconfig
 
 .PHONY: deps envtest-assets kube-binaries cluster-up cluster-down cluster-status
 
-deps: ## install the Debian packages the tooling needs (DEPS_SETS=all|envtest|cluster|prometheus|tools)
+deps: ## install the Debian packages the tooling needs (DEPS_SETS=all|envtest|cluster|prometheus|tools|chromium)
 	$(TOOLCHAIN_HACK_DIR)install-deps.sh $(DEPS_SETS)
 
 envtest-assets: ## etcd + kube-apiserver + kubectl for envtest in bin/envtest

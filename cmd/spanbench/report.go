@@ -11,25 +11,42 @@ import (
 
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/report"
 )
 
 func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "also write the (merged) result to this JSON file")
+	htmlOut := fs.String("html", "", "also write a self-contained HTML report (tables and plots) to this file")
+	overlay := fs.Bool("overlay", false, "show result files as separate runs, overlaid in the HTML report's percentile plots, instead of merging them")
 	run := fs.String("run", "", "read the merged result of this BenchmarkRun from the cluster instead of files")
 	namespace := fs.String("n", "default", "the BenchmarkRun's namespace (with --run)")
 	config.RegisterFlags(fs) // --kubeconfig
 	fs.Usage = func() {
-		io.WriteString(stderr, "usage: spanbench report [--out merged.json] result.json [more.json...]\n"+
-			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--out result.json]\n\n"+
+		io.WriteString(stderr, "usage: spanbench report [--out merged.json] [--html report.html] result.json [more.json...]\n"+
+			"       spanbench report --overlay [--html report.html] result.json more.json...\n"+
+			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--out result.json] [--html report.html]\n\n"+
 			"Prints a result. Given several shard results of one run, merges their\n"+
-			"histograms exactly (percentiles are never averaged) and prints the merge.\n"+
-			"With --run, reads a finished run's report from the cluster.\n")
+			"histograms exactly (percentiles are never averaged) and prints the merge;\n"+
+			"with --overlay, prints each file as its own run and, with --html, overlays\n"+
+			"them in the percentile plots. With --run, reads a finished run's report\n"+
+			"from the cluster. --html writes one self-contained page (docs/report.md).\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *overlay && (*run != "" || *out != "" || fs.NArg() == 0) {
+		fs.Usage()
+		return errors.New("--overlay shows result files side by side: give files, without --run or --out (nothing is merged)")
+	}
+	if *overlay {
+		runs, err := readRuns(fs.Args())
+		if err != nil {
+			return err
+		}
+		return writeReports(stdout, *htmlOut, runs)
 	}
 	var doc *result.Document
 	var err error
@@ -50,7 +67,7 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	return result.WriteTable(stdout, doc)
+	return writeReports(stdout, *htmlOut, []report.Run{{Label: doc.Run, Doc: doc}})
 }
 
 func mergeFiles(paths []string) (*result.Document, error) {

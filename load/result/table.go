@@ -53,11 +53,12 @@ func WriteTable(w io.Writer, d *Document) error {
 func writeRow(w io.Writer, op Operation) {
 	l := op.Latency
 	fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op.Name, op.Type, op.OK, op.Throughput,
-		micros(l.P50), micros(l.P90), micros(l.P99), micros(l.P999), micros(l.Max), errorSummary(op.Errors))
+		FormatMicros(l.P50), FormatMicros(l.P90), FormatMicros(l.P99), FormatMicros(l.P999), FormatMicros(l.Max), ErrorSummary(op.Errors))
 }
 
-// micros prints a latency with a unit that keeps 3 significant digits.
-func micros(us int64) string {
+// FormatMicros prints a latency with a unit that keeps 3 significant
+// digits ("-" for none), the way every spanbench report writes latencies.
+func FormatMicros(us int64) string {
 	switch {
 	case us == 0:
 		return "-"
@@ -69,7 +70,8 @@ func micros(us int64) string {
 	return fmt.Sprintf("%.3gs", float64(us)/1e6)
 }
 
-func errorSummary(errs map[string]uint64) string {
+// ErrorSummary prints error counts by gRPC code, sorted ("0" for none).
+func ErrorSummary(errs map[string]uint64) string {
 	if len(errs) == 0 {
 		return "0"
 	}

@@ -1,0 +1,191 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// The browser test opens a rendered report in a real headless Chromium
+// (Debian's chromium package) through the DevTools protocol, with chromedp:
+// it reports the page's console messages, exceptions and every request it
+// makes, which --dump-dom and --screenshot on the command line cannot.
+// chromedp talks to the browser over a pipe, so the test opens no port.
+
+// chromiumPath finds Chromium, or fails the test saying how to install it:
+// the report's promise (nothing fetched, every plot drawn) is only checked
+// in a real browser, so a missing one is an error, never a skip.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("chromium is not on PATH: install Debian's chromium package (`make deps`, or hack/install-deps.sh chromium)")
+	return ""
+}
+
+// browserLog is what the page did besides rendering, collected from
+// DevTools events.
+type browserLog struct {
+	mu       sync.Mutex
+	requests []string
+	problems []string
+}
+
+func (b *browserLog) event(ev any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch ev := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		b.requests = append(b.requests, ev.Request.URL)
+	case *runtime.EventConsoleAPICalled:
+		b.problems = append(b.problems, fmt.Sprintf("console.%s called", ev.Type))
+	case *runtime.EventExceptionThrown:
+		b.problems = append(b.problems, "exception: "+ev.ExceptionDetails.Text)
+	case *log.EventEntryAdded:
+		// Browser-side messages: CSP violations, failed loads, parse errors.
+		b.problems = append(b.problems, fmt.Sprintf("%s (%s): %s", ev.Entry.Level, ev.Entry.Source, ev.Entry.Text))
+	}
+}
+
+// plotInfo is what the page shows of one figure, measured in the browser.
+type plotInfo struct {
+	Kind      string  `json:"kind"`
+	Operation string  `json:"operation"`
+	Run       string  `json:"run"`
+	Width     float64 `json:"width"`
+	Height    float64 `json:"height"`
+	// Points is the largest number of points of one drawn path: a data
+	// line has one per interval or quantile; axes and ticks have two.
+	Points int `json:"points"`
+}
+
+const measurePlots = `Array.from(document.querySelectorAll('figure.plot')).map(f => {
+  const svg = f.querySelector('svg');
+  const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+  let points = 0;
+  for (const p of (svg ? svg.querySelectorAll('path') : [])) {
+    points = Math.max(points, ((p.getAttribute('d') || '').match(/[ML]/g) || []).length);
+  }
+  const run = f.closest('section.run');
+  return {kind: f.dataset.plot, operation: f.dataset.operation || '', run: run ? run.dataset.run : '',
+          width: box.width, height: box.height, points: points};
+})`
+
+// TestReportInChromium renders two runs with a warm-up (one of them with a
+// hostile operation name) into one page and opens it in headless
+// Chromium: the page must load without a console message or any request
+// but its own, and show every plot, drawn. The screenshot is an artefact
+// (go test -artifacts keeps it; the test logs where).
+func TestReportInChromium(t *testing.T) {
+	chromium := chromiumPath(t)
+	hostile := `<img src=x onerror=alert(1)>`
+	a := warmingRun("nightly-1", "read", hostile).document(t)
+	b := warmingRun("nightly-2", "read", hostile)
+	b.baseMicros, b.seed = 5000, 8
+	runs := []Run{{Label: a.Run, Doc: a}, {Label: "nightly-2", Doc: b.document(t)}}
+
+	var page bytes.Buffer
+	if err := WriteHTML(&page, runs...); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.ArtifactDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pageURL := (&url.URL{Scheme: "file", Path: file}).String()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.WindowSize(1280, 900),
+		// Nothing may leave the machine even if the page asked.
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+	)
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses root otherwise
+	}
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	var seen browserLog
+	ctx, cancelTab := chromedp.NewContext(ctx, chromedp.WithListener(seen.event))
+	defer cancelTab()
+
+	if err := chromedp.Do(ctx, chromedp.Navigate(pageURL), chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("opening %s in %s: %v", pageURL, chromium, err)
+	}
+	plots, err := chromedp.Run(ctx, chromedp.Evaluate[[]plotInfo](measurePlots))
+	if err != nil {
+		t.Fatalf("measuring the plots: %v", err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	shot := filepath.Join(dir, "report.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes); page: %s", shot, len(png), file)
+
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	for _, r := range seen.requests {
+		if r != pageURL {
+			t.Errorf("the page requested %s; a report must fetch nothing", r)
+		}
+	}
+	for _, p := range seen.problems {
+		t.Errorf("browser reported: %s", p)
+	}
+	checkPlots(t, plots, runs)
+}
+
+// checkPlots wants, per run, a throughput plot and a latency plot per
+// operation, then one percentile plot per operation; each laid out with a
+// size and a data line of several points.
+func checkPlots(t *testing.T, plots []plotInfo, runs []Run) {
+	t.Helper()
+	var want, got []string
+	for i, r := range runs {
+		want = append(want, fmt.Sprintf("run %d throughput", i))
+		for _, op := range operationNames(r.Doc) {
+			want = append(want, fmt.Sprintf("run %d latency %s", i, op))
+		}
+	}
+	for _, op := range operationNames(runs[0].Doc) {
+		want = append(want, "distribution "+op)
+	}
+	for _, p := range plots {
+		name := strings.TrimSpace(p.Kind + " " + p.Operation)
+		if p.Run != "" {
+			name = "run " + p.Run + " " + name
+		}
+		got = append(got, name)
+		if p.Width < 200 || p.Height < 80 || p.Points < 10 {
+			t.Errorf("plot %q is %.0fx%.0f px and its longest path has %d points; want a laid-out plot with a data line",
+				name, p.Width, p.Height, p.Points)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the page shows plots\n  %q\nwant\n  %q", got, want)
+	}
+}
