@@ -216,6 +216,18 @@ func wantResult(t *testing.T, res ctrl.Result, err error, wantRequeue bool, want
 	}
 }
 
+// wantErrorKeepsRunGoing reconciles run once and asserts that the
+// injected error (what) is returned, so controller-runtime retries it with
+// backoff, and that it did not end the run.
+func wantErrorKeepsRunGoing(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun, what string) {
+	t.Helper()
+	res, err := f.reconcile(run)
+	wantResult(t, res, err, false, true)
+	if c := condition(f.run(run), v1alpha1.ConditionSucceeded); c != nil {
+		t.Errorf("%s ended the run: %s: %s", what, c.Reason, c.Message)
+	}
+}
+
 // failing returns an interceptor error for calls on objects of obj's type
 // (and name, if it has one), at most times times (0: always), after
 // letting the first after calls through.
@@ -486,11 +498,7 @@ func TestReconcileChildAPIErrorsAreRetried(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			run := runAtBarrier()
 			f := newFakeReconcile(t, funcs(&failing{obj: job, err: errAPIDown}), run)
-			res, err := f.reconcile(run)
-			wantResult(t, res, err, false, true)
-			if c := condition(f.run(run), v1alpha1.ConditionSucceeded); c != nil {
-				t.Errorf("an API error ended the run: %s: %s", c.Reason, c.Message)
-			}
+			wantErrorKeepsRunGoing(t, f, run, "an API error")
 		})
 	}
 	t.Run("adopt", func(t *testing.T) {
@@ -504,11 +512,7 @@ func TestReconcileChildAPIErrorsAreRetried(t *testing.T) {
 			}
 			return c.Patch(ctx, obj, patch, opts...)
 		}}, run, ours)
-		res, err := f.reconcile(run)
-		wantResult(t, res, err, false, true)
-		if c := condition(f.run(run), v1alpha1.ConditionSucceeded); c != nil {
-			t.Errorf("an API error ended the run: %s: %s", c.Reason, c.Message)
-		}
+		wantErrorKeepsRunGoing(t, f, run, "an API error")
 	})
 }
 
@@ -1089,11 +1093,7 @@ func TestReconcileAggregationReadErrorIsRetried(t *testing.T) {
 		}
 		return c.Get(ctx, key, obj, opts...)
 	}}, run)
-	res, err := f.reconcile(run)
-	wantResult(t, res, err, false, true)
-	if c := condition(f.run(run), v1alpha1.ConditionSucceeded); c != nil {
-		t.Errorf("a read error ended the run: %s: %s", c.Reason, c.Message)
-	}
+	wantErrorKeepsRunGoing(t, f, run, "a read error")
 }
 
 // shardSucceeded stores shard 0's final report with a minimal result, as
@@ -1206,11 +1206,7 @@ func TestReconcileReportMapReadErrorIsRetried(t *testing.T) {
 			run := tc.run()
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: tc.cm(run.Name)}}
 			f := newFakeReconcile(t, gettingFails(&failing{obj: cm, after: 1, err: errAPIDown}), run)
-			res, err := f.reconcile(run)
-			wantResult(t, res, err, false, true)
-			if c := condition(f.run(run), v1alpha1.ConditionSucceeded); c != nil {
-				t.Errorf("a read error ended the run: %s: %s", c.Reason, c.Message)
-			}
+			wantErrorKeepsRunGoing(t, f, run, "a read error")
 		})
 	}
 }
