@@ -23,6 +23,10 @@ import (
 // implementation talks to Spanner or the emulator; tests of error paths the
 // emulator cannot produce inject a fake admin client into it.
 type TargetPreparer interface {
+	// Endpoint is where the run's target is: the emulator it names, or the
+	// Cloud Spanner endpoint the manager uses (its --spanner-endpoint). The
+	// pods are told it, so they reach the same endpoint as the manager.
+	Endpoint(run *v1alpha1.BenchmarkRun) endpoint.Endpoint
 	// Instance makes the run's instance usable as its mode says and reports
 	// what Spanner says about it; it may still be CREATING. Existing: read,
 	// never changed (on the emulator a missing instance is created, which
@@ -74,7 +78,8 @@ type SpannerPreparer struct {
 }
 
 // endpoint is where run's target is.
-func (p SpannerPreparer) endpoint(run *v1alpha1.BenchmarkRun) endpoint.Endpoint {
+// Endpoint implements TargetPreparer.
+func (p SpannerPreparer) Endpoint(run *v1alpha1.BenchmarkRun) endpoint.Endpoint {
 	return endpoint.For(run.Spec.Target, p.Cloud)
 }
 
@@ -87,7 +92,7 @@ func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, ep endpoint.Endp
 
 // Instance implements TargetPreparer.
 func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) (target.InstanceInfo, error) {
-	t, ep := run.Spec.Target, p.endpoint(run)
+	t, ep := run.Spec.Target, p.Endpoint(run)
 	if err := session.Probe(ctx, ep, t); err != nil {
 		return target.InstanceInfo{}, err
 	}
@@ -136,7 +141,7 @@ const emulatorGoneAfter = 10 * time.Second
 // that does not answer counts as gone: its instances live in its memory
 // and cost nothing.
 func (p SpannerPreparer) ReleaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) error {
-	t, ep := run.Spec.Target, p.endpoint(run)
+	t, ep := run.Spec.Target, p.Endpoint(run)
 	if ep.IsEmulator() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, emulatorGoneAfter)
@@ -165,7 +170,7 @@ func unreachable(ctx context.Context, err error) bool {
 
 // Prepare implements TargetPreparer.
 func (p SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) (DatasetPlan, error) {
-	t, ep := run.Spec.Target, p.endpoint(run)
+	t, ep := run.Spec.Target, p.Endpoint(run)
 	schema, err := workload.SchemaFor(spec, t.Dialect)
 	if err != nil {
 		return DatasetPlan{}, err
@@ -207,7 +212,7 @@ func (p SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.Bench
 	if err != nil {
 		return err
 	}
-	ia, da, err := target.AdminClients(ctx, p.endpoint(run))
+	ia, da, err := target.AdminClients(ctx, p.Endpoint(run))
 	if err != nil {
 		return err
 	}
@@ -222,7 +227,7 @@ func (p SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.Benc
 	if err != nil {
 		return err
 	}
-	s, err := session.Open(ctx, p.endpoint(run), run.Spec.Target)
+	s, err := session.Open(ctx, p.Endpoint(run), run.Spec.Target)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -156,6 +157,14 @@ func (p *fakeTargetPreparer) count(name string) int {
 	defer p.mu.Unlock()
 	return p.calls[name]
 }
+
+func (p *fakeTargetPreparer) Endpoint(run *v1alpha1.BenchmarkRun) endpoint.Endpoint {
+	return endpoint.For(run.Spec.Target, endpoint.Cloud(fakeCloudEndpoint))
+}
+
+// fakeCloudEndpoint is the Cloud Spanner address the fake-client suite's
+// manager is configured with; nothing ever dials it.
+const fakeCloudEndpoint = "spanner-fake.invalid:443"
 
 func (p *fakeTargetPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRun, _ target.Owner) (target.InstanceInfo, error) {
 	p.called("Instance")
@@ -1227,3 +1236,35 @@ func TestReconcileLoadPastItsDeadlineFailsTheRun(t *testing.T) {
 
 // formatStart is a start time as the control ConfigMap publishes it.
 func formatStart(t time.Time) string { return protocol.EncodeStart(t)[protocol.KeyStartTime] }
+
+// TestReconcileTellsThePodsTheManagersCloudEndpoint: the control document
+// carries the Cloud Spanner endpoint the manager uses (--spanner-endpoint),
+// so loaders and runners reach the same regional or private endpoint; an
+// emulator run's document names none (its host is in the target).
+func TestReconcileTellsThePodsTheManagersCloudEndpoint(t *testing.T) {
+	for name, tc := range map[string]struct {
+		run  *v1alpha1.BenchmarkRun
+		want string
+	}{
+		"Cloud Spanner": {runtest.Run("r").CloudSpanner().Created(t0).DatasetLoaded(t0).Obj(), fakeCloudEndpoint},
+		"emulator":      {runAtBarrier(), ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFakeReconcile(t, interceptor.Funcs{}, tc.run)
+			if _, err := f.reconcile(tc.run); err != nil {
+				t.Fatal(err)
+			}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: protocol.ControlConfigMapName(tc.run.Name), Namespace: tc.run.Namespace}}
+			if !f.exists(cm) {
+				t.Fatal("the run created no control ConfigMap")
+			}
+			ctl, err := protocol.DecodeControl([]byte(cm.Data[protocol.KeyControl]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ctl.SpannerEndpoint != tc.want {
+				t.Errorf("the control document tells the pods SpannerEndpoint %q, want %q", ctl.SpannerEndpoint, tc.want)
+			}
+		})
+	}
+}

@@ -86,10 +86,14 @@ func (r *BenchmarkRunReconciler) ensureAll(ctx context.Context, run *v1alpha1.Be
 // control is what every loader and runner of the run is told: w is the
 // run's resolved workload, which the pods run as it is.
 func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) protocol.Control {
-	return protocol.Control{
+	c := protocol.Control{
 		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
 		Target: observedTarget(run), Workload: *w, Region: runnerRegion(run),
 	}
+	if ep := r.Preparer.Endpoint(run); !ep.IsEmulator() {
+		c.SpannerEndpoint = ep.Address()
+	}
+	return c
 }
 
 // observedTarget is the run's target with the instance's configuration and

@@ -229,10 +229,16 @@ func (r *runner) checkNotFinished(ctx context.Context) error {
 	return nil
 }
 
-// open connects to the target, failing fast when it is unreachable. A
-// target on Cloud Spanner is reached at its default endpoint.
+// TargetEndpoint is where the pods reach the run's target: the emulator
+// the target names, or the Cloud Spanner endpoint the manager uses.
+func TargetEndpoint(ctl *protocol.Control) endpoint.Endpoint {
+	return endpoint.For(ctl.Target, endpoint.Cloud(ctl.SpannerEndpoint))
+}
+
+// open connects to the target at TargetEndpoint, failing fast when it is
+// unreachable.
 func (r *runner) open(ctx context.Context, ctl *protocol.Control) (*session.Session, error) {
-	ep := endpoint.For(ctl.Target, endpoint.Cloud(""))
+	ep := TargetEndpoint(ctl)
 	if err := session.Probe(ctx, ep, ctl.Target); err != nil {
 		return nil, err
 	}

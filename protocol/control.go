@@ -28,6 +28,11 @@ type Control struct {
 	Workload v1alpha1.WorkloadSpec
 	// Region is where the runners run, recorded with the results.
 	Region string
+	// SpannerEndpoint is the Cloud Spanner API address (host:port) the
+	// manager uses for this run, so that loaders and runners reach the same
+	// regional or private endpoint; empty for an emulator target, whose
+	// host is in Target.
+	SpannerEndpoint string `json:",omitempty"`
 }
 
 // EncodeControl is the control document as the control ConfigMap holds it,

@@ -80,6 +80,12 @@ func (b *Builder) ServiceAccount(name string) *Builder {
 	return b
 }
 
+// CloudSpanner points the run at Cloud Spanner instead of the emulator.
+func (b *Builder) CloudSpanner() *Builder {
+	b.run.Spec.Target.EmulatorHost = ""
+	return b
+}
+
 // Ephemeral makes the run create its instance and delete it at its end.
 func (b *Builder) Ephemeral() *Builder {
 	b.run.Spec.Target.Instance.Mode = v1alpha1.InstanceEphemeral
