@@ -118,8 +118,9 @@ func (m *MetricSpec) EffectiveDirection() MetricDirection {
 // the matrix expansion, which names the axis and value.
 func (c *BenchmarkCampaign) Validate() field.ErrorList {
 	var errs field.ErrorList
-	if len(c.Name) > 63 {
-		errs = append(errs, field.TooLong(field.NewPath("metadata", "name"), c.Name, 63))
+	if len(c.Name) > 63 || !runNamePattern.MatchString(c.Name) {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), c.Name,
+			"a BenchmarkCampaign name must be at most 63 lower-case letters, digits and '-', start with a letter and end with a letter or digit, so that its runs can be named after it"))
 	}
 	return append(errs, c.Spec.Validate(field.NewPath("spec"))...)
 }
@@ -130,7 +131,7 @@ func (s *BenchmarkCampaignSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, s.validateBounds(path)...)
 	errs = append(errs, s.Template.Spec.Validate(path.Child("template", "spec"))...)
 	if s.Matrix != nil {
-		errs = append(errs, s.Matrix.validate(path.Child("matrix"))...)
+		errs = append(errs, s.Matrix.Validate(path.Child("matrix"))...)
 	}
 	errs = append(errs, s.validateBaseline(path.Child("baseline"))...)
 	errs = append(errs, s.Comparison.validate(path.Child("comparison"))...)
@@ -188,7 +189,8 @@ func (s *BenchmarkCampaignSpec) validateBounds(path *field.Path) field.ErrorList
 	return errs
 }
 
-func (m *MatrixSpec) validate(path *field.Path) field.ErrorList {
+// Validate checks a matrix the way the API server does.
+func (m *MatrixSpec) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(m.Axes) == 0 || len(m.Axes) > 8 {
 		errs = append(errs, field.Invalid(path.Child("axes"), len(m.Axes), "must have 1 to 8 axes"))

@@ -477,7 +477,7 @@ type Acknowledgement struct {
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`,description="The latest comparison's and trend's verdict"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,priority=1
-// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name: a BenchmarkCampaign name must be at most 63 characters, so that it fits the spanbench.io/campaign label"
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name: a BenchmarkCampaign name must be at most 63 lower-case letters, digits and '-', start with a letter and end with a letter or digit, so that its runs can be named after it"
 
 // BenchmarkCampaign runs variants of a BenchmarkRun together, once or on a
 // schedule, and compares each with a baseline with stated confidence.

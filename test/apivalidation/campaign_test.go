@@ -208,6 +208,11 @@ spec:
 		goField: "spec.order",
 	},
 	{
+		name:    "dotted.name",
+		want:    []cause{{"<nil>", "Invalid value: \"object\": metadata.name: a BenchmarkCampaign name must be at most 63 lower-case letters, digits and '-', start with a letter and end with a letter or digit, so that its runs can be named after it"}},
+		goField: "metadata.name",
+	},
+	{
 		name: "template-run-invalid",
 		patch: `
 spec:
