@@ -171,7 +171,7 @@ type ComparisonRow struct {
 	// +kubebuilder:validation:MaxLength=200
 	Variant string `json:"variant"`
 
-	// metric names the operation and statistic, such as "read P99".
+	// metric names the operation and statistic, such as "read p99 µs".
 	// +required
 	// +kubebuilder:validation:MaxLength=128
 	Metric string `json:"metric"`

@@ -455,7 +455,7 @@ type Acknowledgement struct {
 	Variant string `json:"variant,omitempty"`
 
 	// metric limits the acknowledgement to one metric's series, named as
-	// in the comparison table (such as "read P99"). Default: every metric.
+	// in the comparison table (such as "read p99 µs" or "read ops/s"). Default: every metric.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	Metric string `json:"metric,omitempty"`
