@@ -3,6 +3,8 @@ package apivalidation
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/spanbench/spanbench/campaign/plan"
+	climanifest "github.com/spanbench/spanbench/cmd/spanbench/manifest"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 )
@@ -317,5 +323,43 @@ func TestCampaignStatusRoundTripsAndPrints(t *testing.T) {
 	cells := table.Rows[0].Cells
 	if got, want := fmt.Sprint(cells[1], " ", cells[4], " ", cells[5]), "0 2 * * * 2026-11-25T02:00:00Z Regressed"; got != want {
 		t.Errorf("schedule, next run, verdict cells = %q, want %q", got, want)
+	}
+}
+
+// TestCampaignSamplesAreAcceptedAndExpand: every campaign sample is
+// accepted by the API server and by Validate, and its matrix expands into
+// cells that are valid runs.
+func TestCampaignSamplesAreAcceptedAndExpand(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "campaign-*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no campaign samples found: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, err := yaml.YAMLToJSON(data)
+			if err != nil {
+				t.Fatalf("not YAML: %v", err)
+			}
+			obj := object(t, js, "", "")
+			if err := createStrict(t, obj); err != nil {
+				t.Fatalf("the API server refused the sample: %v", err)
+			}
+			t.Cleanup(func() { deleteIfCreated(t, obj) })
+			c, err := climanifest.ParseCampaign(data)
+			if err != nil {
+				t.Fatalf("the CLI refuses the sample: %v", err)
+			}
+			cells, err := plan.Cells(&c.Spec)
+			if err != nil {
+				t.Fatalf("the sample's matrix does not expand: %v", err)
+			}
+			if _, err := plan.Baseline(&c.Spec, cells); err != nil {
+				t.Fatalf("the sample's baseline: %v", err)
+			}
+		})
 	}
 }
