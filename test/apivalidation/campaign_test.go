@@ -157,6 +157,17 @@ spec:
 		goField: "spec.matrix.zip[0][1]",
 	},
 	{
+		name: "axis-in-two-zip-groups",
+		patch: `
+spec:
+  matrix:
+    zip:
+    - [api, keys-api]
+    - [keys-api, api]`,
+		want:    []cause{{"spec.matrix", "Invalid value: \"object\": zip: an axis may be in one zip group only"}},
+		goField: "spec.matrix.zip[1][0]",
+	},
+	{
 		name: "exclude-names-no-label",
 		patch: `
 spec:
