@@ -170,6 +170,7 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 		"ClusterRole/spanbench-manager",
 		"ClusterRole/spanbench-metrics-reader",
 		"ClusterRoleBinding/spanbench-manager",
+		"CustomResourceDefinition/benchmarkcampaigns.bench.spanbench.io",
 		"CustomResourceDefinition/benchmarkruns.bench.spanbench.io",
 		"Deployment/spanbench-manager",
 		"Service/spanbench-manager-metrics",

@@ -1,6 +1,7 @@
 // Command spanbench benchmarks Cloud Spanner. One binary holds every role:
 //
 //	spanbench run -f FILE       run a workload from the command line
+//	spanbench campaign -f FILE  run a campaign's cells once and compare them
 //	spanbench manager           run the Kubernetes controller manager
 //	spanbench runner --run NAME run one shard of a BenchmarkRun (in a runner pod)
 //	spanbench report FILE...    print a result, or several merged
@@ -27,6 +28,7 @@ type command struct {
 
 var commands = []command{
 	{"run", "run a workload or BenchmarkRun manifest against Spanner or a local emulator", runCommand},
+	{"campaign", "run every cell of a BenchmarkCampaign once, in order, and print the comparison", campaignCommand},
 	{"manager", "run the Kubernetes controller manager", managerCommand},
 	{"report", "print a result file, or several shard results merged exactly", reportCommand},
 	{"compare", "compare variants' result files with a baseline's, with confidence intervals", compareCommand},

@@ -90,16 +90,11 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	startedEmulator := false
-	if !f.spanner && t.EmulatorHost == "" {
-		emu, err := emulator.Start(ctx, emulator.Options{Path: f.emulatorPath})
-		if err != nil {
-			return err
-		}
-		defer emu.Stop()
-		t.EmulatorHost, startedEmulator = emu.Host(), true
-		fmt.Fprintf(stderr, "started a fresh Cloud Spanner emulator at %s (stopped at exit)\n", t.EmulatorHost)
+	stop, startedEmulator, err := ensureEmulator(ctx, f, &t, stderr)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	doc, err := execute(ctx, run, t, f, shard, shards, start, startedEmulator, stderr)
 	if err != nil {
 		return err
@@ -110,6 +105,29 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	return result.WriteTable(stdout, doc)
+}
+
+// ensureEmulator starts a fresh emulator when the target names none and
+// --spanner is not set, and points t at it, and f.endpoint too, so that
+// later targets of one invocation (a campaign's runs) resolve to the same
+// emulator. started says whether it started one: then spanbench owns the
+// instance and creates it. stop stops it (and is a no-op otherwise).
+func ensureEmulator(ctx context.Context, f *runFlags, t *v1alpha1.TargetSpec, stderr io.Writer) (stop func(), started bool, err error) {
+	if f.spanner || t.EmulatorHost != "" {
+		return func() {}, false, nil
+	}
+	emu, err := emulator.Start(ctx, emulator.Options{Path: f.emulatorPath})
+	if err != nil {
+		return nil, false, err
+	}
+	t.EmulatorHost, f.endpoint = emu.Host(), emu.Host()
+	fmt.Fprintf(stderr, "started a fresh Cloud Spanner emulator at %s (stopped at exit)\n", t.EmulatorHost)
+	stop = func() {
+		if err := emu.Stop(); err != nil {
+			fmt.Fprintf(stderr, "stopping the emulator: %v\n", err)
+		}
+	}
+	return stop, true, nil
 }
 
 // execute prepares the target and dataset and runs the load.

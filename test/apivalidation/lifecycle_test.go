@@ -192,11 +192,17 @@ func TestStatusRefusesMalformedFigures(t *testing.T) {
 // getTable reads a run as kubectl get does: as a server-side Table.
 func getTable(t *testing.T, name string) *metav1.Table {
 	t.Helper()
+	return getTableOf(t, "benchmarkruns", name)
+}
+
+// getTableOf reads an object of resource as kubectl get does.
+func getTableOf(t *testing.T, resource, name string) *metav1.Table {
+	t.Helper()
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		t.Fatalf("building an HTTP client: %v", err)
 	}
-	url := strings.TrimSuffix(cfg.Host, "/") + "/apis/bench.spanbench.io/v1alpha1/namespaces/default/benchmarkruns/" + name
+	url := strings.TrimSuffix(cfg.Host, "/") + "/apis/bench.spanbench.io/v1alpha1/namespaces/default/" + resource + "/" + name
 	req, err := http.NewRequestWithContext(bounded(t), http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatalf("building the request: %v", err)

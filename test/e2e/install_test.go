@@ -41,6 +41,8 @@ const (
 	releaseName = "spanbench"
 
 	crdName = "benchmarkruns.bench.spanbench.io"
+	// campaignCRDName is the second CRD both installs carry.
+	campaignCRDName = "benchmarkcampaigns.bench.spanbench.io"
 	// The objects the tests rely on have the same names in both installs:
 	// the chart derives them from the release name, and a release named
 	// spanbench gets the kustomize install's names.
@@ -213,7 +215,7 @@ func helmUninstall(ctx context.Context) error {
 	if out, err := helm(ctx, 2*time.Minute, "uninstall", releaseName, "--namespace", managerNamespace, "--wait", "--timeout=100s"); err != nil {
 		return fmt.Errorf("helm uninstall %s: %w: %s", releaseName, err, out)
 	}
-	if out, err := kubectlCtx(ctx, 100*time.Second, "delete", "crd/"+crdName, "namespace/"+managerNamespace, "--ignore-not-found", "--wait", "--timeout=90s"); err != nil {
+	if out, err := kubectlCtx(ctx, 100*time.Second, "delete", "crd/"+crdName, "crd/"+campaignCRDName, "namespace/"+managerNamespace, "--ignore-not-found", "--wait", "--timeout=90s"); err != nil {
 		return fmt.Errorf("deleting the CRD and namespace Helm leaves: %w: %s", err, out)
 	}
 	return nil
@@ -256,11 +258,14 @@ func requireUninstalled(ctx context.Context) error {
 	// the project's direct dependencies.
 	crd := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: crdName}}
 	crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
+	campaignCRD := crd.DeepCopy()
+	campaignCRD.Name = campaignCRDName
 	for _, o := range []struct {
 		kind string
 		obj  client.Object
 	}{
 		{"CustomResourceDefinition", crd},
+		{"CustomResourceDefinition", campaignCRD},
 		{"Namespace", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: managerNamespace}}},
 	} {
 		switch err := suite.c.Get(ctx, client.ObjectKeyFromObject(o.obj), o.obj); {

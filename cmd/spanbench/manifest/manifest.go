@@ -126,3 +126,37 @@ func sanitize(s string) string {
 	}
 	return b.String()
 }
+
+// ReadCampaignFile reads and checks a BenchmarkCampaign manifest, as
+// `spanbench campaign -f` is given.
+func ReadCampaignFile(path string) (*v1alpha1.BenchmarkCampaign, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ParseCampaign(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseCampaign reads a BenchmarkCampaign manifest, refusing unknown
+// fields with their path, and validates it as the API server would.
+func ParseCampaign(data []byte) (*v1alpha1.BenchmarkCampaign, error) {
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("not valid YAML: %w", err)
+	}
+	var c v1alpha1.BenchmarkCampaign
+	if err := strict(js, &c); err != nil {
+		return nil, err
+	}
+	if c.Kind != "BenchmarkCampaign" || c.APIVersion != v1alpha1.GroupVersion.String() {
+		return nil, fmt.Errorf("kind %s %q is not a %s BenchmarkCampaign", c.APIVersion, c.Kind, v1alpha1.GroupVersion)
+	}
+	if errs := c.Validate(); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	return &c, nil
+}

@@ -77,3 +77,25 @@ func indent(s, prefix string) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
+
+func TestParseCampaignRefusesOtherKindsAndBadCampaigns(t *testing.T) {
+	const good = "apiVersion: bench.spanbench.io/v1alpha1\nkind: BenchmarkCampaign\nmetadata: {name: c}\nspec:\n  template:\n    spec:\n" +
+		"      target: {project: my-project, instance: {name: bench}, database: db}\n      workload:\n" + `
+        type: YCSB
+        operations: [{type: Read, weight: 1}]
+        load: {rate: 10}
+        duration: 10s
+`
+	if c, err := ParseCampaign([]byte(good)); err != nil || c.Name != "c" {
+		t.Fatalf("a good campaign: %v, %v", c, err)
+	}
+	for in, want := range map[string]string{
+		"apiVersion: bench.spanbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: r}\n": "is not a bench.spanbench.io/v1alpha1 BenchmarkCampaign",
+		strings.Replace(good, "rate: 10", "rate: 0", 1):                                      "spec.template.spec.workload.load.rate",
+		strings.Replace(good, "duration: 10s", "duration: 10s\n  repetitons: 3", 1):          `unknown field "spec.repetitons"`,
+	} {
+		if _, err := ParseCampaign([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseCampaign(%q) = %v; want %q", in, err, want)
+		}
+	}
+}

@@ -1,0 +1,266 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Bounds of a campaign's status, so that it stays far below the object size
+// limit whatever the campaign's age.
+const (
+	// MaxStatusIterations bounds status.iterations (newest kept).
+	MaxStatusIterations = 100
+	// MaxComparisonRows bounds status.comparison.rows; the whole table is in
+	// the iteration's report.
+	MaxComparisonRows = 64
+	// MaxStatusChangePoints bounds status.changePoints (newest kept).
+	MaxStatusChangePoints = 32
+	// MaxActiveRuns bounds status.active.
+	MaxActiveRuns = 256
+)
+
+// BenchmarkCampaignStatus is what the controller observed and concluded.
+type BenchmarkCampaignStatus struct {
+	// conditions are Ready, Reconciling, Stalled and Regressed.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the spec generation the status describes.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// verdict is the campaign's one word: Regressed when the latest
+	// comparison or the trend found a regression, else the latest
+	// comparison's overall verdict.
+	// +optional
+	Verdict CampaignVerdict `json:"verdict,omitempty"`
+
+	// lastScheduleTime is when the last iteration was scheduled.
+	// +optional
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+
+	// lastSuccessfulTime is when the last iteration succeeded.
+	// +optional
+	LastSuccessfulTime *metav1.Time `json:"lastSuccessfulTime,omitempty"`
+
+	// nextScheduleTime is when the next iteration is due; absent without a
+	// schedule or while suspended.
+	// +optional
+	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
+
+	// lastRunNow is the last runNow token acted on.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	LastRunNow string `json:"lastRunNow,omitempty"`
+
+	// active are the names of the campaign's runs not yet finished.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=63
+	Active []string `json:"active,omitempty"`
+
+	// iterations are the most recent iterations, newest last, at most 100.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=100
+	Iterations []IterationStatus `json:"iterations,omitempty"`
+
+	// comparison is the latest completed iteration's comparison table, at
+	// most 64 rows; the whole table is in the iteration's report.
+	// +optional
+	Comparison *ComparisonStatus `json:"comparison,omitempty"`
+
+	// changePoints are the change points the trend found, newest last, at
+	// most 32.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	ChangePoints []ChangePointStatus `json:"changePoints,omitempty"`
+}
+
+// IterationStatus is one iteration of a campaign.
+type IterationStatus struct {
+	// name names the iteration: the campaign's name and the scheduled time.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// scheduledTime is when the iteration was due.
+	// +required
+	ScheduledTime metav1.Time `json:"scheduledTime"`
+
+	// templateHash identifies the spec (template, matrix, comparison) the
+	// iteration ran, so that a trend can tell a change of spec from a
+	// change of the system.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	TemplateHash string `json:"templateHash,omitempty"`
+
+	// outcome is Running, Succeeded, Failed or Missed.
+	// +required
+	Outcome IterationOutcome `json:"outcome"`
+
+	// runs is the number of runs the iteration has.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Runs int32 `json:"runs,omitempty"`
+
+	// succeeded is the number of its runs that succeeded.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Succeeded int32 `json:"succeeded,omitempty"`
+
+	// failed is the number of its runs that failed.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Failed int32 `json:"failed,omitempty"`
+
+	// verdict is the iteration's comparison verdict.
+	// +optional
+	Verdict CampaignVerdict `json:"verdict,omitempty"`
+
+	// report is the ConfigMap holding the iteration's whole comparison
+	// table and summaries.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Report string `json:"report,omitempty"`
+}
+
+// ComparisonStatus is one iteration's comparison table.
+type ComparisonStatus struct {
+	// iteration names the iteration compared.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Iteration string `json:"iteration"`
+
+	// baseline names the baseline cell.
+	// +required
+	// +kubebuilder:validation:MaxLength=200
+	Baseline string `json:"baseline"`
+
+	// verdict is Regressed if any row is, else Improved if any row is,
+	// else Neutral if every row is, else Inconclusive.
+	// +required
+	Verdict CampaignVerdict `json:"verdict"`
+
+	// rows are the table's rows, at most 64: Regressed rows first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Rows []ComparisonRow `json:"rows,omitempty"`
+
+	// omittedRows counts rows left out to respect the bound.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	OmittedRows int32 `json:"omittedRows,omitempty"`
+}
+
+// ComparisonRow is one row of a comparison table: a variant's metric
+// against the baseline's. Numbers are decimal strings, as in a
+// BenchmarkRun's status.
+type ComparisonRow struct {
+	// variant names the cell compared.
+	// +required
+	// +kubebuilder:validation:MaxLength=200
+	Variant string `json:"variant"`
+
+	// metric names the operation and statistic, such as "read p99 µs".
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Metric string `json:"metric"`
+
+	// baseline is the baseline's value (median over its runs), in the
+	// statistic's unit (µs or ops/s).
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	Baseline string `json:"baseline"`
+
+	// value is the variant's value (median over its runs).
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	Value string `json:"value"`
+
+	// ratio is the estimate of variant / baseline.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	Ratio string `json:"ratio"`
+
+	// low and high bound the ratio's confidence interval; absent when the
+	// samples are too few for one.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	Low string `json:"low,omitempty"`
+
+	// high is the interval's upper bound.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	High string `json:"high,omitempty"`
+
+	// confidence is the interval's actual confidence, as a percentage.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	Confidence string `json:"confidence,omitempty"`
+
+	// n is the sample sizes, baseline+variant: runs, or intervals for one
+	// repetition.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	N string `json:"n"`
+
+	// pValue is the two-sided p-value against no difference.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	PValue string `json:"pValue,omitempty"`
+
+	// verdict is the row's verdict.
+	// +required
+	Verdict CampaignVerdict `json:"verdict"`
+}
+
+// ChangePointStatus is a change point found in a series of iterations.
+type ChangePointStatus struct {
+	// variant names the cell whose series changed.
+	// +required
+	// +kubebuilder:validation:MaxLength=200
+	Variant string `json:"variant"`
+
+	// metric names the series' operation and statistic.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Metric string `json:"metric"`
+
+	// iteration names the first iteration at the new level.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Iteration string `json:"iteration"`
+
+	// before and after are the series' means on either side.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	Before string `json:"before"`
+
+	// after is the mean from the change point on.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	After string `json:"after"`
+
+	// pValue is the permutation test's p-value.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	PValue string `json:"pValue"`
+
+	// verdict is Regressed or Improved, by the metric's direction.
+	// +required
+	Verdict CampaignVerdict `json:"verdict"`
+
+	// acknowledged is true when an acknowledgement covers the change.
+	// +optional
+	Acknowledged bool `json:"acknowledged,omitempty"`
+}

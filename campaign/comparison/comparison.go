@@ -1,0 +1,353 @@
+// Package comparison assembles a campaign iteration's comparison table:
+// from each run's result document, per cell and repetition, it compares
+// every non-baseline cell with the baseline on every metric and operation
+// the campaign names (package stats does the statistics), and condenses
+// the rows into the campaign's verdict and its bounded status table. It is
+// pure: the CLI and the campaign controller give it the documents.
+package comparison
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/stats"
+)
+
+// Cell is one cell's results in an iteration.
+type Cell struct {
+	// Name names the cell (plan.Cell.Name).
+	Name string
+	// Runs are the result documents of its repetitions, in any order.
+	Runs []*result.Document
+}
+
+// Table is an iteration's comparison.
+type Table struct {
+	// Baseline names the baseline cell.
+	Baseline string
+	// Rows are variant × metric × operation, in the order of the cells,
+	// then the metrics, then the operations.
+	Rows []stats.Row
+	// Verdict is Regressed if any row is, else Improved if any row is,
+	// else Neutral if every row is, else Inconclusive.
+	Verdict stats.Verdict
+}
+
+// Assemble compares every cell but cells[baseline] with the baseline.
+// With two or more runs in both cells a metric is compared run by run
+// (stats.CompareRuns, one exact value per run); with one run in either, by
+// a block bootstrap over the runs' measurement intervals
+// (stats.CompareIntervals), seeded by seed. A metric that cannot be
+// compared (an operation without successful requests, too few intervals)
+// gives an Inconclusive row that says why, never an error: one bad figure
+// must not hide the rest of the table.
+func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int, seed int64) (Table, error) {
+	if baseline < 0 || baseline >= len(cells) {
+		return Table{}, fmt.Errorf("baseline cell %d of %d", baseline, len(cells))
+	}
+	base := cells[baseline]
+	if len(base.Runs) == 0 {
+		return Table{}, fmt.Errorf("the baseline cell %s has no results", base.Name)
+	}
+	opts, err := options(spec)
+	if err != nil {
+		return Table{}, err
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), 0xc0a1e5ce))
+	t := Table{Baseline: base.Name}
+	for i, c := range cells {
+		if i == baseline {
+			continue
+		}
+		if len(c.Runs) == 0 {
+			return Table{}, fmt.Errorf("cell %s has no results", c.Name)
+		}
+		for _, m := range spec.EffectiveMetrics() {
+			for _, op := range operations(m, base.Runs[0]) {
+				t.Rows = append(t.Rows, compare(base, c, op, m, opts, rng))
+			}
+		}
+	}
+	t.Verdict = Overall(t.Rows)
+	return t, nil
+}
+
+func options(spec *v1alpha1.ComparisonSpec) (stats.Options, error) {
+	minEffect, err := spec.MinEffectFraction()
+	if err != nil {
+		return stats.Options{}, fmt.Errorf("comparison.minEffect: %w", err)
+	}
+	confidence, err := spec.ConfidenceFraction()
+	if err != nil {
+		return stats.Options{}, fmt.Errorf("comparison.confidence: %w", err)
+	}
+	return stats.Options{Confidence: confidence, MinEffect: minEffect}, nil
+}
+
+// operations are the metric's operations, or every operation of the run.
+func operations(m v1alpha1.MetricSpec, doc *result.Document) []string {
+	if len(m.Operations) > 0 {
+		return m.Operations
+	}
+	var out []string
+	for _, o := range doc.Totals {
+		out = append(out, o.Name)
+	}
+	return out
+}
+
+// MetricName names a metric in the table and in acknowledgements:
+// "<operation> p99 µs", "<operation> ops/s".
+func MetricName(op string, s v1alpha1.CampaignStatistic) string {
+	switch s {
+	case v1alpha1.StatisticThroughput:
+		return op + " ops/s"
+	case v1alpha1.StatisticP50:
+		return op + " p50 µs"
+	case v1alpha1.StatisticP90:
+		return op + " p90 µs"
+	case v1alpha1.StatisticP99:
+		return op + " p99 µs"
+	case v1alpha1.StatisticP999:
+		return op + " p99.9 µs"
+	}
+	return op + " " + string(s)
+}
+
+func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Options, rng *rand.Rand) stats.Row {
+	row := stats.Row{Variant: variant.Name, Metric: MetricName(op, m.Statistic)}
+	o.Direction = stats.LowerIsBetter
+	if m.EffectiveDirection() == v1alpha1.HigherIsBetter {
+		o.Direction = stats.HigherIsBetter
+	}
+	var err error
+	row.Baseline, err = pooled(base.Runs, op, m.Statistic)
+	if err == nil {
+		row.Value, err = pooled(variant.Runs, op, m.Statistic)
+	}
+	if err == nil {
+		if len(base.Runs) >= 2 && len(variant.Runs) >= 2 {
+			row.Comparison, err = byRuns(base.Runs, variant.Runs, op, m.Statistic, o)
+		} else {
+			row.Comparison, err = byIntervals(base.Runs[0], variant.Runs[0], op, m.Statistic, o, rng)
+		}
+	}
+	if err != nil {
+		row.Comparison = stats.Comparison{Verdict: stats.Inconclusive, Reason: err.Error(),
+			NBaseline: len(base.Runs), NVariant: len(variant.Runs)}
+	}
+	return row
+}
+
+func byRuns(base, variant []*result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options) (stats.Comparison, error) {
+	b, err := perRun(base, op, s)
+	if err != nil {
+		return stats.Comparison{}, err
+	}
+	v, err := perRun(variant, op, s)
+	if err != nil {
+		return stats.Comparison{}, err
+	}
+	return stats.CompareRuns(b, v, o)
+}
+
+// perRun is one exact value per run: the statistic of the run's merged
+// totals for the operation.
+func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([]float64, error) {
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		t, err := totals(d, op)
+		if err != nil {
+			return nil, err
+		}
+		switch s {
+		case v1alpha1.StatisticThroughput:
+			out[i] = t.Throughput
+		case v1alpha1.StatisticP50:
+			out[i] = float64(t.Latency.P50)
+		case v1alpha1.StatisticP90:
+			out[i] = float64(t.Latency.P90)
+		case v1alpha1.StatisticP99:
+			out[i] = float64(t.Latency.P99)
+		case v1alpha1.StatisticP999:
+			out[i] = float64(t.Latency.P999)
+		default:
+			return nil, fmt.Errorf("unknown statistic %q", s)
+		}
+	}
+	return out, nil
+}
+
+func totals(d *result.Document, op string) (*result.Operation, error) {
+	for i := range d.Totals {
+		if d.Totals[i].Name == op {
+			return &d.Totals[i], nil
+		}
+	}
+	return nil, fmt.Errorf("run %s has no operation %q", d.Run, op)
+}
+
+// pooled is the cell's figure for the table: a percentile of the merged
+// histogram of all its runs (never an average of percentiles), or its
+// successful operations over its measured seconds.
+func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (float64, error) {
+	merged := histogram.New()
+	var ok uint64
+	var seconds float64
+	for _, d := range docs {
+		t, err := totals(d, op)
+		if err != nil {
+			return 0, err
+		}
+		ok += t.OK
+		seconds += d.End.Sub(d.WarmUp.End).Seconds()
+		if s == v1alpha1.StatisticThroughput {
+			continue
+		}
+		h, err := decode(t.LatencyHistogram)
+		if err != nil {
+			return 0, fmt.Errorf("run %s operation %s: %w", d.Run, op, err)
+		}
+		if err := histogram.Merge(merged, h); err != nil {
+			return 0, err
+		}
+	}
+	if s == v1alpha1.StatisticThroughput {
+		if seconds <= 0 {
+			return 0, errors.New("no measured time")
+		}
+		return float64(ok) / seconds, nil
+	}
+	p, err := percentile(s)
+	if err != nil {
+		return 0, err
+	}
+	return float64(merged.ValueAtPercentile(p)), nil
+}
+
+func percentile(s v1alpha1.CampaignStatistic) (float64, error) {
+	switch s {
+	case v1alpha1.StatisticP50:
+		return 50, nil
+	case v1alpha1.StatisticP90:
+		return 90, nil
+	case v1alpha1.StatisticP99:
+		return 99, nil
+	case v1alpha1.StatisticP999:
+		return 99.9, nil
+	}
+	return 0, fmt.Errorf("%q is not a percentile", s)
+}
+
+func decode(s string) (*hdr.Histogram, error) {
+	if s == "" {
+		return histogram.New(), nil
+	}
+	return histogram.Decode(s)
+}
+
+func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
+	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput}
+	if !stat.Throughput {
+		p, err := percentile(s)
+		if err != nil {
+			return stats.Comparison{}, err
+		}
+		stat.Percentile = p
+	}
+	b, err := intervals(base, op)
+	if err != nil {
+		return stats.Comparison{}, err
+	}
+	v, err := intervals(variant, op)
+	if err != nil {
+		return stats.Comparison{}, err
+	}
+	return stats.CompareIntervals(b, v, stat, o, stats.BootstrapOptions{}, rng)
+}
+
+// intervals are the run's measured (not warm-up) intervals of op.
+func intervals(d *result.Document, op string) ([]stats.Interval, error) {
+	var out []stats.Interval
+	for _, in := range d.Intervals {
+		if in.WarmUp {
+			continue
+		}
+		si := stats.Interval{Latency: histogram.New(), Seconds: d.IntervalSeconds}
+		for _, o := range in.Operations {
+			if o.Name != op {
+				continue
+			}
+			h, err := decode(o.LatencyHistogram)
+			if err != nil {
+				return nil, fmt.Errorf("run %s interval %d operation %s: %w", d.Run, in.Index, op, err)
+			}
+			si.Latency, si.Ops = h, int64(o.OK)
+		}
+		out = append(out, si)
+	}
+	return out, nil
+}
+
+// Overall is the verdict of a set of rows: Regressed if any row is, else
+// Improved if any row is, else Neutral if every row is, else Inconclusive.
+func Overall(rows []stats.Row) stats.Verdict {
+	count := map[stats.Verdict]int{}
+	for _, r := range rows {
+		count[r.Comparison.Verdict]++
+	}
+	switch {
+	case count[stats.Regressed] > 0:
+		return stats.Regressed
+	case count[stats.Improved] > 0:
+		return stats.Improved
+	case len(rows) > 0 && count[stats.Neutral] == len(rows):
+		return stats.Neutral
+	}
+	return stats.Inconclusive
+}
+
+// Status is the table as a campaign's status holds it: at most
+// v1alpha1.MaxComparisonRows rows, Regressed first, then Improved,
+// Inconclusive and Neutral (the rows a reader must see come first), with
+// the number left out.
+func (t Table) Status(iteration string) v1alpha1.ComparisonStatus {
+	rows := append([]stats.Row(nil), t.Rows...)
+	rank := map[stats.Verdict]int{stats.Regressed: 0, stats.Improved: 1, stats.Inconclusive: 2, stats.Neutral: 3}
+	sort.SliceStable(rows, func(i, j int) bool { return rank[rows[i].Comparison.Verdict] < rank[rows[j].Comparison.Verdict] })
+	out := v1alpha1.ComparisonStatus{Iteration: iteration, Baseline: t.Baseline, Verdict: v1alpha1.CampaignVerdict(t.Verdict)}
+	if len(rows) > v1alpha1.MaxComparisonRows {
+		out.OmittedRows = int32(len(rows) - v1alpha1.MaxComparisonRows)
+		rows = rows[:v1alpha1.MaxComparisonRows]
+	}
+	for _, r := range rows {
+		out.Rows = append(out.Rows, statusRow(r))
+	}
+	return out
+}
+
+func statusRow(r stats.Row) v1alpha1.ComparisonRow {
+	c := r.Comparison
+	num := func(v float64, digits int) string { return strconv.FormatFloat(v, 'g', digits, 64) }
+	row := v1alpha1.ComparisonRow{
+		Variant: r.Variant, Metric: r.Metric, Baseline: num(r.Baseline, 6), Value: num(r.Value, 6),
+		Ratio: strconv.FormatFloat(c.Ratio, 'f', 3, 64), N: fmt.Sprintf("%d+%d", c.NBaseline, c.NVariant),
+		Verdict: v1alpha1.CampaignVerdict(c.Verdict),
+	}
+	if c.HasInterval {
+		row.Low, row.High = strconv.FormatFloat(c.Lo, 'f', 3, 64), strconv.FormatFloat(c.Hi, 'f', 3, 64)
+		row.Confidence = strconv.FormatFloat(100*c.Confidence, 'f', 1, 64) + "%"
+	}
+	if c.Method != "" {
+		row.PValue = num(c.PValue, 3)
+	}
+	return row
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const tinyCampaign = `
+apiVersion: bench.spanbench.io/v1alpha1
+kind: BenchmarkCampaign
+metadata: {name: tiny}
+spec:
+  repetitions: 2
+  template:
+    spec:
+      target: {project: spanbench-local, instance: {name: bench}, database: ycsb}
+      workload:
+        type: YCSB
+        dataset: {rows: 300}
+        operations:
+          - {name: point, type: Read, api: Read, weight: 1}
+        load: {rate: 50}
+        duration: 2s
+        interval: 1s
+  matrix:
+    axes:
+      - name: api
+        path: workload.operations.[name=point].api
+        values: [{label: read, value: Read}, {label: sql, value: SQL}]
+  comparison:
+    metrics: [{statistic: P99}]
+`
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCampaignRunsEveryCellInterleavedAndPrintsTheComparison: the
+// newcomer's first comparison, against a self-started emulator, one run
+// at a time in the campaign's order.
+func TestCampaignRunsEveryCellInterleavedAndPrintsTheComparison(t *testing.T) {
+	t.Setenv("SPANNER_EMULATOR_HOST", "")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "campaign", "-f", writeFile(t, "tiny.yaml", tinyCampaign), "--progress", "never", "--out-dir", out)
+	if code != 0 {
+		t.Fatalf("spanbench campaign exited %d:\n%s", code, stderr)
+	}
+	order := regexp.MustCompile(`cell (\w+), repetition (\d)`).FindAllStringSubmatch(stderr, -1)
+	var got []string
+	for _, m := range order {
+		got = append(got, m[1]+m[2])
+	}
+	if strings.Join(got, " ") != "read1 sql1 read2 sql2" {
+		t.Errorf("runs ran as %v, want interleaved: read1 sql1 read2 sql2\n%s", got, stderr)
+	}
+	if strings.Count(stderr, "started a fresh Cloud Spanner emulator") != 1 {
+		t.Errorf("want one emulator for the whole campaign:\n%s", stderr)
+	}
+	for _, want := range []string{"campaign tiny: 2 cells × 2 repetitions (Interleaved order)", "baseline read",
+		"VARIANT", "sql      point p99 µs", "2+2"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "tiny-*-r*.json"))
+	if len(files) != 4 {
+		t.Errorf("--out-dir holds %v; want the 4 runs' results", files)
+	}
+}
+
+func TestCampaignRefusesAnInvalidCellBeforeStartingAnything(t *testing.T) {
+	bad := strings.Replace(tinyCampaign, "{label: sql, value: SQL}", "{label: sql, value: GraphQL}", 1)
+	code, _, stderr := runCLI(t, "campaign", "-f", writeFile(t, "bad.yaml", bad), "--emulator-path", "/nonexistent/gateway_main")
+	if code != 1 || !strings.Contains(stderr, `matrix axis "api" value "sql"`) || !strings.Contains(stderr, "spec.workload.operations[0].api") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 naming the axis, value and field (and no emulator start attempted)", code, stderr)
+	}
+}

@@ -1,0 +1,376 @@
+package apivalidation
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/spanbench/spanbench/campaign/plan"
+	climanifest "github.com/spanbench/spanbench/cmd/spanbench/manifest"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// goodCampaigns are BenchmarkCampaigns the API server must accept and
+// store as sent.
+var goodCampaigns = []goodRun{
+	{name: "campaign", base: "campaign.yaml"},
+	{name: "one-cell-no-schedule", base: "campaign.yaml", patch: `
+spec:
+  schedule: null
+  timeZone: null
+  matrix: null
+  baseline: null`},
+	{name: "crossed-with-exclude", base: "campaign.yaml", patch: `
+spec:
+  order: Randomized
+  seed: 7
+  maxParallel: 2
+  concurrencyPolicy: Replace
+  startingDeadlineSeconds: 600
+  runNow: "2026-11-24"
+  matrix:
+    zip: null
+    exclude:
+    - {api: sql, keys-api: read}`},
+}
+
+func TestAdmissionAcceptsGoodCampaigns(t *testing.T) {
+	for _, tc := range goodCampaigns {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := object(t, manifest(t, tc.base, tc.patch), tc.name, strings.TrimSuffix(tc.base, ".yaml"))
+			sent := obj.DeepCopy()
+			js, err := obj.MarshalJSON()
+			if err != nil {
+				t.Fatalf("encoding the manifest: %v", err)
+			}
+			if err := createStrict(t, obj); err != nil {
+				t.Fatalf("the API server refused a good campaign: %v", err)
+			}
+			t.Cleanup(func() { deleteIfCreated(t, obj) })
+			stored := &unstructured.Unstructured{}
+			stored.SetGroupVersionKind(obj.GroupVersionKind())
+			if err := k8sClient.Get(bounded(t), keyOf(obj), stored); err != nil {
+				t.Fatalf("reading the campaign back: %v", err)
+			}
+			if diff := cmp.Diff(sent.Object["spec"], stored.Object["spec"]); diff != "" {
+				t.Errorf("the stored spec differs from the manifest (pruned or defaulted fields?) (-sent +stored):\n%s", diff)
+			}
+			errs, decodeErr := goValidateCampaign(js)
+			if decodeErr != nil {
+				t.Fatalf("the CLI cannot decode a campaign the API server accepts: %v", decodeErr)
+			}
+			if len(errs) > 0 {
+				t.Errorf("BenchmarkCampaign.Validate refuses a campaign the API server accepts: %v", errs)
+			}
+		})
+	}
+}
+
+// badCampaigns are refusals of the campaign's own rules, one each; the
+// messages are what a user reads from kubectl apply.
+var badCampaigns = []badRun{
+	{
+		name: "time-zone-without-schedule",
+		patch: `
+spec:
+  schedule: null`,
+		want:    []cause{{"spec", "Invalid value: \"object\": timeZone: only meaningful with a schedule"}},
+		goField: "spec.timeZone",
+	},
+	{
+		name: "schedule-not-cron",
+		patch: `
+spec:
+  schedule: "every night"`,
+		want: []cause{{"spec.schedule", "Invalid value: \"string\": schedule: must be five cron fields (minute hour day-of-month month day-of-week) or a macro such as @daily"}},
+	},
+	{
+		name: "schedule-with-tz",
+		patch: `
+spec:
+  schedule: "CRON_TZ=UTC 0 2 * * *"`,
+		want: []cause{
+			{"spec.schedule", "Invalid value: \"string\": schedule: must be five cron fields (minute hour day-of-month month day-of-week) or a macro such as @daily"},
+			{"spec.schedule", "Invalid value: \"string\": schedule: set the time zone with timeZone, not TZ= or CRON_TZ="},
+		},
+	},
+	{
+		name: "baseline-names-no-axis",
+		patch: `
+spec:
+  baseline:
+    region: tokyo`,
+		want:    []cause{{"spec", "Invalid value: \"object\": baseline: every key must name an axis of the matrix and every value one of that axis's labels"}},
+		goField: "spec.baseline",
+	},
+	{
+		name: "baseline-names-no-label",
+		patch: `
+spec:
+  baseline:
+    api: grpc`,
+		want:    []cause{{"spec", "Invalid value: \"object\": baseline: every key must name an axis of the matrix and every value one of that axis's labels"}},
+		goField: "spec.baseline",
+	},
+	{
+		name: "zip-names-no-axis",
+		patch: `
+spec:
+  matrix:
+    zip:
+    - [api, region]`,
+		want:    []cause{{"spec.matrix", "Invalid value: \"object\": zip: every entry must name an axis of the matrix"}},
+		goField: "spec.matrix.zip[0][1]",
+	},
+	{
+		name: "zip-unequal-lengths",
+		patch: `
+spec:
+  matrix:
+    axes:
+    - name: api
+      path: workload.operations.[name=point].api
+      values:
+      - {label: read, value: Read}
+      - {label: sql, value: SQL}
+    - name: rate
+      path: workload.load.rate
+      values:
+      - {label: r100, value: 100}
+      - {label: r200, value: 200}
+      - {label: r400, value: 400}
+    zip:
+    - [api, rate]`,
+		want:    []cause{{"spec.matrix", "Invalid value: \"object\": zip: zipped axes must have the same number of values"}},
+		goField: "spec.matrix.zip[0][1]",
+	},
+	{
+		name: "axis-in-two-zip-groups",
+		patch: `
+spec:
+  matrix:
+    zip:
+    - [api, keys-api]
+    - [keys-api, api]`,
+		want:    []cause{{"spec.matrix", "Invalid value: \"object\": zip: an axis may be in one zip group only"}},
+		goField: "spec.matrix.zip[1][0]",
+	},
+	{
+		name: "exclude-names-no-label",
+		patch: `
+spec:
+  matrix:
+    exclude:
+    - {api: grpc}`,
+		want:    []cause{{"spec.matrix", "Invalid value: \"object\": exclude: every key must name an axis and every value one of that axis's labels"}},
+		goField: "spec.matrix.exclude[0]",
+	},
+	{
+		name: "path-with-spec-prefix",
+		patch: `
+spec:
+  matrix:
+    zip: null
+    axes:
+    - name: api
+      path: spec.workload.operations.[name=point].api
+      values:
+      - {label: read, value: Read}`,
+		want: []cause{{"spec.matrix.axes[0].path", "Invalid value: \"string\": path: is relative to the run spec; drop the leading spec."}},
+	},
+	{
+		name: "min-effect-not-a-percentage",
+		patch: `
+spec:
+  comparison:
+    minEffect: "0.05"`,
+		want: []cause{{"spec.comparison.minEffect", "Invalid value: \"string\": minEffect: must be a percentage from 0% to 99.99%, such as 5%"}},
+	},
+	{
+		name: "confidence-zero",
+		patch: `
+spec:
+  comparison:
+    confidence: "0%"`,
+		want: []cause{{"spec.comparison.confidence", "Invalid value: \"string\": confidence: must be a percentage above 0% and below 100%, such as 95%"}},
+	},
+	{
+		name: "repetitions-too-many",
+		patch: `
+spec:
+  repetitions: 31`,
+		want: []cause{{"spec.repetitions", "Invalid value: 31: spec.repetitions in body should be less than or equal to 30"}},
+	},
+	{
+		name: "bad-order",
+		patch: `
+spec:
+  order: Alphabetical`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.order", "Unsupported value: \"Alphabetical\": supported values: \"Interleaved\", \"Randomized\", \"Sequential\""},
+		},
+		goField: "spec.order",
+	},
+	{
+		name:    "dotted.name",
+		want:    []cause{{"<nil>", "Invalid value: \"object\": metadata.name: a BenchmarkCampaign name must be at most 63 lower-case letters, digits and '-', start with a letter and end with a letter or digit, so that its runs can be named after it"}},
+		goField: "metadata.name",
+	},
+	{
+		name: "template-run-invalid",
+		patch: `
+spec:
+  template:
+    spec:
+      workload:
+        load:
+          rate: -5`,
+		want: []cause{{"spec.template.spec.workload.load.rate", "Invalid value: -5: spec.template.spec.workload.load.rate in body should be greater than or equal to 1"}},
+	},
+}
+
+func TestAdmissionRefusesBadCampaigns(t *testing.T) {
+	for _, tc := range badCampaigns {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := object(t, manifest(t, "campaign.yaml", tc.patch), tc.name, "campaign")
+			js, err := obj.MarshalJSON()
+			if err != nil {
+				t.Fatalf("encoding the manifest: %v", err)
+			}
+			err = createStrict(t, obj)
+			if err == nil {
+				deleteIfCreated(t, obj)
+				t.Fatalf("the API server accepted the campaign; want it refused with %v", tc.want)
+			}
+			if diff := cmp.Diff(tc.want, causesOf(err)); diff != "" {
+				t.Errorf("refusal causes differ (-want +got):\n%s\nfull error: %v\ngot as Go:\n%s", diff, err, goLiteral(causesOf(err)))
+			}
+			wantField := tc.goField
+			if wantField == "" {
+				wantField = tc.want[0].Field
+			}
+			errs, decodeErr := goValidateCampaign(js)
+			if decodeErr != nil {
+				t.Fatalf("the CLI cannot decode the campaign: %v", decodeErr)
+			}
+			if !hasField(errs, wantField) {
+				t.Errorf("BenchmarkCampaign.Validate disagrees with the API server: want an error at %s, got %v", wantField, errs)
+			}
+		})
+	}
+}
+
+func goValidateCampaign(js []byte) (errs field.ErrorList, decodeErr error) {
+	var c v1alpha1.BenchmarkCampaign
+	strictErrs, err := sigsjson.UnmarshalStrict(js, &c, sigsjson.DisallowUnknownFields, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return nil, err
+	}
+	if len(strictErrs) > 0 {
+		return nil, errors.Join(strictErrs...)
+	}
+	return c.Validate(), nil
+}
+
+// TestCampaignStatusRoundTripsAndPrints: a status the controller will
+// write is stored whole, and kubectl get shows schedule, suspended, last
+// run, next run, verdict and age.
+func TestCampaignStatusRoundTripsAndPrints(t *testing.T) {
+	var c v1alpha1.BenchmarkCampaign
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(manifest(t, "campaign.yaml", ""), &c); err != nil {
+		t.Fatalf("decoding testdata/campaign.yaml: %v", err)
+	}
+	c.Name, c.Namespace = "printed", "default"
+	if err := k8sClient.Create(bounded(t), &c); err != nil {
+		t.Fatalf("creating the campaign: %v", err)
+	}
+	t.Cleanup(func() { deleteIfCreated(t, &c) })
+	last := metav1.NewTime(time.Date(2026, 11, 24, 2, 0, 0, 0, time.UTC))
+	next := metav1.NewTime(last.Add(24 * time.Hour))
+	c.Status = v1alpha1.BenchmarkCampaignStatus{
+		ObservedGeneration: 1,
+		Conditions: []metav1.Condition{{Type: v1alpha1.CampaignRegressed, Status: metav1.ConditionTrue, Reason: "ComparisonRegressed",
+			Message: "sql point P99 is 1.3x the baseline", LastTransitionTime: last}},
+		Verdict: v1alpha1.VerdictRegressed, LastScheduleTime: &last, NextScheduleTime: &next,
+		Active: []string{"printed-1795485600-abc123-r1"},
+		Iterations: []v1alpha1.IterationStatus{{Name: "printed-1795485600", ScheduledTime: last,
+			Outcome: v1alpha1.IterationSucceeded, Runs: 6, Succeeded: 6, Verdict: v1alpha1.VerdictRegressed}},
+		Comparison: &v1alpha1.ComparisonStatus{Iteration: "printed-1795485600", Baseline: "read", Verdict: v1alpha1.VerdictRegressed,
+			Rows: []v1alpha1.ComparisonRow{{Variant: "sql", Metric: "point P99", Baseline: "410", Value: "533", Ratio: "1.300",
+				Low: "1.210", High: "1.380", Confidence: "96.8%", N: "5+5", PValue: "0.0079", Verdict: v1alpha1.VerdictRegressed}}},
+	}
+	want := c.Status.DeepCopy()
+	if err := k8sClient.Status().Update(bounded(t), &c); err != nil {
+		t.Fatalf("writing a complete status was refused: %v", err)
+	}
+	got := &v1alpha1.BenchmarkCampaign{}
+	if err := k8sClient.Get(bounded(t), keyOf(&c), got); err != nil {
+		t.Fatalf("reading the campaign back: %v", err)
+	}
+	if diff := cmp.Diff(*want, got.Status); diff != "" {
+		t.Errorf("the stored status differs from the one written (-written +stored):\n%s", diff)
+	}
+	table := getTableOf(t, "benchmarkcampaigns", c.Name)
+	var names []string
+	for _, col := range table.ColumnDefinitions {
+		names = append(names, col.Name)
+	}
+	if diff := cmp.Diff([]string{"Name", "Schedule", "Suspended", "Last Run", "Next Run", "Verdict", "Age", "Ready"}, names); diff != "" {
+		t.Fatalf("printer columns differ (-want +got):\n%s", diff)
+	}
+	cells := table.Rows[0].Cells
+	if got, want := fmt.Sprint(cells[1], " ", cells[4], " ", cells[5]), "0 2 * * * 2026-11-25T02:00:00Z Regressed"; got != want {
+		t.Errorf("schedule, next run, verdict cells = %q, want %q", got, want)
+	}
+}
+
+// TestCampaignSamplesAreAcceptedAndExpand: every campaign sample is
+// accepted by the API server and by Validate, and its matrix expands into
+// cells that are valid runs.
+func TestCampaignSamplesAreAcceptedAndExpand(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "campaign-*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no campaign samples found: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			js, err := yaml.YAMLToJSON(data)
+			if err != nil {
+				t.Fatalf("not YAML: %v", err)
+			}
+			obj := object(t, js, "", "")
+			if err := createStrict(t, obj); err != nil {
+				t.Fatalf("the API server refused the sample: %v", err)
+			}
+			t.Cleanup(func() { deleteIfCreated(t, obj) })
+			c, err := climanifest.ParseCampaign(data)
+			if err != nil {
+				t.Fatalf("the CLI refuses the sample: %v", err)
+			}
+			cells, err := plan.Cells(&c.Spec)
+			if err != nil {
+				t.Fatalf("the sample's matrix does not expand: %v", err)
+			}
+			if _, err := plan.Baseline(&c.Spec, cells); err != nil {
+				t.Fatalf("the sample's baseline: %v", err)
+			}
+		})
+	}
+}
