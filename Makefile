@@ -51,7 +51,7 @@ $(GOLANGCI_KAL):
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) $(GOLANGCI_KAL) ## run golangci-lint (.golangci.yml), and kube-api-linter on api/ (.golangci-kal.yml)
-	$(GOLANGCI_LINT) run --allow-parallel-runners ./...
+	$(GOLANGCI_LINT) run --allow-parallel-runners --build-tags e2e ./...
 	$(GOLANGCI_KAL) run --allow-parallel-runners -c .golangci-kal.yml ./api/...
 
 .PHONY: generate
@@ -71,6 +71,7 @@ verify: $(CONTROLLER_GEN) ## fail when generated files drift, or code is not gof
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './bin/*')); \
 	  test -z "$$unformatted" || { echo "gofmt needed:"; echo "$$unformatted"; exit 1; }
 	go vet ./...
+	go vet -tags e2e ./test/e2e/
 
 .PHONY: emulator-check
 emulator-check: ## fail with a clear message when the Cloud Spanner emulator is not installed

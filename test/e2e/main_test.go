@@ -135,13 +135,13 @@ func setup() error {
 		return fmt.Errorf("%s: server %q: %w", suite.kubeconfig, cfg.Host, err)
 	}
 	if err := requireLocal(u.Hostname()); err != nil {
-		return fmt.Errorf("API server %s: %v: %s", cfg.Host, err, notUp)
+		return fmt.Errorf("API server %s: %w: %s", cfg.Host, err, notUp)
 	}
 	// Checks, removing an earlier install (2 min at most), installing (3).
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
 	if out, err := kubectlCtx(ctx, 10*time.Second, "get", "--raw", "/readyz"); err != nil {
-		return fmt.Errorf("the API server does not answer (%v: %s): %s", err, out, notUp)
+		return fmt.Errorf("the API server does not answer (%w: %s): %s", err, out, notUp)
 	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -164,17 +164,17 @@ func setup() error {
 		return fmt.Errorf("emulator host %q: %w", suite.emulatorHost, err)
 	}
 	if err := requireLocal(host); err != nil {
-		return fmt.Errorf("emulator %s: %v: `hack/demo.sh up` starts the cluster and an emulator on its node address", suite.emulatorHost, err)
+		return fmt.Errorf("emulator %s: %w: `hack/demo.sh up` starts the cluster and an emulator on its node address", suite.emulatorHost, err)
 	}
 	conn, err := net.DialTimeout("tcp", suite.emulatorHost, 3*time.Second)
 	if err != nil {
-		return fmt.Errorf("no Cloud Spanner emulator at %s (%v): `hack/demo.sh up` starts one on the node address, where pods reach it", suite.emulatorHost, err)
+		return fmt.Errorf("no Cloud Spanner emulator at %s (%w): `hack/demo.sh up` starts one on the node address, where pods reach it", suite.emulatorHost, err)
 	}
 	_ = conn.Close()
 
 	out, err := ctr(ctx, "images", "ls", "-q", "name=="+image)
 	if err != nil || !strings.Contains(out, image) {
-		return fmt.Errorf("image %s is not in the cluster's containerd (%v): build and load it with `hack/build-images.sh --tag dev --import`", image, err)
+		return fmt.Errorf("image %s is not in the cluster's containerd (%w): build and load it with `hack/build-images.sh --tag dev --import`", image, err)
 	}
 	return install(ctx)
 }

@@ -173,10 +173,10 @@ func startPrometheus(t *testing.T, bin, ns, token string) *prometheus {
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-exited: //nolint:errcheck // the exit status of a Prometheus the test stops says nothing
 		case <-time.After(15 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
+			<-exited //nolint:errcheck // as above
 		}
 		_ = logFile.Close()
 		if t.Failed() {
