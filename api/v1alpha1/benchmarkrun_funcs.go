@@ -303,3 +303,17 @@ func (d *DeadlinesSpec) validate(path *field.Path) field.ErrorList {
 	}
 	return errs
 }
+
+// ExpectsRows says whether an operation of type t reads keys the dataset
+// holds, so that finding no row is a not-found rather than an answer: point
+// reads (Read, of YCSB and Tweet alike), key lists (ReadKeys) and scans
+// (Scan, always within one loaded key block). QueryBySort (a value range
+// that may hold nothing) and FullScan (an aggregate) may rightly return
+// nothing; writes count the rows they wrote instead.
+func (t OperationType) ExpectsRows() bool {
+	switch t {
+	case OpRead, OpScan, OpReadKeys:
+		return true
+	}
+	return false
+}
