@@ -317,3 +317,27 @@ func (t OperationType) ExpectsRows() bool {
 	}
 	return false
 }
+
+// StalenessMargin is added to the staleness bound when waiting for stale
+// reads to see a freshly loaded dataset: the emulator's clock runs a
+// little ahead of real time (EMULATOR.md) and commit timestamps with it.
+const StalenessMargin = time.Second
+
+// StaleReadsSeeDataAfter is the longest staleness any operation of w reads
+// at (exact or max): a stale read started sooner than that after the
+// dataset was loaded may read the empty pre-load snapshot. 0 when every
+// read is strong.
+func (w *WorkloadSpec) StaleReadsSeeDataAfter() time.Duration {
+	var longest time.Duration
+	for _, o := range w.Operations {
+		if s := o.Staleness; s != nil {
+			if s.Exact != nil {
+				longest = max(longest, s.Exact.Duration)
+			}
+			if s.Max != nil {
+				longest = max(longest, s.Max.Duration)
+			}
+		}
+	}
+	return longest
+}

@@ -152,14 +152,15 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	for _, n := range s.Notes() {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
-	if err := prepareDataset(ctx, s, schema, run.Workload.Dataset, stderr); err != nil {
+	loaded, err := prepareDataset(ctx, s, schema, run.Workload.Dataset, stderr)
+	if err != nil {
 		return nil, err
 	}
 	cfg, err := shardrun.Config(run.Name, &run.Workload, s, shard, shards)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Start, cfg.Seed, cfg.Environment = start, f.seed, session.Environment("")
+	cfg.Start, cfg.Seed, cfg.Environment = staleReadsStart(start, loaded, &run.Workload, stderr), f.seed, session.Environment("")
 	if showProgress(f.progress, stderr) {
 		cfg.Progress = progressLine(stderr)
 		defer fmt.Fprintln(stderr)
@@ -172,20 +173,40 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	return engine.Run(ctx, cfg)
 }
 
-func prepareDataset(ctx context.Context, s *session.Session, schema workload.Schema, d v1alpha1.DatasetSpec, stderr io.Writer) error {
+// prepareDataset loads the dataset unless it is there; loaded is when this
+// call finished writing it (zero when it found it loaded).
+func prepareDataset(ctx context.Context, s *session.Session, schema workload.Schema, d v1alpha1.DatasetSpec, stderr io.Writer) (loaded time.Time, err error) {
 	out, err := dataset.Prepare(ctx, s.Client, schema, d, func(p dataset.Progress) {
 		fmt.Fprintf(stderr, "loading %s: %d/%d rows (%.0f rows/s)\n", schema.Table(), p.Loaded, p.Total, p.RowsPerSecond())
 	})
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	switch {
 	case out.Skipped:
 		fmt.Fprintf(stderr, "dataset: %s already holds %d rows of schema %s; not loading\n", schema.Table(), out.Marker.Rows, out.Marker.SchemaHash)
+		return time.Time{}, nil
 	case out.Reloaded:
 		fmt.Fprintf(stderr, "dataset: replaced a different dataset in %s (dataset.reload is set)\n", schema.Table())
 	}
-	return nil
+	return time.Now(), nil
+}
+
+// staleReadsStart moves the start past the staleness bound of the
+// workload's stale reads, counted from the load that just ended: sooner,
+// they would read the empty pre-load snapshot. It says so when it waits.
+func staleReadsStart(start, loaded time.Time, w *v1alpha1.WorkloadSpec, stderr io.Writer) time.Time {
+	bound := w.StaleReadsSeeDataAfter()
+	if loaded.IsZero() || bound == 0 {
+		return start
+	}
+	ready := loaded.Add(bound + v1alpha1.StalenessMargin)
+	if !ready.After(start) || !ready.After(time.Now()) {
+		return start
+	}
+	fmt.Fprintf(stderr, "waiting %s before the start: reads at up to %s staleness see the dataset just loaded only from then\n",
+		time.Until(ready).Round(100*time.Millisecond), bound)
+	return ready
 }
 
 // serveMetrics starts the live metrics endpoint and wires it to the engine.
