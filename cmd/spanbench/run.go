@@ -31,7 +31,7 @@ import (
 // runFlags are `spanbench run`'s flags.
 type runFlags struct {
 	file, endpoint, emulatorPath, out, metricsAddr string
-	spanner                                        bool
+	spanner, freshEmulator                         bool
 	project, instance, database, config            string
 	nodes                                          int
 	shard                                          string
@@ -46,6 +46,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.file, "f", "", "BenchmarkRun manifest or workload file (YAML or JSON); required")
 	fs.StringVar(&f.endpoint, "endpoint", "", "host:port of a running Cloud Spanner emulator (default: $SPANNER_EMULATOR_HOST, else the manifest's target.emulatorHost, else start a fresh emulator)")
+	fs.BoolVar(&f.freshEmulator, "fresh-emulator", false, "start a fresh emulator and run against it, whatever the manifest's target.emulatorHost names (the samples name make demo's, which pods reach)")
 	fs.BoolVar(&f.spanner, "spanner", false, "run against Cloud Spanner itself, with Application Default Credentials, on the manifest's target (the instance must exist)")
 	fs.StringVar(&f.emulatorPath, "emulator-path", "", "the emulator's gateway_main (default: $"+emulator.PathEnv+", else "+emulator.DefaultPath+")")
 	fs.StringVar(&f.out, "out", "", "write the result document (JSON) to this file")
@@ -65,6 +66,9 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	if f.file == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return nil, errors.New("usage: spanbench run -f FILE [flags]")
+	}
+	if f.freshEmulator && (f.spanner || f.endpoint != "") {
+		return nil, errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
 	}
 	return f, nil
 }
@@ -108,12 +112,12 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // ensureEmulator starts a fresh emulator when the target names none and
-// --spanner is not set, and points t at it, and f.endpoint too, so that
+// --spanner is not set, or when --fresh-emulator asks for one, and points t at it, and f.endpoint too, so that
 // later targets of one invocation (a campaign's runs) resolve to the same
 // emulator. started says whether it started one: then spanbench owns the
 // instance and creates it. stop stops it (and is a no-op otherwise).
 func ensureEmulator(ctx context.Context, f *runFlags, t *v1alpha1.TargetSpec, stderr io.Writer) (stop func(), started bool, err error) {
-	if f.spanner || t.EmulatorHost != "" {
+	if f.spanner || (t.EmulatorHost != "" && !f.freshEmulator) {
 		return func() {}, false, nil
 	}
 	emu, err := emulator.Start(ctx, emulator.Options{Path: f.emulatorPath})
