@@ -28,7 +28,7 @@ type executor struct {
 	// expectRows: the operation reads keys the dataset holds, so finding
 	// no row is a not-found (OperationType.ExpectsRows).
 	expectRows bool
-	observe     func(*spanner.Row) // test seam: sees every row read
+	observe    func(*spanner.Row) // test seam: sees every row read
 }
 
 // rwGate serialises read-write transactions when the target cannot run them
