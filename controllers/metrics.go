@@ -32,6 +32,7 @@ var (
 	descThroughput  = prometheus.NewDesc("spanbench_run_throughput_ops", "Successful operations per second of a finished run, after the warm-up.", opLabels, nil)
 	descOperations  = prometheus.NewDesc("spanbench_run_operations", "Successful operations of a finished run, after the warm-up.", opLabels, nil)
 	descErrors      = prometheus.NewDesc("spanbench_run_errors", "Failed operations of a finished run, by gRPC code.", append(opLabels, "code"), nil)
+	descNotFound    = prometheus.NewDesc("spanbench_run_not_found", "Reads of keys expected to exist that found no row, after the warm-up: neither successful nor failed.", opLabels, nil)
 	descWarmUp      = prometheus.NewDesc("spanbench_run_warmup_seconds", "Length of the warm-up excluded from a run's results.", runLabels, nil)
 	descStartSkew   = prometheus.NewDesc("spanbench_run_start_skew_seconds", "Spread of the runners' actual start times.", runLabels, nil)
 	descRunInfo     = prometheus.NewDesc("spanbench_run_info", "What a finished run measured; always 1.", append(runLabels, "variant", "instance_config", "dialect", "endpoint", "runners", "runner_region", "client_version", "partial"), nil)
@@ -51,7 +52,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descWarmUp, descStartSkew, descRunInfo, descDatasetRows} {
+	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows} {
 		ch <- d
 	}
 }
@@ -118,6 +119,9 @@ func collectFigures(ch chan<- prometheus.Metric, ns, run, op string, f *v1alpha1
 		ch <- prometheus.MustNewConstMetric(descThroughput, prometheus.GaugeValue, t, ns, run, op)
 	}
 	ch <- prometheus.MustNewConstMetric(descOperations, prometheus.GaugeValue, float64(f.Count), ns, run, op)
+	if f.NotFound > 0 {
+		ch <- prometheus.MustNewConstMetric(descNotFound, prometheus.GaugeValue, float64(f.NotFound), ns, run, op)
+	}
 	for code, n := range f.ErrorsByCode {
 		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.GaugeValue, float64(n), ns, run, op, code)
 	}

@@ -39,6 +39,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 		return ctrl.Result{}, r.cleanupRunners(ctx, run)
 	}
 	applyResult(&run.Status, merged, run)
+	warnIfReadsFoundNothing(run, merged, r.now())
 	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
 	if err := r.writeReport(ctx, run, merged); err != nil {
 		problems = append(problems, "no report: "+err.Error())
@@ -176,7 +177,7 @@ func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run 
 
 func figures(op result.Operation, missed uint64) v1alpha1.ResultFigures {
 	f := v1alpha1.ResultFigures{
-		Count: int64(op.OK), Throughput: v1alpha1.FormatThroughput(op.Throughput),
+		Count: int64(op.OK), NotFound: int64(op.NotFound), Throughput: v1alpha1.FormatThroughput(op.Throughput),
 		Errors: int64(op.ErrorCount()), Retries: int64(op.Retries), Missed: int64(missed),
 		Latency: latency(op.Latency),
 	}

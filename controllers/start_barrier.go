@@ -68,7 +68,7 @@ func (r *BenchmarkRunReconciler) releaseRunners(ctx context.Context, run *v1alph
 		return ctrl.Result{}, err
 	}
 	run.Status.StartTime = &metav1.Time{Time: start}
-	msg := fmt.Sprintf("all %d runners ready; the load starts at %s", run.Replicas(), start.UTC().Format(time.RFC3339Nano))
+	msg := fmt.Sprintf("all %d runners ready; the load starts at %s%s", run.Replicas(), start.UTC().Format(time.RFC3339Nano), staleWaitNote(run))
 	run.SetCondition(v1alpha1.ConditionRunnersReady, metav1.ConditionTrue, v1alpha1.ReasonAllRunnersReady, msg, r.now())
 	outbox.normal(v1alpha1.ReasonAllRunnersReady, msg)
 	return ctrl.Result{RequeueAfter: max(start.Add(run.Spec.Workload.TotalDuration()).Sub(r.now()), time.Second)}, nil
@@ -93,7 +93,13 @@ func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1
 	if grace <= 0 {
 		grace = DefaultStartupGrace
 	}
-	start := r.now().Add(grace).Truncate(time.Millisecond)
+	// Stale reads must not start before they can see the dataset the run
+	// loaded; the runners simply wait for the later start.
+	start := r.now().Add(grace)
+	if ready := staleReadsReady(run); ready.After(start) {
+		start = ready
+	}
+	start = start.Add(time.Millisecond - 1).Truncate(time.Millisecond) // never before ready
 	before := cm.DeepCopy()
 	if cm.Data == nil {
 		cm.Data = map[string]string{}

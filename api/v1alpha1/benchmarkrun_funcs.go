@@ -303,3 +303,41 @@ func (d *DeadlinesSpec) validate(path *field.Path) field.ErrorList {
 	}
 	return errs
 }
+
+// ExpectsRows says whether an operation of type t reads keys the dataset
+// holds, so that finding no row is a not-found rather than an answer: point
+// reads (Read, of YCSB and Tweet alike), key lists (ReadKeys) and scans
+// (Scan, always within one loaded key block). QueryBySort (a value range
+// that may hold nothing) and FullScan (an aggregate) may rightly return
+// nothing; writes count the rows they wrote instead.
+func (t OperationType) ExpectsRows() bool {
+	switch t {
+	case OpRead, OpScan, OpReadKeys:
+		return true
+	}
+	return false
+}
+
+// StalenessMargin is added to the staleness bound when waiting for stale
+// reads to see a freshly loaded dataset: the emulator's clock runs a
+// little ahead of real time (EMULATOR.md) and commit timestamps with it.
+const StalenessMargin = time.Second
+
+// StaleReadsSeeDataAfter is the longest staleness any operation of w reads
+// at (exact or max): a stale read started sooner than that after the
+// dataset was loaded may read the empty pre-load snapshot. 0 when every
+// read is strong.
+func (w *WorkloadSpec) StaleReadsSeeDataAfter() time.Duration {
+	var longest time.Duration
+	for _, o := range w.Operations {
+		if s := o.Staleness; s != nil {
+			if s.Exact != nil {
+				longest = max(longest, s.Exact.Duration)
+			}
+			if s.Max != nil {
+				longest = max(longest, s.Max.Duration)
+			}
+		}
+	}
+	return longest
+}

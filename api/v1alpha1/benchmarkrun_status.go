@@ -35,7 +35,17 @@ const (
 	// AddSplitPoints, such as the emulator; the run goes on either way. It
 	// is not a gate and does not drive the phase.
 	ConditionSplitPointsApplied = "SplitPointsApplied"
+	// ConditionReadsFoundNothing is a warning set at aggregation, True
+	// (reason MostReadsNotFound) when most reads of keys expected to exist
+	// found no row: the figures then measure empty reads, typically stale
+	// reads of a snapshot older than the dataset. It is absent otherwise,
+	// is not a gate and does not drive the phase.
+	ConditionReadsFoundNothing = "ReadsFoundNothing"
 )
+
+// MostReadsNotFoundPercent is the share of not-found reads, among reads of
+// keys expected to exist, above which ReadsFoundNothing is set.
+const MostReadsNotFoundPercent = 50
 
 // Condition reasons. Progress reasons go with a False gate that is still
 // being worked on; positive reasons with a True condition; failure reasons
@@ -125,6 +135,10 @@ const (
 	// ReasonResultInvalid: shard results could not be read or merged (wrong
 	// schema version, another spec, corrupt histograms).
 	ReasonResultInvalid = "ResultInvalid"
+
+	// ReasonMostReadsNotFound: ReadsFoundNothing is True; the message gives
+	// the counts.
+	ReasonMostReadsNotFound = "MostReadsNotFound"
 
 	// ReasonSplitPointsAdded: SplitPointsApplied is True.
 	ReasonSplitPointsAdded = "SplitPointsAdded"
@@ -292,6 +306,13 @@ type ResultFigures struct {
 	// from each request's intended send time (no coordinated omission).
 	// +optional
 	Latency *LatencySummary `json:"latency,omitempty"`
+
+	// notFound is the number of reads, after the warm-up, of keys expected
+	// to exist (point reads, key lists, scans of loaded key ranges) that
+	// found no row. They count neither in count nor in errors.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	NotFound int64 `json:"notFound,omitempty"`
 
 	// errors is the number of failed operations after the warm-up.
 	// +optional

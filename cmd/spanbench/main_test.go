@@ -59,8 +59,14 @@ func TestRunStartsItsOwnEmulatorAndPrintsTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reading --out: %v", err)
 	}
-	if doc.Overall.OK < 150 || doc.Overall.ErrorCount() > 0 {
-		t.Fatalf("the run did %d operations with %d errors; want about 200 and none", doc.Overall.OK, doc.Overall.ErrorCount())
+	if doc.Overall.OK < 150 || doc.Overall.ErrorCount() > 0 || doc.Overall.NotFound > 0 {
+		t.Fatalf("the run did %d operations with %d errors and %d reads that found nothing; want about 200, no error, every read finding its row",
+			doc.Overall.OK, doc.Overall.ErrorCount(), doc.Overall.NotFound)
+	}
+	// The reads are 10 s stale and the dataset was loaded just before: the
+	// run waits for them to see it, and says so.
+	if !strings.Contains(stderr, "reads at up to 10s staleness see the dataset just loaded") {
+		t.Errorf("stderr does not tell that the start waited for the stale reads to see the dataset:\n%s", stderr)
 	}
 	code, reported, stderr := runCLI(t, "report", out)
 	if code != 0 || reported != stdout {

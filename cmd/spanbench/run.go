@@ -31,7 +31,7 @@ import (
 // runFlags are `spanbench run`'s flags.
 type runFlags struct {
 	file, endpoint, emulatorPath, out, metricsAddr string
-	spanner                                        bool
+	spanner, freshEmulator                         bool
 	project, instance, database, config            string
 	nodes                                          int
 	shard                                          string
@@ -46,6 +46,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.file, "f", "", "BenchmarkRun manifest or workload file (YAML or JSON); required")
 	fs.StringVar(&f.endpoint, "endpoint", "", "host:port of a running Cloud Spanner emulator (default: $SPANNER_EMULATOR_HOST, else the manifest's target.emulatorHost, else start a fresh emulator)")
+	fs.BoolVar(&f.freshEmulator, "fresh-emulator", false, "start a fresh emulator and run against it, whatever the manifest's target.emulatorHost names (the samples name make demo's, which pods reach)")
 	fs.BoolVar(&f.spanner, "spanner", false, "run against Cloud Spanner itself, with Application Default Credentials, on the manifest's target (the instance must exist)")
 	fs.StringVar(&f.emulatorPath, "emulator-path", "", "the emulator's gateway_main (default: $"+emulator.PathEnv+", else "+emulator.DefaultPath+")")
 	fs.StringVar(&f.out, "out", "", "write the result document (JSON) to this file")
@@ -65,6 +66,9 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	if f.file == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return nil, errors.New("usage: spanbench run -f FILE [flags]")
+	}
+	if f.freshEmulator && (f.spanner || f.endpoint != "") {
+		return nil, errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
 	}
 	return f, nil
 }
@@ -108,12 +112,12 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // ensureEmulator starts a fresh emulator when the target names none and
-// --spanner is not set, and points t at it, and f.endpoint too, so that
+// --spanner is not set, or when --fresh-emulator asks for one, and points t at it, and f.endpoint too, so that
 // later targets of one invocation (a campaign's runs) resolve to the same
 // emulator. started says whether it started one: then spanbench owns the
 // instance and creates it. stop stops it (and is a no-op otherwise).
 func ensureEmulator(ctx context.Context, f *runFlags, t *v1alpha1.TargetSpec, stderr io.Writer) (stop func(), started bool, err error) {
-	if f.spanner || t.EmulatorHost != "" {
+	if f.spanner || (t.EmulatorHost != "" && !f.freshEmulator) {
 		return func() {}, false, nil
 	}
 	emu, err := emulator.Start(ctx, emulator.Options{Path: f.emulatorPath})
@@ -152,14 +156,15 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	for _, n := range s.Notes() {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
-	if err := prepareDataset(ctx, s, schema, run.Workload.Dataset, stderr); err != nil {
+	loaded, err := prepareDataset(ctx, s, schema, run.Workload.Dataset, stderr)
+	if err != nil {
 		return nil, err
 	}
 	cfg, err := shardrun.Config(run.Name, &run.Workload, s, shard, shards)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Start, cfg.Seed, cfg.Environment = start, f.seed, session.Environment("")
+	cfg.Start, cfg.Seed, cfg.Environment = staleReadsStart(start, loaded, &run.Workload, stderr), f.seed, session.Environment("")
 	if showProgress(f.progress, stderr) {
 		cfg.Progress = progressLine(stderr)
 		defer fmt.Fprintln(stderr)
@@ -172,20 +177,40 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	return engine.Run(ctx, cfg)
 }
 
-func prepareDataset(ctx context.Context, s *session.Session, schema workload.Schema, d v1alpha1.DatasetSpec, stderr io.Writer) error {
+// prepareDataset loads the dataset unless it is there; loaded is when this
+// call finished writing it (zero when it found it loaded).
+func prepareDataset(ctx context.Context, s *session.Session, schema workload.Schema, d v1alpha1.DatasetSpec, stderr io.Writer) (loaded time.Time, err error) {
 	out, err := dataset.Prepare(ctx, s.Client, schema, d, func(p dataset.Progress) {
 		fmt.Fprintf(stderr, "loading %s: %d/%d rows (%.0f rows/s)\n", schema.Table(), p.Loaded, p.Total, p.RowsPerSecond())
 	})
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	switch {
 	case out.Skipped:
 		fmt.Fprintf(stderr, "dataset: %s already holds %d rows of schema %s; not loading\n", schema.Table(), out.Marker.Rows, out.Marker.SchemaHash)
+		return time.Time{}, nil
 	case out.Reloaded:
 		fmt.Fprintf(stderr, "dataset: replaced a different dataset in %s (dataset.reload is set)\n", schema.Table())
 	}
-	return nil
+	return time.Now(), nil
+}
+
+// staleReadsStart moves the start past the staleness bound of the
+// workload's stale reads, counted from the load that just ended: sooner,
+// they would read the empty pre-load snapshot. It says so when it waits.
+func staleReadsStart(start, loaded time.Time, w *v1alpha1.WorkloadSpec, stderr io.Writer) time.Time {
+	bound := w.StaleReadsSeeDataAfter()
+	if loaded.IsZero() || bound == 0 {
+		return start
+	}
+	ready := loaded.Add(bound + v1alpha1.StalenessMargin)
+	if !ready.After(start) || !ready.After(time.Now()) {
+		return start
+	}
+	fmt.Fprintf(stderr, "waiting %s before the start: reads at up to %s staleness see the dataset just loaded only from then\n",
+		time.Until(ready).Round(100*time.Millisecond), bound)
+	return ready
 }
 
 // serveMetrics starts the live metrics endpoint and wires it to the engine.

@@ -206,6 +206,9 @@ func (e *engine) Handle(ctx context.Context, w int, r schedule.Request) {
 	latency := end.Sub(r.Intended)
 	e.recs[i].record(w, code, latency, end.Sub(begin), out)
 	if e.cfg.Observer != nil {
+		if code == codes.OK && out.NotFound {
+			code = codes.NotFound // what the bare client's ReadRow says
+		}
 		e.cfg.Observer.Finished(i, code, latency)
 	}
 }

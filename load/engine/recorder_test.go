@@ -87,3 +87,24 @@ func count(t *testing.T, enc string) uint64 {
 	}
 	return uint64(h.TotalCount())
 }
+
+// TestANotFoundReadIsNeitherOKNorAnError: an outcome that found no row of
+// keys expected to exist is counted as not-found, its latency with the
+// unsuccessful operations', and neither OK (nor its rows and latency) nor
+// an error code.
+func TestANotFoundReadIsNeitherOKNorAnError(t *testing.T) {
+	r := newOpRecorder("read")
+	r.record(0, codes.OK, 3*time.Millisecond, time.Millisecond, operation.Outcome{Rows: 1})
+	for w := range 4 {
+		r.record(w, codes.OK, 300*time.Microsecond, 200*time.Microsecond, operation.Outcome{NotFound: true})
+	}
+	op, err := r.drain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat, errLat := count(t, op.LatencyHistogram), count(t, op.ErrorLatencyHistogram)
+	if op.OK != 1 || op.NotFound != 4 || op.Rows != 1 || len(op.Errors) != 0 || lat != 1 || errLat != 4 {
+		t.Errorf("1 read with a row and 4 not-found: counted OK %d, not-found %d, rows %d, errors %v; %d latencies, %d error latencies; "+
+			"want 1, 4, 1, none; 1 latency and 4 error latencies", op.OK, op.NotFound, op.Rows, op.Errors, lat, errLat)
+	}
+}

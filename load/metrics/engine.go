@@ -47,7 +47,7 @@ func NewEngine(reg prometheus.Registerer, run string, ops []result.OperationInfo
 	m := &Engine{
 		ops: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "operations_total", ConstLabels: constLabels,
-			Help: "Operations finished, by gRPC code (OK for success).",
+			Help: "Operations finished, by gRPC code: OK for success, NotFound for a read of keys expected to exist that found no row (the result counts it as notFound, not as an error).",
 		}, []string{"operation", "type", "code"}),
 		missed: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "missed_sends_total", ConstLabels: constLabels,
 			Help: "Sends that were due but skipped because the in-flight cap was reached."}),

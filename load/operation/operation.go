@@ -18,6 +18,10 @@ type Outcome struct {
 	// Mutations is the commit's mutation count when commit stats were asked
 	// for.
 	Mutations int64
+	// NotFound says the operation read keys it expected to exist and found
+	// no row: not a success (the bare client's ReadRow returns NotFound), so
+	// the engine counts it apart from OK and from errors.
+	NotFound bool
 }
 
 // Operation runs one request. rng belongs to the calling worker, so Do may

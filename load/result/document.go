@@ -117,6 +117,10 @@ type WarmUp struct {
 type Counts struct {
 	// OK counts successful operations.
 	OK uint64 `json:"ok"`
+	// NotFound counts reads of keys expected to exist (point reads, key
+	// lists, scans of loaded key ranges) that found no row: neither OK nor
+	// errors. Their latency is in the error-latency histogram.
+	NotFound uint64 `json:"notFound,omitempty"`
 	// Errors counts failed operations by gRPC code name.
 	Errors map[string]uint64 `json:"errors,omitempty"`
 	// Retries counts read-write transaction attempts beyond the first
@@ -132,6 +136,7 @@ type Counts struct {
 // Add adds o's counts to c.
 func (c *Counts) Add(o Counts) {
 	c.OK += o.OK
+	c.NotFound += o.NotFound
 	c.Retries += o.Retries
 	c.Rows += o.Rows
 	c.Mutations += o.Mutations
@@ -147,8 +152,8 @@ type Histograms struct {
 	// ServiceHistogram is the latency of successful operations from their
 	// actual send time.
 	ServiceHistogram string `json:"serviceHistogram,omitempty"`
-	// ErrorLatencyHistogram is the latency of failed operations from their
-	// intended send time.
+	// ErrorLatencyHistogram is the latency of operations that did not
+	// succeed (failed or not found) from their intended send time.
 	ErrorLatencyHistogram string `json:"errorLatencyHistogram,omitempty"`
 }
 
@@ -166,8 +171,8 @@ type Operation struct {
 	Latency histogram.Summary `json:"latency"`
 	// Service is measured from the actual send time.
 	Service histogram.Summary `json:"service"`
-	// ErrorLatency is the latency of failed operations, when there were
-	// any: a failure mode that times out looks very different from one
+	// ErrorLatency is the latency of failed and not-found operations, when
+	// there were any: a failure mode that times out looks very different from one
 	// that fails fast.
 	ErrorLatency *histogram.Summary `json:"errorLatency,omitempty"`
 	Histograms

@@ -29,7 +29,7 @@ func WriteTable(w io.Writer, d *Document) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "operation\ttype\tcount\trate/s\tp50\tp90\tp99\tp99.9\tmax\terrors\t")
+	fmt.Fprintln(tw, "operation\ttype\tcount\trate/s\tp50\tp90\tp99\tp99.9\tmax\tnot found\terrors\t")
 	for _, op := range d.Totals {
 		writeRow(tw, op)
 	}
@@ -52,8 +52,8 @@ func WriteTable(w io.Writer, d *Document) error {
 
 func writeRow(w io.Writer, op Operation) {
 	l := op.Latency
-	fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", op.Name, op.Type, op.OK, op.Throughput,
-		FormatMicros(l.P50), FormatMicros(l.P90), FormatMicros(l.P99), FormatMicros(l.P999), FormatMicros(l.Max), ErrorSummary(op.Errors))
+	fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", op.Name, op.Type, op.OK, op.Throughput,
+		FormatMicros(l.P50), FormatMicros(l.P90), FormatMicros(l.P99), FormatMicros(l.P999), FormatMicros(l.Max), op.NotFound, ErrorSummary(op.Errors))
 }
 
 // FormatMicros prints a latency with a unit that keeps 3 significant

@@ -25,7 +25,10 @@ type executor struct {
 	commit      spanner.CommitOptions
 	readWrite   *rwGate
 	atLeastOnce bool
-	observe     func(*spanner.Row) // test seam: sees every row read
+	// expectRows: the operation reads keys the dataset holds, so finding
+	// no row is a not-found (OperationType.ExpectsRows).
+	expectRows bool
+	observe    func(*spanner.Row) // test seam: sees every row read
 }
 
 // rwGate serialises read-write transactions when the target cannot run them
@@ -54,7 +57,7 @@ func (g *rwGate) leave() {
 
 func newExecutor(c *spanner.Client, o v1alpha1.OperationSpec, run string, opts Options) *executor {
 	e := &executor{client: c, tag: RequestTag(run, o.Name), priority: priority(o.Priority), bound: spanner.StrongRead(),
-		readWrite: opts.rwGate, atLeastOnce: opts.Emulator}
+		readWrite: opts.rwGate, atLeastOnce: opts.Emulator, expectRows: o.Type.ExpectsRows()}
 	if s := o.Staleness; s != nil && s.Exact != nil {
 		e.bound = spanner.ExactStaleness(s.Exact.Duration)
 	} else if s != nil && s.Max != nil {
@@ -123,6 +126,9 @@ func (e *executor) query(ctx context.Context, stmt spanner.Statement) (Outcome, 
 	return e.count(iter)
 }
 
+// count reads the rows. A read of keys that exist which finds none is a
+// not-found: typically a stale read whose timestamp precedes the load
+// (EMULATOR.md), whose iterator simply ends where ReadRow says NotFound.
 func (e *executor) count(iter *spanner.RowIterator) (Outcome, error) {
 	var n int64
 	err := iter.Do(func(r *spanner.Row) error {
@@ -132,7 +138,7 @@ func (e *executor) count(iter *spanner.RowIterator) (Outcome, error) {
 		}
 		return nil
 	})
-	return Outcome{Rows: n}, err
+	return Outcome{Rows: n, NotFound: err == nil && n == 0 && e.expectRows}, err
 }
 
 // apply writes mutations. Without commit stats it is one Apply call; against
