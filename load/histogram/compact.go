@@ -122,37 +122,69 @@ func (c *Compact) bounds() (lo, hi int32, ok bool) {
 func (c *Compact) Merge(src *Compact) { c.add(src) }
 
 func (c *Compact) add(src *Compact) {
-	if src.total == 0 {
+	switch {
+	case src.total == 0:
+		return
+	case c.total == 0:
+		c.copyFrom(src)
+		return
+	case c.win == nil && src.win == nil:
+		c.mergeSparse(src)
+		c.maybeWindow()
+		return
+	case c.win == nil:
+		c.maybeWindow()
+	}
+	if c.win == nil || !c.addToWindow(src) {
+		// Sparse and src dense, or a count past 32 bits: sorted pairs
+		// hold anything.
+		c.toSparse()
+		s := *src
+		s.toSparse()
+		c.mergeSparse(&s)
+	}
+}
+
+// copyFrom makes c, empty, a copy of src in the smaller form.
+func (c *Compact) copyFrom(src *Compact) {
+	c.total, c.lo = src.total, src.lo
+	if src.win != nil {
+		c.win = append([]uint32(nil), src.win...)
 		return
 	}
-	if c.win != nil && c.addToWindow(src) {
+	c.idx, c.cnt = src.idx, src.cnt
+	if c.maybeWindow() {
 		return
 	}
-	c.toSparse()
-	c.mergeSparse(src)
-	c.maybeWindow()
+	c.idx, c.cnt = append([]int32(nil), src.idx...), append([]uint64(nil), src.cnt...)
 }
 
 // addToWindow adds src into the window, growing it to src's span; it
 // reports false (leaving c unchanged) when a count would overflow 32 bits.
 func (c *Compact) addToWindow(src *Compact) bool {
 	slo, shi, _ := src.bounds()
-	overflow := false
-	src.each(func(idx int32, n uint64) bool {
-		if i := idx - c.lo; i >= 0 && int(i) < len(c.win) {
-			n += uint64(c.win[i])
-		}
-		overflow = n > math.MaxUint32
-		return !overflow
-	})
-	if overflow {
-		return false
-	}
 	c.growWindow(slo, shi)
-	src.each(func(idx int32, n uint64) bool {
-		c.win[idx-c.lo] += uint32(n)
-		return true
-	})
+	win := c.win
+	if src.win != nil {
+		dst := win[src.lo-c.lo:][:len(src.win)]
+		for i, n := range src.win {
+			if uint64(dst[i])+uint64(n) > math.MaxUint32 {
+				return false
+			}
+		}
+		for i, n := range src.win {
+			dst[i] += n
+		}
+	} else {
+		for i, idx := range src.idx {
+			if uint64(win[idx-c.lo])+src.cnt[i] > math.MaxUint32 {
+				return false
+			}
+		}
+		for i, idx := range src.idx {
+			win[idx-c.lo] += uint32(src.cnt[i])
+		}
+	}
 	c.total += src.total
 	return true
 }
@@ -176,48 +208,52 @@ func (c *Compact) toSparse() {
 	}
 	var idx []int32
 	var cnt []uint64
-	c.each(func(i int32, n uint64) bool {
-		idx, cnt = append(idx, i), append(cnt, n)
-		return true
-	})
+	for i, n := range c.win {
+		if n != 0 {
+			idx, cnt = append(idx, c.lo+int32(i)), append(cnt, uint64(n))
+		}
+	}
 	c.idx, c.cnt, c.win, c.lo = idx, cnt, nil, 0
 }
 
-// mergeSparse merges src's buckets into c's sorted pairs.
+// mergeSparse merges src's sorted pairs into c's.
 func (c *Compact) mergeSparse(src *Compact) {
-	idx := make([]int32, 0, len(c.idx)+src.span())
+	idx := make([]int32, 0, len(c.idx)+len(src.idx))
 	cnt := make([]uint64, 0, cap(idx))
-	i := 0
-	src.each(func(si int32, sn uint64) bool {
-		for i < len(c.idx) && c.idx[i] < si {
-			idx, cnt = append(idx, c.idx[i]), append(cnt, c.cnt[i])
+	i, j := 0, 0
+	for i < len(c.idx) && j < len(src.idx) {
+		switch a, b := c.idx[i], src.idx[j]; {
+		case a < b:
+			idx, cnt = append(idx, a), append(cnt, c.cnt[i])
 			i++
+		case a > b:
+			idx, cnt = append(idx, b), append(cnt, src.cnt[j])
+			j++
+		default:
+			idx, cnt = append(idx, a), append(cnt, c.cnt[i]+src.cnt[j])
+			i, j = i+1, j+1
 		}
-		if i < len(c.idx) && c.idx[i] == si {
-			sn += c.cnt[i]
-			i++
-		}
-		idx, cnt = append(idx, si), append(cnt, sn)
-		return true
-	})
+	}
 	idx, cnt = append(idx, c.idx[i:]...), append(cnt, c.cnt[i:]...)
+	idx, cnt = append(idx, src.idx[j:]...), append(cnt, src.cnt[j:]...)
 	c.idx, c.cnt = idx, cnt
 	c.total += src.total
 }
 
 // maybeWindow switches sorted pairs (12 bytes a bucket) to a window (4
-// bytes a bucket of the span) when the window is smaller.
-func (c *Compact) maybeWindow() {
+// bytes a bucket of the span) when the window is smaller, and reports
+// whether it did.
+func (c *Compact) maybeWindow() bool {
 	if len(c.idx) == 0 {
-		return
+		return false
 	}
 	lo, hi := c.idx[0], c.idx[len(c.idx)-1]
 	if int(hi-lo+1) > 3*len(c.idx) {
-		return
+		return false
 	}
 	for _, n := range c.cnt {
 		if n > math.MaxUint32 {
-			return
+			return false
 		}
 	}
 	w := make([]uint32, hi-lo+1)
@@ -225,6 +261,7 @@ func (c *Compact) maybeWindow() {
 		w[idx-lo] = uint32(c.cnt[i])
 	}
 	c.lo, c.win, c.idx, c.cnt = lo, w, nil, nil
+	return true
 }
 
 // Max is the highest value equivalent to the largest recorded value, as
