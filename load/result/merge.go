@@ -3,7 +3,9 @@ package result
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
 )
 
 // Merge combines shard documents of one run exactly: intervals are matched
@@ -132,7 +134,9 @@ func checkMergeable(docs []*Document) error {
 // decoding each encoded histogram once and encoding each merged one once.
 type intervalAccumulator struct {
 	byIndex map[int]*mergedInterval
-	c       codec
+	// c encodes; codecs[w] decodes for worker w.
+	c      codec
+	codecs [maxDecoders]codec
 }
 
 type mergedInterval struct {
@@ -161,17 +165,50 @@ func (a *intervalAccumulator) interval(index int) *mergedInterval {
 }
 
 func (a *intervalAccumulator) add(intervals []Interval) error {
+	// Counts first, in order; then the histograms, decoded in parallel: a
+	// worker takes every interval whose index it owns, so each merged
+	// histogram has one writer.
+	jobs := make([]decodeJob, 0, len(intervals)*4)
 	for _, in := range intervals {
 		m := a.interval(in.Index)
 		m.TargetRate += in.TargetRate
 		m.Missed += in.Missed
 		for _, op := range in.Operations {
-			if err := op.Histograms.addTo(&a.c, m.op(op.Name, op.Counts)); err != nil {
-				return fmt.Errorf("interval %d, operation %s: %w", in.Index, op.Name, err)
-			}
+			jobs = append(jobs, decodeJob{index: in.Index, op: op.Name, from: op.Histograms, into: m.op(op.Name, op.Counts)})
 		}
 	}
-	return nil
+	workers := min(runtime.GOMAXPROCS(0), maxDecoders)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, j := range jobs {
+				if (j.index%workers+workers)%workers != w {
+					continue
+				}
+				if err := j.from.addTo(&a.codecs[w], j.into); err != nil {
+					errs[w] = fmt.Errorf("interval %d, operation %s: %w", j.index, j.op, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// maxDecoders bounds the goroutines decoding a document's histograms.
+const maxDecoders = 4
+
+// decodeJob is one operation's histograms of one interval, and the merged
+// histograms they are added to.
+type decodeJob struct {
+	index int
+	op    string
+	from  Histograms
+	into  histSet
 }
 
 // op adds c to the operation's counts and returns its histograms.

@@ -141,17 +141,24 @@ func mergeDense(tb testing.TB, pool densePool, spec Spec, shards, intervals int)
 }
 
 // BenchmarkMerge256DenseShards merges 256 dense 30-minute 10-operation
-// shards (issue 11's case) and reports the peak heap.
+// shards (issue 11's case) and reports the peak heap, with the default GC
+// and under a 128 MiB memory limit (as with GOMEMLIMIT in a manager limited
+// to 256 MiB).
 func BenchmarkMerge256DenseShards(b *testing.B) {
 	pool, spec := newDensePool(b, 64), denseSpec(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		peak := startHeapPeak()
-		d := mergeDense(b, pool, spec, 256, denseIntervals)
-		b.ReportMetric(peak.MiB(), "peak-heap-MiB")
-		if d.Overall.OK != 256*denseOps*(denseIntervals-6)*denseSamples {
-			b.Fatalf("merged %d operations", d.Overall.OK)
-		}
+	for name, limit := range map[string]int64{"gc=default": math.MaxInt64, "memlimit=128MiB": 128 << 20} {
+		b.Run(name, func(b *testing.B) {
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+			b.ReportAllocs()
+			for b.Loop() {
+				peak := startHeapPeak()
+				d := mergeDense(b, pool, spec, 256, denseIntervals)
+				b.ReportMetric(peak.MiB(), "peak-heap-MiB")
+				if d.Overall.OK != 256*denseOps*(denseIntervals-6)*denseSamples {
+					b.Fatalf("merged %d operations", d.Overall.OK)
+				}
+			}
+		})
 	}
 }
 
