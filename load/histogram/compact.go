@@ -72,14 +72,6 @@ func (c *Compact) RecordValues(v int64, n int64) {
 	c.add(&Compact{total: n, idx: []int32{bucketIndex(v)}, cnt: []uint64{uint64(n)}})
 }
 
-// span is the number of populated buckets (sparse) or the window span.
-func (c *Compact) span() int {
-	if c.win != nil {
-		return len(c.win)
-	}
-	return len(c.idx)
-}
-
 // each calls fn for every populated bucket in ascending order, until fn
 // returns false.
 func (c *Compact) each(fn func(idx int32, n uint64) bool) {
