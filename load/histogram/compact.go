@@ -10,9 +10,11 @@ import (
 // buckets it holds, not the geometry: a full HDR histogram of 1 µs-100 s at
 // 3 digits is 147 KiB whatever it holds, while a merged result holds
 // thousands of them. It keeps the populated buckets either as sorted
-// (index, count) pairs, when few are populated, or as a window of 32-bit
-// counts from the lowest to the highest populated bucket, when most of that
-// span is populated (a dense interval of a busy operation). Merges are exact
+// (index, count) pairs, when few are populated or a count needs more than
+// 16 bits, or as a window of 16-bit counts from the lowest to the highest
+// populated bucket, when much of that span is populated (a dense interval
+// of a busy operation: thousands of buckets of tens to thousands of
+// samples, at a third of the pairs' size). Merges are exact
 // and never materialise the full counts array; figures are those the HDR
 // library computes from the same counts.
 type Compact struct {
@@ -22,7 +24,7 @@ type Compact struct {
 	cnt []uint64
 	// Window form (win != nil): win[i] is the count of bucket lo+i.
 	lo  int32
-	win []uint32
+	win []uint16
 }
 
 // The bucket indexing of the shared geometry (lowest 1, 3 digits: 2048
@@ -128,7 +130,7 @@ func (c *Compact) add(src *Compact) {
 		c.maybeWindow()
 	}
 	if c.win == nil || !c.addToWindow(src) {
-		// Sparse and src dense, or a count past 32 bits: sorted pairs
+		// Sparse and src dense, or a count past 16 bits: sorted pairs
 		// hold anything.
 		c.toSparse()
 		s := *src
@@ -141,7 +143,7 @@ func (c *Compact) add(src *Compact) {
 func (c *Compact) copyFrom(src *Compact) {
 	c.total, c.lo = src.total, src.lo
 	if src.win != nil {
-		c.win = append([]uint32(nil), src.win...)
+		c.win = append([]uint16(nil), src.win...)
 		return
 	}
 	c.idx, c.cnt = src.idx, src.cnt
@@ -152,7 +154,8 @@ func (c *Compact) copyFrom(src *Compact) {
 }
 
 // addToWindow adds src into the window, growing it to src's span; it
-// reports false (leaving c unchanged) when a count would overflow 32 bits.
+// reports false (leaving c's counts unchanged) when a count would overflow
+// 16 bits.
 func (c *Compact) addToWindow(src *Compact) bool {
 	slo, shi, _ := src.bounds()
 	c.growWindow(slo, shi)
@@ -160,7 +163,7 @@ func (c *Compact) addToWindow(src *Compact) bool {
 	if src.win != nil {
 		dst := win[src.lo-c.lo:][:len(src.win)]
 		for i, n := range src.win {
-			if uint64(dst[i])+uint64(n) > math.MaxUint32 {
+			if uint64(dst[i])+uint64(n) > math.MaxUint16 {
 				return false
 			}
 		}
@@ -169,12 +172,12 @@ func (c *Compact) addToWindow(src *Compact) bool {
 		}
 	} else {
 		for i, idx := range src.idx {
-			if uint64(win[idx-c.lo])+src.cnt[i] > math.MaxUint32 {
+			if uint64(win[idx-c.lo])+src.cnt[i] > math.MaxUint16 {
 				return false
 			}
 		}
 		for i, idx := range src.idx {
-			win[idx-c.lo] += uint32(src.cnt[i])
+			win[idx-c.lo] += uint16(src.cnt[i])
 		}
 	}
 	c.total += src.total
@@ -188,7 +191,7 @@ func (c *Compact) growWindow(lo, hi int32) {
 		return
 	}
 	nlo, nhi := min(lo, c.lo), max(hi, curHi)
-	w := make([]uint32, nhi-nlo+1)
+	w := make([]uint16, nhi-nlo+1)
 	copy(w[c.lo-nlo:], c.win)
 	c.lo, c.win = nlo, w
 }
@@ -232,7 +235,7 @@ func (c *Compact) mergeSparse(src *Compact) {
 	c.total += src.total
 }
 
-// maybeWindow switches sorted pairs (12 bytes a bucket) to a window (4
+// maybeWindow switches sorted pairs (12 bytes a bucket) to a window (2
 // bytes a bucket of the span) when the window is smaller, and reports
 // whether it did.
 func (c *Compact) maybeWindow() bool {
@@ -240,17 +243,17 @@ func (c *Compact) maybeWindow() bool {
 		return false
 	}
 	lo, hi := c.idx[0], c.idx[len(c.idx)-1]
-	if int(hi-lo+1) > 3*len(c.idx) {
+	if int(hi-lo+1) > 6*len(c.idx) {
 		return false
 	}
 	for _, n := range c.cnt {
-		if n > math.MaxUint32 {
+		if n > math.MaxUint16 {
 			return false
 		}
 	}
-	w := make([]uint32, hi-lo+1)
+	w := make([]uint16, hi-lo+1)
 	for i, idx := range c.idx {
-		w[idx-lo] = uint32(c.cnt[i])
+		w[idx-lo] = uint16(c.cnt[i])
 	}
 	c.lo, c.win, c.idx, c.cnt = lo, w, nil, nil
 	return true

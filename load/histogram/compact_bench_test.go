@@ -47,6 +47,6 @@ func BenchmarkDecodeDenseHistogram(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(4*len(c.win)+12*len(c.idx))/1024, "held-KiB")
+		b.ReportMetric(float64(2*len(c.win)+12*len(c.idx))/1024, "held-KiB")
 	})
 }
