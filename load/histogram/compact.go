@@ -133,9 +133,7 @@ func (c *Compact) add(src *Compact) {
 		// Sparse and src dense, or a count past 16 bits: sorted pairs
 		// hold anything.
 		c.toSparse()
-		s := *src
-		s.toSparse()
-		c.mergeSparse(&s)
+		c.mergeSparse(src)
 	}
 }
 
@@ -211,26 +209,37 @@ func (c *Compact) toSparse() {
 	c.idx, c.cnt, c.win, c.lo = idx, cnt, nil, 0
 }
 
-// mergeSparse merges src's sorted pairs into c's.
+// mergeSparse merges src's buckets, in either form, into c's sorted pairs.
 func (c *Compact) mergeSparse(src *Compact) {
-	idx := make([]int32, 0, len(c.idx)+len(src.idx))
+	n := len(src.idx)
+	if src.win != nil {
+		n = len(src.win)
+	}
+	idx := make([]int32, 0, len(c.idx)+n)
 	cnt := make([]uint64, 0, cap(idx))
-	i, j := 0, 0
-	for i < len(c.idx) && j < len(src.idx) {
-		switch a, b := c.idx[i], src.idx[j]; {
-		case a < b:
-			idx, cnt = append(idx, a), append(cnt, c.cnt[i])
-			i++
-		case a > b:
-			idx, cnt = append(idx, b), append(cnt, src.cnt[j])
-			j++
-		default:
-			idx, cnt = append(idx, a), append(cnt, c.cnt[i]+src.cnt[j])
-			i, j = i+1, j+1
+	i := 0
+	for j := range n {
+		var si int32
+		var sn uint64
+		if src.win != nil {
+			if src.win[j] == 0 {
+				continue
+			}
+			si, sn = src.lo+int32(j), uint64(src.win[j])
+		} else {
+			si, sn = src.idx[j], src.cnt[j]
 		}
+		for i < len(c.idx) && c.idx[i] < si {
+			idx, cnt = append(idx, c.idx[i]), append(cnt, c.cnt[i])
+			i++
+		}
+		if i < len(c.idx) && c.idx[i] == si {
+			sn += c.cnt[i]
+			i++
+		}
+		idx, cnt = append(idx, si), append(cnt, sn)
 	}
 	idx, cnt = append(idx, c.idx[i:]...), append(cnt, c.cnt[i:]...)
-	idx, cnt = append(idx, src.idx[j:]...), append(cnt, src.cnt[j:]...)
 	c.idx, c.cnt = idx, cnt
 	c.total += src.total
 }
