@@ -90,4 +90,4 @@ test-unit: verify lint envtest-assets emulator-check chromium-check ## the suite
 
 .PHONY: bench
 bench: ## measure the load engine (see docs/performance.md)
-	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/
+	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/ ./load/histogram/ ./load/result/

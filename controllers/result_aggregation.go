@@ -56,11 +56,14 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 }
 
 // mergeShards decodes the succeeded shards' results, the only place they
-// are decoded, and merges the usable ones. It reports the shards that
-// failed, sent unreadable reports or unusable results, for the condition
-// message.
+// are decoded, and merges the usable ones, one at a time: each shard's
+// document is dropped once added, so the manager holds the merged
+// intervals and one shard, whatever the number of shards. It reports the
+// shards that failed, sent unreadable reports or unusable results, for the
+// condition message.
 func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun) (*result.Document, []string, error) {
-	var docs []*result.Document
+	merger := result.NewMerger()
+	merged := 0
 	var problems []string
 	for _, o := range reports {
 		switch {
@@ -72,21 +75,24 @@ func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun) (*result.Doc
 				problems = append(problems, fmt.Sprintf("shard %d: unusable result: %v", o.index, err))
 				continue
 			}
-			docs = append(docs, doc)
+			if err := merger.Add(doc); err != nil {
+				return nil, problems, fmt.Errorf("merging shard results: %w", err)
+			}
+			merged++
 		case o.State == protocol.StateFailed:
 			problems = append(problems, fmt.Sprintf("shard %d failed: %s", o.index, o.Message))
 		default:
 			problems = append(problems, fmt.Sprintf("shard %d reported no result", o.index))
 		}
 	}
-	if len(docs) == 0 {
+	if merged == 0 {
 		return nil, problems, fmt.Errorf("no shard produced a usable result: %s", strings.Join(problems, "; "))
 	}
-	merged, err := result.Merge(docs...)
+	doc, err := merger.Result()
 	if err != nil {
 		return nil, problems, fmt.Errorf("merging shard results: %w", err)
 	}
-	return merged, problems, nil
+	return doc, problems, nil
 }
 
 // decodeShardResult decodes a succeeded shard's result and checks that it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,16 +71,20 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return writeReports(stdout, *htmlOut, []report.Run{{Label: doc.Run, Doc: doc}})
 }
 
+// mergeFiles reads and merges result files one at a time, so only one
+// file's document is held besides the merged intervals.
 func mergeFiles(paths []string) (*result.Document, error) {
-	docs := make([]*result.Document, 0, len(paths))
+	m := result.NewMerger()
 	for _, path := range paths {
 		d, err := result.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, d)
+		if err := m.Add(d); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	return result.Merge(docs...)
+	return m.Result()
 }
 
 // clusterReport reads a finished run's report from the cluster.

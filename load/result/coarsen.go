@@ -16,27 +16,23 @@ func (d *Document) Coarsen(factor int) error {
 	if factor < 2 {
 		return nil
 	}
-	members := map[int]int{}
 	coarse := make([]Interval, len(d.Intervals))
 	for i, in := range d.Intervals {
 		in.Index /= factor
-		members[in.Index]++
 		coarse[i] = in
 	}
 	acc := newIntervalAccumulator()
 	if err := acc.add(coarse); err != nil {
 		return fmt.Errorf("coarsening run %s: %w", d.Run, err)
 	}
-	merged, err := acc.intervals()
-	if err != nil {
-		return err
+	for _, in := range coarse {
+		acc.byIndex[in.Index].members++
 	}
-	for i := range merged {
-		merged[i].TargetRate /= float64(members[merged[i].Index])
+	for _, m := range acc.byIndex {
+		m.TargetRate /= float64(m.members)
 	}
-	d.Intervals = merged
 	d.IntervalSeconds *= float64(factor)
-	return Finalize(d)
+	return acc.finish(d)
 }
 
 // clone deep-copies a document.
@@ -63,7 +59,11 @@ func (d *Document) Coarsened(factor int) (*Document, error) {
 	if err := c.Coarsen(factor); err != nil {
 		return nil, err
 	}
-	c.Notes = appendNew(c.Notes, fmt.Sprintf("intervals were coarsened from %gs to %gs to fit the result in its ConfigMap; totals are exact",
-		before, c.IntervalSeconds))
+	c.Notes = appendNew(c.Notes, coarsenedNote(before, c.IntervalSeconds))
 	return c, nil
+}
+
+// coarsenedNote is the note a coarsened document carries.
+func coarsenedNote(from, to float64) string {
+	return fmt.Sprintf("intervals were coarsened from %gs to %gs to fit the result in its ConfigMap; totals are exact", from, to)
 }

@@ -12,48 +12,82 @@ import (
 // Finalize derives everything that is not raw data from the intervals: each
 // interval's p50/p99/max, where the warm-up ended, and the totals after it.
 // It is idempotent and is run after every merge, so a document's derived
-// figures always agree with its intervals.
+// figures always agree with its intervals. It decodes one interval at a
+// time (twice: once for the intervals' figures, once for the totals after
+// the warm-up), so its memory does not grow with the run's length.
 func Finalize(d *Document) error {
-	decoded, err := decodeIntervals(d.Intervals)
+	c := &codec{}
+	return derive(d, c, decodingSource(d, c))
+}
+
+// intervalSource calls fn with each interval of a document that want
+// accepts, and its operations' histograms, valid during the call only.
+type intervalSource func(want func(*Interval) bool, fn func(in *Interval, sets map[string]histSet) error) error
+
+// decodingSource decodes d's intervals one at a time.
+func decodingSource(d *Document, c *codec) intervalSource {
+	return func(want func(*Interval) bool, fn func(*Interval, map[string]histSet) error) error {
+		sets := map[string]histSet{}
+		for i := range d.Intervals {
+			in := &d.Intervals[i]
+			if !want(in) {
+				continue
+			}
+			clear(sets)
+			for _, op := range in.Operations {
+				s := newHistSet()
+				if err := op.Histograms.addTo(c, s); err != nil {
+					return fmt.Errorf("interval %d, operation %s: %w", in.Index, op.Name, err)
+				}
+				sets[op.Name] = s
+			}
+			if err := fn(in, sets); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// derive computes the intervals' figures, the warm-up and the totals of d
+// from src.
+func derive(d *Document, c *codec, src intervalSource) error {
+	n := 0
+	for _, in := range d.Intervals {
+		n = max(n, in.Index+1)
+	}
+	points := make([]point, n)
+	all := func(*Interval) bool { return true }
+	err := src(all, func(in *Interval, sets map[string]histSet) error {
+		overall := histogram.NewCompact()
+		var ok uint64
+		for j := range in.Operations {
+			op := &in.Operations[j]
+			lat := sets[op.Name].latency()
+			s := histogram.SummarizeCompact(lat)
+			op.P50, op.P99, op.Max = s.P50, s.P99, s.Max
+			overall.Merge(lat)
+			ok += op.OK
+		}
+		points[in.Index] = intervalPoint(d, in.Index, ok, overall)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	for i := range d.Intervals {
-		for j := range d.Intervals[i].Operations {
-			op := &d.Intervals[i].Operations[j]
-			s := histogram.Summarize(decoded[i][op.Name].latency())
-			op.P50, op.P99, op.Max = s.P50, s.P99, s.Max
-		}
-	}
-	d.WarmUp = findWarmUp(d, decoded)
+	d.WarmUp = findWarmUp(d, points)
 	for i := range d.Intervals {
 		d.Intervals[i].WarmUp = d.Intervals[i].Index < d.WarmUp.Intervals
 	}
-	return computeTotals(d, decoded)
-}
-
-// decodeIntervals decodes each interval's histograms once.
-func decodeIntervals(intervals []Interval) ([]map[string]histSet, error) {
-	out := make([]map[string]histSet, len(intervals))
-	for i, in := range intervals {
-		out[i] = map[string]histSet{}
-		for _, op := range in.Operations {
-			hists, err := op.Histograms.decode()
-			if err != nil {
-				return nil, fmt.Errorf("interval %d, operation %s: %w", in.Index, op.Name, err)
-			}
-			out[i][op.Name] = hists
-		}
-	}
-	return out, nil
+	return computeTotals(d, c, src)
 }
 
 func (d *Document) interval() time.Duration {
 	return time.Duration(d.IntervalSeconds * float64(time.Second))
 }
 
-// findWarmUp applies the spec's warm-up mode to the intervals.
-func findWarmUp(d *Document, decoded []map[string]histSet) WarmUp {
+// findWarmUp applies the spec's warm-up mode to the intervals' points.
+func findWarmUp(d *Document, points []point) WarmUp {
 	wu := d.Spec.Settings().WarmUp
 	w := WarmUp{Mode: WarmUpNone, End: d.Start, Stable: true}
 	if d.IntervalSeconds <= 0 {
@@ -65,7 +99,7 @@ func findWarmUp(d *Document, decoded []map[string]histSet) WarmUp {
 		// Rounded up to whole intervals: results only exclude whole intervals.
 		w.Intervals = int(math.Ceil(wu.Duration.Seconds() / d.IntervalSeconds))
 	case WarmUpAuto:
-		w.Intervals, w.Stable = detectStable(d, decoded, wu)
+		w.Intervals, w.Stable = detectStable(d, points, wu)
 	}
 	w.End = d.Start.Add(time.Duration(w.Intervals) * d.interval())
 	return w
@@ -73,7 +107,7 @@ func findWarmUp(d *Document, decoded []map[string]histSet) WarmUp {
 
 // computeTotals merges the intervals after the warm-up into per-operation
 // totals and an overall figure.
-func computeTotals(d *Document, decoded []map[string]histSet) error {
+func computeTotals(d *Document, c *codec, src intervalSource) error {
 	type acc struct {
 		op    Operation
 		hists histSet
@@ -83,10 +117,8 @@ func computeTotals(d *Document, decoded []map[string]histSet) error {
 	for _, o := range d.Spec.Settings().Operations {
 		byName[o.Name] = &acc{op: Operation{Name: o.Name, Type: o.Type}, hists: newHistSet()}
 	}
-	for i, in := range d.Intervals {
-		if in.WarmUp {
-			continue
-		}
+	measured := func(in *Interval) bool { return !in.WarmUp }
+	err := src(measured, func(in *Interval, sets map[string]histSet) error {
 		for _, op := range in.Operations {
 			a := byName[op.Name]
 			if a == nil {
@@ -94,23 +126,25 @@ func computeTotals(d *Document, decoded []map[string]histSet) error {
 			}
 			for _, t := range []*acc{a, overall} {
 				t.op.Counts.Add(op.Counts)
-				if err := t.hists.add(decoded[i][op.Name]); err != nil {
-					return err
-				}
+				t.hists.add(sets[op.Name])
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	seconds := d.End.Sub(d.WarmUp.End).Seconds()
 	finish := func(a *acc) (Operation, error) {
-		a.op.Latency, a.op.Service = histogram.Summarize(a.hists.latency()), histogram.Summarize(a.hists.service())
+		a.op.Latency, a.op.Service = histogram.SummarizeCompact(a.hists.latency()), histogram.SummarizeCompact(a.hists.service())
 		if e := a.hists.errorLatency(); e.TotalCount() > 0 {
-			s := histogram.Summarize(e)
+			s := histogram.SummarizeCompact(e)
 			a.op.ErrorLatency = &s
 		}
 		if seconds > 0 {
 			a.op.Throughput = float64(a.op.OK) / seconds
 		}
-		return a.op, a.op.Histograms.encode(a.hists)
+		return a.op, a.op.Histograms.encode(c, a.hists)
 	}
 	d.Totals = d.Totals[:0]
 	for _, a := range byName {
@@ -121,7 +155,6 @@ func computeTotals(d *Document, decoded []map[string]histSet) error {
 		d.Totals = append(d.Totals, op)
 	}
 	sort.Slice(d.Totals, func(i, j int) bool { return d.Totals[i].Name < d.Totals[j].Name })
-	var err error
 	d.Overall, err = finish(overall)
 	return err
 }

@@ -6,12 +6,18 @@ import (
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
-// histSet is an operation's decoded histograms, in the order of
-// Histograms.fields.
-type histSet [3]*hdr.Histogram
+// histSet is an operation's histograms, in the order of Histograms.fields,
+// in compact form: a merged result holds thousands of them.
+type histSet [3]*histogram.Compact
 
 func newHistSet() histSet {
-	return histSet{histogram.New(), histogram.New(), histogram.New()}
+	return histSet{histogram.NewCompact(), histogram.NewCompact(), histogram.NewCompact()}
+}
+
+// codec decodes and encodes histograms with reused buffers.
+type codec struct {
+	dec histogram.Decoder
+	enc histogram.Encoder
 }
 
 // fields lists the encoded histograms in histSet order.
@@ -19,28 +25,21 @@ func (h *Histograms) fields() [3]*string {
 	return [3]*string{&h.LatencyHistogram, &h.ServiceHistogram, &h.ErrorLatencyHistogram}
 }
 
-// decode decodes every histogram of h.
-func (h *Histograms) decode() (histSet, error) {
-	var s histSet
+// addTo decodes every histogram of h and merges it into s.
+func (h *Histograms) addTo(c *codec, s histSet) error {
 	for i, enc := range h.fields() {
-		d, err := histogram.Decode(*enc)
-		if err != nil {
-			return s, err
+		if err := c.dec.AddTo(s[i], *enc); err != nil {
+			return err
 		}
-		s[i] = d
 	}
-	return s, nil
+	return nil
 }
 
 // encode stores s into h; an empty histogram is stored as "", which keeps
 // results small (most operations have no errors in most intervals).
-func (h *Histograms) encode(s histSet) error {
+func (h *Histograms) encode(c *codec, s histSet) error {
 	for i, dst := range h.fields() {
-		*dst = ""
-		if s[i].TotalCount() == 0 {
-			continue
-		}
-		enc, err := histogram.Encode(s[i])
+		enc, err := c.enc.Encode(s[i])
 		if err != nil {
 			return err
 		}
@@ -50,18 +49,15 @@ func (h *Histograms) encode(s histSet) error {
 }
 
 // add merges o into s.
-func (s histSet) add(o histSet) error {
+func (s histSet) add(o histSet) {
 	for i := range s {
-		if err := histogram.Merge(s[i], o[i]); err != nil {
-			return err
-		}
+		s[i].Merge(o[i])
 	}
-	return nil
 }
 
-func (s histSet) latency() *hdr.Histogram      { return s[0] }
-func (s histSet) service() *hdr.Histogram      { return s[1] }
-func (s histSet) errorLatency() *hdr.Histogram { return s[2] }
+func (s histSet) latency() *histogram.Compact      { return s[0] }
+func (s histSet) service() *histogram.Compact      { return s[1] }
+func (s histSet) errorLatency() *histogram.Compact { return s[2] }
 
 // NewIntervalOperation builds one operation's entry of an interval from
 // its counts and raw histograms (latency, service time, error latency).
@@ -69,5 +65,15 @@ func NewIntervalOperation(name string, c Counts, latency, service, errorLatency 
 	op := IntervalOperation{Name: name, Counts: c}
 	s := histogram.Summarize(latency)
 	op.P50, op.P99, op.Max = s.P50, s.P99, s.Max
-	return op, op.Histograms.encode(histSet{latency, service, errorLatency})
+	for i, h := range []*hdr.Histogram{latency, service, errorLatency} {
+		if h.TotalCount() == 0 {
+			continue
+		}
+		enc, err := histogram.Encode(h)
+		if err != nil {
+			return op, err
+		}
+		*op.Histograms.fields()[i] = enc
+	}
+	return op, nil
 }

@@ -116,14 +116,21 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Merge: %v", err)
 			}
-			got := map[string]histogram.Summary{"overall": merged.Overall.Latency}
+			got := map[string]Operation{"overall": merged.Overall}
 			for _, op := range merged.Totals {
-				got[op.Name] = op.Latency
+				got[op.Name] = op
 			}
 			for name, h := range want {
-				w := histogram.Summarize(h)
-				if g := got[name]; g.Count != w.Count || g.P50 != w.P50 || g.P99 != w.P99 || g.P999 != w.P999 || g.Max != w.Max {
+				if g, w := got[name].Latency, histogram.Summarize(h); g != w {
 					t.Errorf("%s over %d shards: merged %+v, one histogram of all samples %+v", name, shards, g, w)
+				}
+				// The merged histogram itself, not only its summary: every
+				// count, hence min and max, as one histogram of all samples.
+				if enc := got[name].LatencyHistogram; h.TotalCount() > 0 {
+					back, err := histogram.Decode(enc)
+					if err != nil || !back.Equals(h) {
+						t.Errorf("%s: merged histogram (err %v) differs from one histogram of all samples", name, err)
+					}
 				}
 			}
 		})

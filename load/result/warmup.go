@@ -3,8 +3,6 @@ package result
 import (
 	"math"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
@@ -12,14 +10,13 @@ import (
 // starts a window of `window` complete intervals whose throughput and p99
 // each stay within tolerancePercent of the window's mean. Without such a
 // window before `max`, the warm-up ends at max and is reported unstable.
-func detectStable(d *Document, decoded []map[string]histSet, wu WarmUpSettings) (intervals int, stable bool) {
+func detectStable(d *Document, points []point, wu WarmUpSettings) (intervals int, stable bool) {
 	window := orDefault(wu.Window, DefaultWarmUpWindow)
 	tol := float64(orDefault(wu.TolerancePercent, DefaultWarmUpTolerance)) / 100
 	maxIntervals := len(d.Intervals)
 	if wu.Max > 0 {
 		maxIntervals = int(math.Ceil(wu.Max.Seconds() / d.IntervalSeconds))
 	}
-	points := intervalPoints(d, decoded)
 	for start := 0; start <= maxIntervals && start+window <= len(points); start++ {
 		if withinTolerance(points[start:start+window], tol) {
 			return start, true
@@ -34,32 +31,17 @@ type point struct {
 	complete        bool
 }
 
-// intervalPoints computes a point per interval, by index. The last interval
-// is incomplete when the run ended inside it and cannot count as stable.
-func intervalPoints(d *Document, decoded []map[string]histSet) []point {
-	n := 0
-	for _, in := range d.Intervals {
-		n = max(n, in.Index+1)
-	}
-	points := make([]point, n)
+// intervalPoint is the point of interval index, from its successful
+// operations and its latency over all operations. The last interval is
+// incomplete when the run ended inside it and cannot count as stable.
+func intervalPoint(d *Document, index int, ok uint64, all *histogram.Compact) point {
 	runIntervals := d.End.Sub(d.Start).Seconds() / d.IntervalSeconds
-	for i, in := range d.Intervals {
-		all := histogram.New()
-		var ok uint64
-		for _, op := range in.Operations {
-			ok += op.OK
-			all.Merge(decoded[i][op.Name].latency())
-		}
-		points[in.Index] = point{
-			throughput: float64(ok) / d.IntervalSeconds,
-			p99:        float64(p99(all)),
-			complete:   float64(in.Index+1) <= runIntervals,
-		}
+	return point{
+		throughput: float64(ok) / d.IntervalSeconds,
+		p99:        float64(all.ValueAtPercentiles(99)[0]),
+		complete:   float64(index+1) <= runIntervals,
 	}
-	return points
 }
-
-func p99(h *hdr.Histogram) int64 { return h.ValueAtQuantile(99) }
 
 func withinTolerance(ps []point, tol float64) bool {
 	var sumT, sumP float64

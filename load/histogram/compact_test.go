@@ -1,0 +1,81 @@
+package histogram
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// randomHistogram records n values of one of several shapes: dense
+// lognormal, a few scattered values, or a single repeated one.
+func randomHistogram(rng *rand.Rand, shape, n int) *hdr.Histogram {
+	h := New()
+	for range n {
+		var v float64
+		switch shape {
+		case 0:
+			v = 5000 * math.Exp(0.5*rng.NormFloat64())
+		case 1:
+			v = math.Exp(rng.Float64() * math.Log(HighestMicros))
+		default:
+			v = 777
+		}
+		_ = h.RecordValue(Micros(fromMicros(v)))
+	}
+	return h
+}
+
+// TestCompactMergeEqualsHDRHistogramOfAllValues is the property that makes
+// compact histograms safe to aggregate: decoding encoded HDR histograms into
+// Compact ones and merging them in any order gives the counts, quantiles,
+// min, max and mean of one HDR histogram fed every value, and encodes to
+// bytes the HDR library decodes to that histogram.
+func TestCompactMergeEqualsHDRHistogramOfAllValues(t *testing.T) {
+	var dec Decoder
+	var enc Encoder
+	for seed := range uint64(30) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 11))
+			truth, acc := New(), NewCompact()
+			for range 1 + rng.IntN(12) {
+				h := randomHistogram(rng, rng.IntN(3), rng.IntN([]int{3, 300, 50_000}[rng.IntN(3)]))
+				_ = Merge(truth, h)
+				s, err := Encode(h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				part, err := dec.Decode(s)
+				if err != nil {
+					t.Fatalf("Decode: %v", err)
+				}
+				if got, want := SummarizeCompact(part), Summarize(h); got != want {
+					t.Fatalf("decoded part: %+v, HDR %+v", got, want)
+				}
+				acc.Merge(part)
+			}
+			if got, want := SummarizeCompact(acc), Summarize(truth); got != want {
+				t.Errorf("merged compact %+v, one HDR histogram of all values %+v", got, want)
+			}
+			if acc.TotalCount() > 0 && (acc.Min() != truth.Min() || acc.Max() != truth.Max()) {
+				t.Errorf("min/max %d/%d, want %d/%d", acc.Min(), acc.Max(), truth.Min(), truth.Max())
+			}
+			s, err := enc.Encode(acc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Decode(s)
+			if err != nil {
+				t.Fatalf("HDR decode of a compact encoding: %v", err)
+			}
+			if !back.Equals(truth) {
+				t.Errorf("compact encoding decodes to a different histogram: %+v, want %+v", Summarize(back), Summarize(truth))
+			}
+		})
+	}
+}
+
+func fromMicros(v float64) (d time.Duration) { return time.Duration(v * 1000) }
