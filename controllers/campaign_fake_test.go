@@ -42,6 +42,7 @@ type fakeCampaign struct {
 	r      *controllers.BenchmarkCampaignReconciler
 	clock  *clocktesting.FakeClock
 	key    client.ObjectKey
+	funcs  interceptor.Funcs
 	// created are the names of the runs created so far, in order.
 	created []string
 }
@@ -65,14 +66,15 @@ func newFakeCampaign(t *testing.T, c *v1alpha1.BenchmarkCampaign, funcs intercep
 		}
 		return err
 	}
-	f.r = f.reconciler(funcs)
+	f.funcs = funcs
+	f.restart()
 	return f
 }
 
-// reconciler is a new reconciler over the same API server: a restarted
-// manager.
-func (f *fakeCampaign) reconciler(funcs interceptor.Funcs) *controllers.BenchmarkCampaignReconciler {
-	return &controllers.BenchmarkCampaignReconciler{Client: interceptor.NewClient(f.stored, funcs), Scheme: scheme,
+// restart builds a new reconciler over the same API server: a restarted
+// manager, with nothing in memory.
+func (f *fakeCampaign) restart() {
+	f.r = &controllers.BenchmarkCampaignReconciler{Client: interceptor.NewClient(f.stored, f.funcs), Scheme: scheme,
 		Recorder: record.NewFakeRecorder(100), Clock: f.clock}
 }
 
@@ -381,14 +383,25 @@ func TestCampaignStatusConflictRequeues(t *testing.T) {
 func TestCampaignIsIdempotentAcrossRestarts(t *testing.T) {
 	c := testCampaign("idem", 2, 2, databases("a", "b"))
 	f := newFakeCampaign(t, c, interceptor.Funcs{})
+	f.reconcile() // records the iteration; its runs come next pass
+	it := f.campaign().Status.Iterations[0].Name
+	f.clock.Step(time.Hour)
+	f.restart() // a manager restarted an hour later
 	f.settle()
-	before := len(f.created)
+	if len(f.created) != 2 {
+		t.Fatalf("created %v, want a/1 and b/1", f.created)
+	}
+	for _, name := range f.created {
+		if !strings.HasPrefix(name, it+"-") {
+			t.Errorf("run %s is not named after the recorded iteration %s", name, it)
+		}
+	}
 	status := f.campaign().Status
-	f.r = f.reconciler(interceptor.Funcs{}) // a restarted manager
+	f.restart() // and restarted again
 	f.reconcile()
 	f.reconcile()
-	if len(f.created) != before {
-		t.Errorf("passes without change created %v after %d runs", f.created[before:], before)
+	if len(f.created) != 2 {
+		t.Errorf("passes without change created %v", f.created[2:])
 	}
 	if got := f.campaign().Status; fmt.Sprint(got.Iterations) != fmt.Sprint(status.Iterations) {
 		t.Errorf("iterations changed without a cause: %+v, was %+v", got.Iterations, status.Iterations)
