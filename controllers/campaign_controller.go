@@ -31,6 +31,7 @@ type BenchmarkCampaignReconciler struct {
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns,verbs=get;list;watch
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
