@@ -32,7 +32,7 @@ type BenchmarkCampaignReconciler struct {
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns,verbs=get;list;watch
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/status,verbs=get;patch;update
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/finalizers,verbs=update
-// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
@@ -104,7 +104,10 @@ func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1
 		setCampaignConditions(c, p.stall, now)
 		return ctrl.Result{}, err
 	}
-	r.startDue(p)
+	res, err := r.startDue(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	c.Status.Active = activeNames(p.runs)
 	setCampaignConditions(c, p.stall, now)
 	if p.started {
@@ -113,7 +116,7 @@ func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1
 		// and a retry duplicates nothing.
 		return requeueSoon, nil
 	}
-	return ctrl.Result{}, nil
+	return res, nil
 }
 
 // pass is what one reconcile of a campaign knows and decided.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -22,11 +23,23 @@ import (
 // from that record alone, so a restarted manager finds them by name and
 // never creates one twice.
 
-// startDue starts an iteration when one is due: without a schedule, on a
-// new spec generation or a new runNow token (one iteration for both). A
-// due iteration waits while another runs, unless concurrencyPolicy is
-// Allow.
-func (r *BenchmarkCampaignReconciler) startDue(p *pass) {
+// startDue starts an iteration when one is due: on a new runNow token;
+// without a schedule, on a new spec generation too (one iteration for
+// both); with one, at its times (campaign_schedule.go). A due iteration
+// that is not scheduled waits while another runs, unless
+// concurrencyPolicy is Allow.
+func (r *BenchmarkCampaignReconciler) startDue(ctx context.Context, p *pass) (ctrl.Result, error) {
+	r.startRequested(p)
+	if p.c.Spec.Schedule == "" {
+		p.c.Status.NextScheduleTime = nil
+		return ctrl.Result{}, nil
+	}
+	return r.startScheduled(ctx, p)
+}
+
+// startRequested starts the iteration a user asked for, by runNow or, for
+// a campaign without a schedule, by changing the spec.
+func (r *BenchmarkCampaignReconciler) startRequested(p *pass) {
 	c := p.c
 	newRunNow := c.Spec.RunNow != "" && c.Spec.RunNow != c.Status.LastRunNow
 	newGeneration := c.Spec.Schedule == "" && c.Generation != c.Status.ObservedGeneration
@@ -56,13 +69,20 @@ func (r *BenchmarkCampaignReconciler) recordIteration(p *pass, t time.Time) {
 		Name: plan.IterationName(c.Name, t), ScheduledTime: metav1.NewTime(t), TemplateHash: templateHash(&c.Spec),
 		Outcome: v1alpha1.IterationRunning, Runs: int32(len(p.cells) * c.Spec.RepetitionCount()),
 	}
+	appendIteration(c, it)
+	p.started = true
+	p.outbox.normal(reasonIterationStarted, fmt.Sprintf("iteration %s: %d runs", it.Name, it.Runs))
+}
+
+// appendIteration records it as the newest iteration and the last
+// scheduled, keeping at most MaxStatusIterations.
+func appendIteration(c *v1alpha1.BenchmarkCampaign, it v1alpha1.IterationStatus) {
 	c.Status.Iterations = append(c.Status.Iterations, it)
 	if over := len(c.Status.Iterations) - v1alpha1.MaxStatusIterations; over > 0 {
 		c.Status.Iterations = c.Status.Iterations[over:]
 	}
-	c.Status.LastScheduleTime = &it.ScheduledTime
-	p.started = true
-	p.outbox.normal(reasonIterationStarted, fmt.Sprintf("iteration %s: %d runs", it.Name, it.Runs))
+	t := it.ScheduledTime
+	c.Status.LastScheduleTime = &t
 }
 
 // templateHash identifies what an iteration runs: template, matrix,

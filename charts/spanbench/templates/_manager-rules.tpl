@@ -92,6 +92,7 @@ from the controllers' +kubebuilder:rbac markers). Do not edit: run
   - benchmarkruns
   verbs:
   - create
+  - delete
   - get
   - list
   - patch
