@@ -112,3 +112,64 @@ func TestCampaignScenarioComparesTwoCellsTwice(t *testing.T) {
 		t.Errorf("observedGeneration %d, generation %d", st.ObservedGeneration, got.Generation)
 	}
 }
+
+// TestCampaignScenarioScheduleFiresInTokyo: on the real API server, a
+// campaign at 02:00 Asia/Tokyo announces the next 02:00 Tokyo as
+// nextScheduleTime and starts its iteration when the injected clock
+// reaches that instant (a metadata touch wakes the controller, since the
+// workqueue's own timer runs on real time).
+func TestCampaignScenarioScheduleFiresInTokyo(t *testing.T) {
+	c, err := client.New(restConfig, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ns := fmt.Sprintf("s-%d", time.Now().UnixNano()%1_000_000_000)
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Now())
+	startCampaignManager(t, clk)
+	campaign := nightly("tokyo", "")
+	campaign.Namespace, campaign.UID, campaign.Generation, campaign.CreationTimestamp = ns, "", 0, metav1.Time{}
+	if err := c.Create(ctx, campaign); err != nil {
+		t.Fatal(err)
+	}
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &v1alpha1.BenchmarkCampaign{}
+	read := func() (bool, string) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(campaign), got); err != nil {
+			return false, err.Error()
+		}
+		return true, fmt.Sprintf("next %v, iterations %+v", got.Status.NextScheduleTime, got.Status.Iterations)
+	}
+	poll := await.Poll{Within: 30 * time.Second, Every: 100 * time.Millisecond}
+	await.Eventually(t, poll, "nextScheduleTime", func() (bool, string) {
+		ok, s := read()
+		return ok && got.Status.NextScheduleTime != nil, s
+	})
+	next := got.Status.NextScheduleTime.Time
+	if l := next.In(tokyo); l.Hour() != 2 || l.Minute() != 0 || next.Sub(clk.Now()) > 24*time.Hour || len(got.Status.Iterations) != 0 {
+		t.Fatalf("nextScheduleTime %v (%v in Tokyo), iterations %+v; want the next 02:00 Tokyo and none yet", next, next.In(tokyo), got.Status.Iterations)
+	}
+	clk.SetTime(next)
+	touch := client.MergeFrom(got.DeepCopy())
+	got.Annotations = map[string]string{"test/touch": "1"}
+	if err := c.Patch(ctx, got, touch); err != nil {
+		t.Fatal(err)
+	}
+	await.Eventually(t, poll, "the iteration at 02:00 Tokyo and its run", func() (bool, string) {
+		ok, s := read()
+		runs := &v1alpha1.BenchmarkRunList{}
+		if err := c.List(ctx, runs, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		return ok && len(got.Status.Iterations) == 1 && len(runs.Items) == 1, s
+	})
+	if it := got.Status.Iterations[0]; !it.ScheduledTime.Time.Equal(next) || it.Outcome != v1alpha1.IterationRunning {
+		t.Errorf("iteration %+v, want Running, scheduled at %v", it, next)
+	}
+}
