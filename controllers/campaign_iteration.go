@@ -43,7 +43,9 @@ func (r *BenchmarkCampaignReconciler) startRequested(p *pass) {
 	c := p.c
 	newRunNow := c.Spec.RunNow != "" && c.Spec.RunNow != c.Status.LastRunNow
 	newGeneration := c.Spec.Schedule == "" && c.Generation != c.Status.ObservedGeneration
-	if !newRunNow && !newGeneration {
+	if !newRunNow && !newGeneration || c.Spec.Suspend != nil && *c.Spec.Suspend {
+		// Suspended: the generation is observed and nothing starts; a new
+		// runNow stays pending until the campaign is resumed.
 		c.Status.ObservedGeneration = c.Generation
 		return
 	}

@@ -121,3 +121,16 @@ func TestCampaignSuspendHoldsTheSchedule(t *testing.T) {
 		t.Errorf("suspended: iterations %+v, nextScheduleTime %v, requeue %v; want none", st.Iterations, st.NextScheduleTime, res.RequeueAfter)
 	}
 }
+
+func TestCampaignSuspendHoldsRequestedIterations(t *testing.T) {
+	c := testCampaign("held-now", 1, 1)
+	yes := true
+	c.Spec.Suspend, c.Spec.RunNow = &yes, "now"
+	f := newFakeCampaign(t, c, interceptor.Funcs{})
+	f.settle()
+	st := f.campaign().Status
+	if len(st.Iterations) != 0 || len(f.created) != 0 || st.ObservedGeneration != 1 {
+		t.Errorf("suspended without a schedule: iterations %+v, runs %v, observedGeneration %d; want none, none, 1",
+			st.Iterations, f.created, st.ObservedGeneration)
+	}
+}
