@@ -2,6 +2,7 @@ package controllers
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -26,12 +27,13 @@ func (s *eventOutbox) warning(reason, message string) {
 	s.events = append(s.events, event{corev1.EventTypeWarning, reason, message})
 }
 
-func (s *eventOutbox) emit(rec record.EventRecorder, run *v1alpha1.BenchmarkRun) {
+// emit sends the events about obj (a run or a campaign).
+func (s *eventOutbox) emit(rec record.EventRecorder, obj runtime.Object) {
 	if rec == nil {
 		return
 	}
 	for _, e := range s.events {
-		rec.Event(run, e.eventType, e.reason, e.message)
+		rec.Event(obj, e.eventType, e.reason, e.message)
 	}
 }
 

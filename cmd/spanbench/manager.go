@@ -169,6 +169,11 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
+	campaigns := &controllers.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}}
+	if err := campaigns.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
 	if f.sweepInterval > 0 {
 		sweeper := &controllers.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster, Cloud: cloud,
 			Projects: f.sweepProjects, Interval: f.sweepInterval, Recorder: mgr.GetEventRecorderFor("spanbench-sweep")}

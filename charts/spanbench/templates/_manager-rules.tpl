@@ -65,26 +65,38 @@ from the controllers' +kubebuilder:rbac markers). Do not edit: run
 - apiGroups:
   - bench.spanbench.io
   resources:
-  - benchmarkruns
+  - benchmarkcampaigns
   verbs:
   - get
   - list
-  - patch
   - watch
 - apiGroups:
   - bench.spanbench.io
   resources:
+  - benchmarkcampaigns/finalizers
   - benchmarkruns/finalizers
   verbs:
   - update
 - apiGroups:
   - bench.spanbench.io
   resources:
+  - benchmarkcampaigns/status
   - benchmarkruns/status
   verbs:
   - get
   - patch
   - update
+- apiGroups:
+  - bench.spanbench.io
+  resources:
+  - benchmarkruns
+  verbs:
+  - create
+  - delete
+  - get
+  - list
+  - patch
+  - watch
 - apiGroups:
   - coordination.k8s.io
   resources:

@@ -1,0 +1,93 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/comparison"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
+)
+
+// When every run of an iteration has ended, the campaign reads each
+// succeeded run's merged result from its report ConfigMap (written by the
+// run controller, result_aggregation.go) and compares the cells with the
+// baseline. A run that failed, or whose report cannot be read, contributes
+// nothing and is named in the Ready condition; the iteration fails when
+// the comparison cannot be made or a run failed.
+
+// complete compares the iteration's runs and records the outcome, the
+// latest comparison and the verdict.
+func (r *BenchmarkCampaignReconciler) complete(ctx context.Context, p *pass, it *v1alpha1.IterationStatus, slots []runSlot) error {
+	cells := make([]comparison.Cell, len(p.cells))
+	for i := range p.cells {
+		cells[i].Name = p.cells[i].Name
+	}
+	var problems []string
+	for _, s := range slots {
+		run := p.runs[s.name]
+		if run.Status.Phase != v1alpha1.PhaseSucceeded {
+			problems = append(problems, fmt.Sprintf("run %s %s", run.Name, strings.ToLower(string(run.Status.Phase))))
+			continue
+		}
+		doc, err := r.runResult(ctx, run)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("run %s: unreadable result: %v", run.Name, err))
+			continue
+		}
+		cells[s.cell].Runs = append(cells[s.cell].Runs, doc)
+	}
+	table, err := comparison.Assemble(&p.c.Spec.Comparison, cells, p.baseline, p.c.Spec.OrderSeed())
+	if err != nil {
+		problems = append(problems, "no comparison: "+err.Error())
+	} else {
+		status := table.Status(it.Name)
+		it.Verdict = status.Verdict
+		p.c.Status.Comparison = &status
+		p.c.Status.Verdict = status.Verdict
+	}
+	if len(problems) > 0 {
+		it.Outcome = v1alpha1.IterationFailed
+		msg := fmt.Sprintf("iteration %s: %s", it.Name, strings.Join(problems, "; "))
+		readyFailed(p.c, msg, p.now)
+		p.outbox.warning(reasonIterationFailed, msg)
+		return nil
+	}
+	it.Outcome = v1alpha1.IterationSucceeded
+	t := metav1.NewTime(p.now)
+	p.c.Status.LastSuccessfulTime = &t
+	p.outbox.normal(reasonIterationDone, fmt.Sprintf("iteration %s: verdict %s", it.Name, it.Verdict))
+	return nil
+}
+
+// readyFailed records why the last iteration failed in the Ready
+// condition, where setCampaignConditions keeps it.
+func readyFailed(c *v1alpha1.BenchmarkCampaign, msg string, now time.Time) {
+	meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{Type: v1alpha1.CampaignReady, Status: metav1.ConditionFalse,
+		Reason: reasonIterationFailed, Message: msg, ObservedGeneration: c.Generation, LastTransitionTime: metav1.NewTime(now)})
+}
+
+// runResult reads a succeeded run's merged result from its report.
+func (r *BenchmarkCampaignReconciler) runResult(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, error) {
+	ref := run.Status.Report
+	if ref == nil {
+		return nil, fmt.Errorf("no report")
+	}
+	cm := &corev1.ConfigMap{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
+		return nil, err
+	}
+	data, ok := cm.BinaryData[ref.Key]
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap %s has no %s", cm.Name, ref.Key)
+	}
+	return protocol.DecodeResult(data)
+}

@@ -1,0 +1,145 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/plan"
+)
+
+// BenchmarkCampaignReconciler runs BenchmarkCampaigns: it starts
+// iterations, stamps out each iteration's BenchmarkRuns in the campaign's
+// order (campaign_iteration.go, campaign_ordering.go) and, when they have
+// all ended, compares them (campaign_comparison.go). It never edits a run
+// it created: runs are the run controller's.
+type BenchmarkCampaignReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder record.EventRecorder
+	// Clock is injected so that iteration times are testable.
+	Clock clock.PassiveClock
+}
+
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/finalizers,verbs=update
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Reconcile moves one campaign one step forward and writes its status
+// once, if it changed; events follow the status write.
+func (r *BenchmarkCampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	c := &v1alpha1.BenchmarkCampaign{}
+	if err := r.Get(ctx, req.NamespacedName, c); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !c.DeletionTimestamp.IsZero() {
+		// Its runs go with it through their owner references.
+		return ctrl.Result{}, nil
+	}
+	before := c.DeepCopy()
+	outbox := &eventOutbox{}
+	res, err := r.reconcile(ctx, c, outbox)
+	if patchErr := r.patchStatus(ctx, before, c); patchErr != nil {
+		if apierrors.IsConflict(patchErr) || apierrors.IsNotFound(patchErr) {
+			return requeueSoon, nil
+		}
+		return ctrl.Result{}, patchErr
+	}
+	outbox.emit(r.Recorder, c)
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		// A write of this pass met a newer object: decide again on fresh data.
+		return requeueSoon, nil
+	}
+	return res, err
+}
+
+// patchStatus writes the status if it changed, locked on the version read:
+// a decision taken on a stale campaign (an iteration started twice) must
+// not land.
+func (r *BenchmarkCampaignReconciler) patchStatus(ctx context.Context, before, c *v1alpha1.BenchmarkCampaign) error {
+	if equality.Semantic.DeepEqual(before.Status, c.Status) {
+		return nil
+	}
+	return r.Status().Patch(ctx, c, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(FieldOwner))
+}
+
+// SetupWithManager watches campaigns and the runs they own.
+func (r *BenchmarkCampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("benchmarkcampaign").
+		For(&v1alpha1.BenchmarkCampaign{}).
+		Owns(&v1alpha1.BenchmarkRun{}).
+		Complete(r)
+}
+
+// reconcile plans the campaign's cells, advances the iterations that run,
+// starts a due one, and sets the conditions. A campaign whose cells cannot
+// be planned is Stalled until its spec changes.
+func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1.BenchmarkCampaign, outbox *eventOutbox) (ctrl.Result, error) {
+	now := r.Clock.Now()
+	cells, baseline, err := planCells(c)
+	if err != nil {
+		c.Status.ObservedGeneration = c.Generation
+		setCampaignConditions(c, stalledBy(reasonInvalidCampaign, err.Error()), now)
+		return ctrl.Result{}, nil
+	}
+	runs, err := r.campaignRuns(ctx, c)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	p := &pass{c: c, cells: cells, baseline: baseline, runs: runs, now: now, outbox: outbox}
+	if err := r.advanceIterations(ctx, p); err != nil {
+		setCampaignConditions(c, p.stall, now)
+		return ctrl.Result{}, err
+	}
+	res, err := r.startDue(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	c.Status.Active = activeNames(p.runs)
+	setCampaignConditions(c, p.stall, now)
+	if p.started {
+		// The iteration is recorded by this pass's status write; its runs
+		// are created by the next pass, so a crash in between loses nothing
+		// and a retry duplicates nothing.
+		return requeueSoon, nil
+	}
+	return res, nil
+}
+
+// pass is what one reconcile of a campaign knows and decided.
+type pass struct {
+	c        *v1alpha1.BenchmarkCampaign
+	cells    []plan.Cell
+	baseline int
+	// runs are the campaign's runs, by name; created runs are added.
+	runs   map[string]*v1alpha1.BenchmarkRun
+	now    time.Time
+	outbox *eventOutbox
+	// started says this pass recorded a new iteration.
+	started bool
+	// stall is why the campaign cannot proceed, if it cannot.
+	stall *stall
+}
+
+// planCells expands the matrix and finds the baseline.
+func planCells(c *v1alpha1.BenchmarkCampaign) ([]plan.Cell, int, error) {
+	cells, err := plan.Cells(&c.Spec)
+	if err != nil {
+		return nil, 0, err
+	}
+	baseline, err := plan.Baseline(&c.Spec, cells)
+	return cells, baseline, err
+}
