@@ -58,6 +58,7 @@ func TestCampaignScenarioComparesTwoCellsTwice(t *testing.T) {
 	}
 	ctx := context.Background()
 	ns := fmt.Sprintf("c-%d", time.Now().UnixNano()%1_000_000_000)
+	deleteRunsAtEnd(t, c, ns)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +126,7 @@ func TestCampaignScenarioScheduleFiresInTokyo(t *testing.T) {
 	}
 	ctx := context.Background()
 	ns := fmt.Sprintf("s-%d", time.Now().UnixNano()%1_000_000_000)
+	deleteRunsAtEnd(t, c, ns)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
@@ -172,4 +174,16 @@ func TestCampaignScenarioScheduleFiresInTokyo(t *testing.T) {
 	if it := got.Status.Iterations[0]; !it.ScheduledTime.Time.Equal(next) || it.Outcome != v1alpha1.IterationRunning {
 		t.Errorf("iteration %+v, want Running, scheduled at %v", it, next)
 	}
+}
+
+// deleteRunsAtEnd deletes the runs a campaign scenario's campaigns created
+// in ns when the test ends: the run controller of a later scenario's
+// manager watches every namespace and would otherwise spend its reconciles
+// preparing these runs' targets, delaying that scenario's own run.
+func deleteRunsAtEnd(t *testing.T, c client.Client, ns string) {
+	t.Cleanup(func() {
+		if err := c.DeleteAllOf(context.Background(), &v1alpha1.BenchmarkRun{}, client.InNamespace(ns)); err != nil {
+			t.Errorf("deleting the scenario's runs: %v", err)
+		}
+	})
 }
