@@ -277,12 +277,7 @@ func TestReconcileOfAGoneRunDoesNothing(t *testing.T) {
 func TestReconcileRetriesARunItCannotRead(t *testing.T) {
 	run := runtest.Run("r").Created(t0).Obj()
 	down := &failing{obj: &v1alpha1.BenchmarkRun{}, err: errAPIDown}
-	f := newFakeReconcile(t, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-		if err := down.hit(obj); err != nil {
-			return err
-		}
-		return c.Get(ctx, key, obj, opts...)
-	}}, run)
+	f := newFakeReconcile(t, gettingFails(down), run)
 	res, err := f.reconcile(run)
 	wantResult(t, res, err, false, true)
 	if n := f.spanner.count("Instance"); n != 0 {
@@ -494,14 +489,7 @@ func TestReconcileChildAPIErrorsAreRetried(t *testing.T) {
 				return c.Create(ctx, obj, opts...)
 			}}
 		},
-		"get": func(fl *failing) interceptor.Funcs {
-			return interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-				if err := fl.hit(obj); err != nil {
-					return err
-				}
-				return c.Get(ctx, key, obj, opts...)
-			}}
-		},
+		"get": gettingFails,
 	}
 	for name, funcs := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -571,12 +559,7 @@ func TestReconcilePodListErrorLeavesTheRunWaiting(t *testing.T) {
 func TestReconcileShardReadErrorIsRetried(t *testing.T) {
 	run := runtest.Run("r").Created(t0).RunnersReady(t0).Obj()
 	fl := &failing{obj: &corev1.ConfigMap{}, err: errAPIDown}
-	f := newFakeReconcile(t, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-		if err := fl.hit(obj); err != nil {
-			return err
-		}
-		return c.Get(ctx, key, obj, opts...)
-	}}, run)
+	f := newFakeReconcile(t, gettingFails(fl), run)
 	res, err := f.reconcile(run)
 	wantResult(t, res, err, false, true)
 	wantCondition(t, f.run(run), v1alpha1.ConditionRunnersReady, metav1.ConditionTrue, v1alpha1.ReasonAllRunnersReady)
@@ -1005,15 +988,7 @@ func TestReconcileControlMapReadErrorIsRetried(t *testing.T) {
 	runnersReady(t, f, run)
 	// The pass reads the control map twice: to ensure it, then to publish.
 	fl := &failing{obj: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: protocol.ControlConfigMapName(run.Name)}}, after: 1, err: errAPIDown}
-	f.r.Client = interceptor.NewClient(f.stored, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-		if obj.GetName() == "" {
-			obj.SetName(key.Name)
-		}
-		if err := fl.hit(obj); err != nil {
-			return err
-		}
-		return c.Get(ctx, key, obj, opts...)
-	}})
+	f.r.Client = interceptor.NewClient(f.stored, gettingFails(fl))
 	res, err := f.reconcile(run)
 	wantResult(t, res, err, false, true)
 	if got := f.run(run); got.Status.StartTime != nil {
@@ -1096,12 +1071,7 @@ func TestReconcileAggregationReadErrorIsRetried(t *testing.T) {
 	run := runtest.Run("r").Created(t0).RunnersReady(t0).
 		Condition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, t0).Obj()
 	fl := &failing{obj: &corev1.ConfigMap{}, err: errAPIDown}
-	f := newFakeReconcile(t, interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-		if err := fl.hit(obj); err != nil {
-			return err
-		}
-		return c.Get(ctx, key, obj, opts...)
-	}}, run)
+	f := newFakeReconcile(t, gettingFails(fl), run)
 	wantErrorKeepsRunGoing(t, f, run, "a read error")
 }
 
