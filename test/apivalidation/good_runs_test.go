@@ -137,31 +137,36 @@ spec:
       api: Read`},
 }
 
+// admitUnchanged creates obj, which must be good, deletes it when the test
+// ends, and asserts that the API server stored its spec as sent: nothing
+// pruned, nothing defaulted, so what a user sends is what the controller
+// and the report see. It returns obj's JSON, for the Go validator.
+func admitUnchanged(t *testing.T, obj *unstructured.Unstructured) []byte {
+	t.Helper()
+	sent := obj.DeepCopy()
+	js, err := obj.MarshalJSON()
+	if err != nil {
+		t.Fatalf("encoding the manifest: %v", err)
+	}
+	if err := createStrict(t, obj); err != nil {
+		t.Fatalf("the API server refused a good %s: %v", obj.GetKind(), err)
+	}
+	t.Cleanup(func() { deleteIfCreated(t, obj) })
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(obj.GroupVersionKind())
+	if err := k8sClient.Get(bounded(t), keyOf(obj), stored); err != nil {
+		t.Fatalf("reading the %s back: %v", obj.GetKind(), err)
+	}
+	if diff := cmp.Diff(sent.Object["spec"], stored.Object["spec"]); diff != "" {
+		t.Errorf("the stored spec differs from the manifest (pruned or defaulted fields?) (-sent +stored):\n%s", diff)
+	}
+	return js
+}
+
 func TestAdmissionAcceptsGoodRuns(t *testing.T) {
 	for _, tc := range goodRuns {
 		t.Run(tc.name, func(t *testing.T) {
-			obj := object(t, manifest(t, tc.base, tc.patch), tc.name, strings.TrimSuffix(tc.base, ".yaml"))
-			sent := obj.DeepCopy()
-			js, err := obj.MarshalJSON()
-			if err != nil {
-				t.Fatalf("encoding the manifest: %v", err)
-			}
-			if err := createStrict(t, obj); err != nil {
-				t.Fatalf("the API server refused a good manifest: %v", err)
-			}
-			t.Cleanup(func() { deleteIfCreated(t, obj) })
-
-			// Nothing pruned, nothing defaulted: what a user sends is what the
-			// controller and the report see.
-			stored := &unstructured.Unstructured{}
-			stored.SetGroupVersionKind(obj.GroupVersionKind())
-			if err := k8sClient.Get(bounded(t), keyOf(obj), stored); err != nil {
-				t.Fatalf("reading the run back: %v", err)
-			}
-			if diff := cmp.Diff(sent.Object["spec"], stored.Object["spec"]); diff != "" {
-				t.Errorf("the stored spec differs from the manifest (pruned or defaulted fields?) (-sent +stored):\n%s", diff)
-			}
-
+			js := admitUnchanged(t, object(t, manifest(t, tc.base, tc.patch), tc.name, strings.TrimSuffix(tc.base, ".yaml")))
 			errs, decodeErr := goValidate(js)
 			if decodeErr != nil {
 				t.Fatalf("the CLI cannot decode a manifest the API server accepts: %v", decodeErr)
