@@ -102,6 +102,10 @@ const (
 	// Regressed row, or the trend found an unacknowledged change point in
 	// the bad direction among the latest iterations.
 	CampaignRegressed = "Regressed"
+	// CampaignHistoryReady is True when the last ended iteration's summary
+	// was saved and every history entry read; False names the ConfigMap
+	// and what is wrong with it (the trend then reads the other entries).
+	CampaignHistoryReady = "HistoryReady"
 )
 
 // Labels a campaign puts on its runs.
