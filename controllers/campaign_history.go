@@ -232,10 +232,9 @@ func (r *BenchmarkCampaignReconciler) listHistory(ctx context.Context, c *v1alph
 func decodeStored(cm *corev1.ConfigMap) storedEntry {
 	data := cm.BinaryData[historyKey]
 	s := storedEntry{cm: cm, size: len(data)}
-	switch {
-	case data == nil:
+	if data == nil {
 		s.err = fmt.Errorf("no binaryData %s", historyKey)
-	default:
+	} else {
 		s.entry, s.err = history.Decode(data)
 	}
 	if s.err == nil && s.entry.Iteration != cm.Labels[LabelHistory] {

@@ -1,11 +1,13 @@
 package v1alpha1
 
-// Defaults of a campaign's trend not listed with the others: the
-// E-divisive window (hunter's) and the two percentages' fractions.
+// DefaultTrendWindow is trend.window's default, hunter's E-divisive
+// window.
+const DefaultTrendWindow int32 = 50
+
+// Defaults of trend.significance and trend.minMagnitude, as fractions.
 const (
-	DefaultTrendWindow       int32 = 50
-	DefaultTrendSignificance       = 0.05
-	DefaultTrendMinMagnitude       = 0.05
+	DefaultTrendSignificance = 0.05
+	DefaultTrendMinMagnitude = 0.05
 )
 
 // SuccessfulHistory is spec.successfulIterationsHistoryLimit, defaulted.
