@@ -181,17 +181,18 @@ func (r *BenchmarkCampaignReconciler) readHistory(ctx context.Context, c *v1alph
 		return nil, nil, err
 	}
 	sort.SliceStable(stored, func(i, j int) bool { return stored[i].newerThan(&stored[j]) })
-	var entries []history.Entry
-	total, limit := 0, c.Spec.Trend.IterationCount()
+	sizes := make([]int, len(stored))
 	for i := range stored {
-		s := &stored[i]
-		if i >= limit || total+s.size > history.MaxTotalBytes {
-			if err := r.Delete(ctx, s.cm); client.IgnoreNotFound(err) != nil {
-				return nil, nil, err
-			}
-			continue
+		sizes[i] = stored[i].size
+	}
+	kept := history.Bound(sizes, c.Spec.Trend.IterationCount())
+	for i := range stored[kept:] {
+		if err := r.Delete(ctx, stored[kept+i].cm); client.IgnoreNotFound(err) != nil {
+			return nil, nil, err
 		}
-		total += s.size
+	}
+	var entries []history.Entry
+	for _, s := range stored[:kept] {
 		if s.err != nil {
 			problems = append(problems, fmt.Sprintf("%s: ConfigMap %s: %v", reasonInvalidHistory, s.cm.Name, s.err))
 			continue

@@ -184,3 +184,17 @@ func (o *Operation) validate(dec *histogram.Decoder) error {
 }
 
 func finite(v float64) bool { return v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
+// Bound is how many entries a history keeps, given their encoded sizes
+// newest first: the newest, at most limit of them and within
+// MaxTotalBytes, without holes (once one does not fit, older ones go too).
+func Bound(sizes []int, limit int) int {
+	total := 0
+	for i, n := range sizes {
+		if i >= limit || total+n > MaxTotalBytes {
+			return i
+		}
+		total += n
+	}
+	return len(sizes)
+}

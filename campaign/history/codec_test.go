@@ -141,3 +141,24 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestBoundKeepsTheNewestWithinCountAndBytes.
+func TestBoundKeepsTheNewestWithinCountAndBytes(t *testing.T) {
+	mib := 1 << 20
+	for _, tc := range []struct {
+		sizes []int
+		limit int
+		want  int
+	}{
+		{[]int{10, 10, 10}, 30, 3},
+		{[]int{10, 10, 10}, 2, 2},
+		{[]int{8 * mib, 8 * mib, 1}, 30, 2},
+		// Once one does not fit, older ones go too, however small.
+		{[]int{8 * mib, 7 * mib, 2 * mib, 1}, 30, 2},
+		{nil, 30, 0},
+	} {
+		if got := Bound(tc.sizes, tc.limit); got != tc.want {
+			t.Errorf("Bound(%v, %d) = %d, want %d", tc.sizes, tc.limit, got, tc.want)
+		}
+	}
+}
