@@ -402,7 +402,8 @@ type MetricSpec struct {
 
 // TrendSpec says how a campaign watches its series of iterations.
 type TrendSpec struct {
-	// iterations is how many past iterations are analysed. Default 30.
+	// iterations is how many past iterations the history keeps (their
+	// summaries, within 16 MiB) and the trend analyses. Default 30.
 	// +optional
 	// +kubebuilder:validation:Minimum=6
 	// +kubebuilder:validation:Maximum=500
