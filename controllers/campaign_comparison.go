@@ -59,13 +59,13 @@ func (r *BenchmarkCampaignReconciler) complete(ctx context.Context, p *pass, it 
 		msg := fmt.Sprintf("iteration %s: %s", it.Name, strings.Join(problems, "; "))
 		readyFailed(p.c, msg, p.now)
 		p.outbox.warning(reasonIterationFailed, msg)
-		return nil
+	} else {
+		it.Outcome = v1alpha1.IterationSucceeded
+		t := metav1.NewTime(p.now)
+		p.c.Status.LastSuccessfulTime = &t
+		p.outbox.normal(reasonIterationDone, fmt.Sprintf("iteration %s: verdict %s", it.Name, it.Verdict))
 	}
-	it.Outcome = v1alpha1.IterationSucceeded
-	t := metav1.NewTime(p.now)
-	p.c.Status.LastSuccessfulTime = &t
-	p.outbox.normal(reasonIterationDone, fmt.Sprintf("iteration %s: verdict %s", it.Name, it.Verdict))
-	return nil
+	return r.iterationEnded(ctx, p, it, cells) // campaign_history.go
 }
 
 // readyFailed records why the last iteration failed in the Ready

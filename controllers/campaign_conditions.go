@@ -20,7 +20,6 @@ const (
 	reasonIterationFailed  = "IterationFailed"
 	reasonIdle             = "Idle"
 	reasonRunCreated       = "RunCreated"
-	reasonVerdict          = "Verdict"
 )
 
 // stall is why a campaign cannot proceed without a change to its spec or
@@ -62,8 +61,8 @@ func setCampaignConditions(c *v1alpha1.BenchmarkCampaign, s *stall, now time.Tim
 		set(v1alpha1.CampaignReconciling, false, reasonIdle, "")
 		set(v1alpha1.CampaignReady, true, reasonIdle, "no iteration running")
 	}
-	regressed := c.Status.Verdict == v1alpha1.VerdictRegressed
-	set(v1alpha1.CampaignRegressed, regressed, reasonVerdict, "verdict "+string(orNone(c.Status.Verdict)))
+	regressed, reason, msg := regression(c) // campaign_trend.go
+	set(v1alpha1.CampaignRegressed, regressed, reason, msg)
 }
 
 // failureMessage says why the last iteration failed: the message the

@@ -27,6 +27,10 @@ type BenchmarkCampaignReconciler struct {
 	Recorder record.EventRecorder
 	// Clock is injected so that iteration times are testable.
 	Clock clock.PassiveClock
+	// APIReader reads the campaign's history and per-iteration ConfigMaps,
+	// which the manager's cache (ConfigMaps of runs only) does not hold;
+	// nil reads through Client.
+	APIReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns,verbs=get;list;watch

@@ -32,7 +32,7 @@ func startCampaignManager(t *testing.T, clk *clocktesting.FakeClock) {
 		t.Fatal(err)
 	}
 	r := &controllers.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: scheme,
-		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clk}
+		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clk, APIReader: mgr.GetAPIReader()}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}

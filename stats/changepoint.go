@@ -373,13 +373,22 @@ func (a Acknowledged) has(index int, names []string) bool {
 func LatestRegression(cps []ChangePoint, n, latest int, dir Direction, names []string, ack Acknowledged) (ChangePoint, bool) {
 	for i := len(cps) - 1; i >= 0; i-- {
 		cp := cps[i]
-		if cp.Index < n-latest {
+		if !cp.Recent(n, latest) {
 			break
 		}
-		bad := (dir == LowerIsBetter && cp.Magnitude > 0) || (dir == HigherIsBetter && cp.Magnitude < 0)
-		if bad && !ack.has(cp.Index, names) {
+		if cp.Worsens(dir) && !ack.has(cp.Index, names) {
 			return cp, true
 		}
 	}
 	return ChangePoint{}, false
 }
+
+// Worsens says whether the change moves a metric with direction dir the
+// bad way.
+func (cp ChangePoint) Worsens(dir Direction) bool {
+	return (dir == LowerIsBetter && cp.Magnitude > 0) || (dir == HigherIsBetter && cp.Magnitude < 0)
+}
+
+// Recent says whether the new level starts among the last latest points
+// of a series of n.
+func (cp ChangePoint) Recent(n, latest int) bool { return cp.Index >= n-latest }

@@ -335,10 +335,10 @@ func (c *ComparisonSpec) validate(path *field.Path) field.ErrorList {
 
 func (t *TrendSpec) validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if v, err := ParsePercent(t.Significance, 0.05); err != nil || v == 0 {
+	if v, err := ParsePercent(t.Significance, DefaultTrendSignificance); err != nil || v == 0 {
 		errs = append(errs, field.Invalid(path.Child("significance"), t.Significance, "must be a percentage above 0% and below 100%, such as 5%"))
 	}
-	if _, err := ParsePercent(t.MinMagnitude, 0.05); err != nil {
+	if _, err := ParsePercent(t.MinMagnitude, DefaultTrendMinMagnitude); err != nil {
 		errs = append(errs, field.Invalid(path.Child("minMagnitude"), t.MinMagnitude, "must be a percentage from 0% to 99.99%, such as 5%"))
 	}
 	return errs

@@ -263,4 +263,10 @@ type ChangePointStatus struct {
 	// acknowledged is true when an acknowledgement covers the change.
 	// +optional
 	Acknowledged bool `json:"acknowledged,omitempty"`
+
+	// recent is true when the new level starts among the latest
+	// trend.latest points of its series, as of the last analysis. A recent,
+	// unacknowledged Regressed change point sets the Regressed condition.
+	// +optional
+	Recent bool `json:"recent,omitempty"`
 }

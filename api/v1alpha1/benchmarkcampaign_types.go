@@ -102,6 +102,10 @@ const (
 	// Regressed row, or the trend found an unacknowledged change point in
 	// the bad direction among the latest iterations.
 	CampaignRegressed = "Regressed"
+	// CampaignHistoryReady is True when the last ended iteration's summary
+	// was saved and every history entry read; False names the ConfigMap
+	// and what is wrong with it (the trend then reads the other entries).
+	CampaignHistoryReady = "HistoryReady"
 )
 
 // Labels a campaign puts on its runs.
@@ -398,7 +402,8 @@ type MetricSpec struct {
 
 // TrendSpec says how a campaign watches its series of iterations.
 type TrendSpec struct {
-	// iterations is how many past iterations are analysed. Default 30.
+	// iterations is how many past iterations the history keeps (their
+	// summaries, within 16 MiB) and the trend analyses. Default 30.
 	// +optional
 	// +kubebuilder:validation:Minimum=6
 	// +kubebuilder:validation:Maximum=500

@@ -7,7 +7,6 @@
 package comparison
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -168,19 +167,8 @@ func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([
 		if err != nil {
 			return nil, err
 		}
-		switch s {
-		case v1alpha1.StatisticThroughput:
-			out[i] = t.Throughput
-		case v1alpha1.StatisticP50:
-			out[i] = float64(t.Latency.P50)
-		case v1alpha1.StatisticP90:
-			out[i] = float64(t.Latency.P90)
-		case v1alpha1.StatisticP99:
-			out[i] = float64(t.Latency.P99)
-		case v1alpha1.StatisticP999:
-			out[i] = float64(t.Latency.P999)
-		default:
-			return nil, fmt.Errorf("unknown statistic %q", s)
+		if out[i], err = Value(s, t.Throughput, t.Latency); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -195,42 +183,13 @@ func totals(d *result.Document, op string) (*result.Operation, error) {
 	return nil, fmt.Errorf("run %s has no operation %q", d.Run, op)
 }
 
-// pooled is the cell's figure for the table: a percentile of the merged
-// histogram of all its runs (never an average of percentiles), or its
-// successful operations over its measured seconds.
+// pooled is the cell's figure for the table (see Pool).
 func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (float64, error) {
-	merged := histogram.New()
-	var ok uint64
-	var seconds float64
-	for _, d := range docs {
-		t, err := totals(d, op)
-		if err != nil {
-			return 0, err
-		}
-		ok += t.OK
-		seconds += d.End.Sub(d.WarmUp.End).Seconds()
-		if s == v1alpha1.StatisticThroughput {
-			continue
-		}
-		h, err := decode(t.LatencyHistogram)
-		if err != nil {
-			return 0, fmt.Errorf("run %s operation %s: %w", d.Run, op, err)
-		}
-		if err := histogram.Merge(merged, h); err != nil {
-			return 0, err
-		}
-	}
-	if s == v1alpha1.StatisticThroughput {
-		if seconds <= 0 {
-			return 0, errors.New("no measured time")
-		}
-		return float64(ok) / seconds, nil
-	}
-	p, err := percentile(s)
+	p, err := PoolRuns(docs, op)
 	if err != nil {
 		return 0, err
 	}
-	return float64(merged.ValueAtPercentile(p)), nil
+	return p.Statistic(s)
 }
 
 func percentile(s v1alpha1.CampaignStatistic) (float64, error) {

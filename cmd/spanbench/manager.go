@@ -170,7 +170,7 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	campaigns := &controllers.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}}
+		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader()}
 	if err := campaigns.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -65,14 +65,37 @@ func (d *Decoder) decodePairs(s string) error {
 	if d.inner, err = decodeBase64(d.inner, d.outer); err != nil {
 		return err
 	}
-	if len(d.inner) < 8 || binary.BigEndian.Uint32(d.inner) != compressedCookie {
+	return d.decodeV2(d.inner)
+}
+
+// AddBinaryTo decodes b, a histogram in the binary form EncodeBinary
+// writes, and merges it into c, exactly. Empty b is an empty histogram.
+func (d *Decoder) AddBinaryTo(c *Compact, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if len(b) > MaxEncodedBytes {
+		return fmt.Errorf("encoded histogram is %d bytes, more than the %d allowed", len(b), MaxEncodedBytes)
+	}
+	if err := d.decodeV2(b); err != nil {
+		return fmt.Errorf("decoding histogram: %w", err)
+	}
+	if d.pairs.total > 0 {
+		c.add(&d.pairs)
+	}
+	return nil
+}
+
+// decodeV2 fills d.pairs from HdrHistogram's V2 compressed bytes.
+func (d *Decoder) decodeV2(b []byte) error {
+	if len(b) < 8 || binary.BigEndian.Uint32(b) != compressedCookie {
 		return errors.New("not an HdrHistogram V2 compressed encoding")
 	}
-	n := binary.BigEndian.Uint32(d.inner[4:])
-	if uint64(n) > uint64(len(d.inner)-8) {
+	n := binary.BigEndian.Uint32(b[4:])
+	if uint64(n) > uint64(len(b)-8) {
 		return errors.New("truncated histogram")
 	}
-	if err := d.inflate(d.inner[8 : 8+n]); err != nil {
+	if err := d.inflate(b[8 : 8+n]); err != nil {
 		return err
 	}
 	return d.parsePayload()
@@ -176,6 +199,31 @@ func (e *Encoder) Encode(c *Compact) (string, error) {
 	if c.total == 0 {
 		return "", nil
 	}
+	o, err := e.encodeV2(c)
+	if err != nil {
+		return "", err
+	}
+	inner := base64.StdEncoding.EncodeToString(o)
+	return base64.StdEncoding.EncodeToString([]byte(inner)), nil
+}
+
+// EncodeBinary encodes c as HdrHistogram's V2 compressed bytes: Encode's
+// form without the two base64 layers that let it travel in JSON, for
+// stores that hold bytes (nil for an empty histogram). Decoder.AddBinaryTo
+// reads it.
+func (e *Encoder) EncodeBinary(c *Compact) ([]byte, error) {
+	if c.total == 0 {
+		return nil, nil
+	}
+	o, err := e.encodeV2(c)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), o...), nil
+}
+
+// encodeV2 writes c's V2 compressed bytes into e.out and returns them.
+func (e *Encoder) encodeV2(c *Compact) ([]byte, error) {
 	e.payload.Reset()
 	var hdr [headerSize]byte
 	e.payload.Write(hdr[:])
@@ -205,16 +253,15 @@ func (e *Encoder) Encode(c *Compact) (string, error) {
 		e.zw.Reset(&e.out)
 	}
 	if _, err := e.zw.Write(p); err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := e.zw.Close(); err != nil {
-		return "", err
+		return nil, err
 	}
 	o := e.out.Bytes()
 	binary.BigEndian.PutUint32(o, compressedCookie)
 	binary.BigEndian.PutUint32(o[4:], uint32(len(o)-8))
-	inner := base64.StdEncoding.EncodeToString(o)
-	return base64.StdEncoding.EncodeToString([]byte(inner)), nil
+	return o, nil
 }
 
 func (e *Encoder) zigzag(v int64) {

@@ -1,6 +1,8 @@
 package histogram
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -79,3 +81,48 @@ func TestCompactMergeEqualsHDRHistogramOfAllValues(t *testing.T) {
 }
 
 func fromMicros(v float64) (d time.Duration) { return time.Duration(v * 1000) }
+
+// TestBinaryFormRoundTripsAndIsTheStringFormUnwrapped: EncodeBinary's
+// bytes decode to the same counts, and are the string form without its
+// two base64 layers (so a byte store pays no base64 inflation).
+func TestBinaryFormRoundTripsAndIsTheStringFormUnwrapped(t *testing.T) {
+	var dec Decoder
+	var enc Encoder
+	rng := rand.New(rand.NewPCG(3, 3))
+	c, err := dec.Decode(mustEncode(t, randomHistogram(rng, 0, 20_000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := enc.EncodeBinary(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := NewCompact()
+	if err := dec.AddBinaryTo(back, b); err != nil {
+		t.Fatalf("AddBinaryTo: %v", err)
+	}
+	if got, want := SummarizeCompact(back), SummarizeCompact(c); got != want {
+		t.Errorf("binary round trip %+v, want %+v", got, want)
+	}
+	s, err := enc.Encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, _ := base64.StdEncoding.DecodeString(s)
+	raw, _ := base64.StdEncoding.DecodeString(string(inner))
+	if !bytes.Equal(raw, b) {
+		t.Errorf("binary form (%d bytes) is not the string form (%d chars) unwrapped (%d bytes)", len(b), len(s), len(raw))
+	}
+	if err := dec.AddBinaryTo(NewCompact(), b[:len(b)/2]); err == nil {
+		t.Error("a truncated binary histogram decoded without error")
+	}
+}
+
+func mustEncode(t *testing.T, h *hdr.Histogram) string {
+	t.Helper()
+	s, err := Encode(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package comparison
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/result"
+)
+
+// Pool is one cell's figures for one operation over all its runs: the
+// counts summed, the measured seconds summed and the runs' latency
+// histograms merged exactly. The comparison table's BASELINE and VALUE
+// columns and the campaign's history summaries are both read from it, so
+// the trend's series and the table agree.
+type Pool struct {
+	// Runs is the number of runs pooled.
+	Runs int
+	// Counts are the runs' counts summed.
+	Counts result.Counts
+	// Seconds is the runs' measured (post-warm-up) time summed.
+	Seconds float64
+	// Latency is the runs' merged latency histogram.
+	Latency *histogram.Compact
+}
+
+// PoolRuns pools op over docs.
+func PoolRuns(docs []*result.Document, op string) (Pool, error) {
+	p := Pool{Runs: len(docs), Latency: histogram.NewCompact()}
+	var dec histogram.Decoder
+	for _, d := range docs {
+		t, err := totals(d, op)
+		if err != nil {
+			return Pool{}, err
+		}
+		p.Counts.Add(t.Counts)
+		p.Seconds += d.End.Sub(d.WarmUp.End).Seconds()
+		if err := dec.AddTo(p.Latency, t.LatencyHistogram); err != nil {
+			return Pool{}, fmt.Errorf("run %s operation %s: %w", d.Run, op, err)
+		}
+	}
+	return p, nil
+}
+
+// Throughput is the successful operations per measured second.
+func (p Pool) Throughput() (float64, error) {
+	if p.Seconds <= 0 {
+		return 0, errors.New("no measured time")
+	}
+	return float64(p.Counts.OK) / p.Seconds, nil
+}
+
+// Statistic reads s from the pool: a percentile of the merged histogram
+// (never an average of percentiles) or the throughput.
+func (p Pool) Statistic(s v1alpha1.CampaignStatistic) (float64, error) {
+	var thr float64
+	if s == v1alpha1.StatisticThroughput {
+		var err error
+		if thr, err = p.Throughput(); err != nil {
+			return 0, err
+		}
+	}
+	return Value(s, thr, histogram.SummarizeCompact(p.Latency))
+}
+
+// Value is statistic s among an operation's figures: its throughput, or
+// a percentile of its latency summary.
+func Value(s v1alpha1.CampaignStatistic, throughput float64, latency histogram.Summary) (float64, error) {
+	switch s {
+	case v1alpha1.StatisticThroughput:
+		return throughput, nil
+	case v1alpha1.StatisticP50:
+		return float64(latency.P50), nil
+	case v1alpha1.StatisticP90:
+		return float64(latency.P90), nil
+	case v1alpha1.StatisticP99:
+		return float64(latency.P99), nil
+	case v1alpha1.StatisticP999:
+		return float64(latency.P999), nil
+	}
+	return 0, fmt.Errorf("unknown statistic %q", s)
+}
