@@ -2,12 +2,15 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -90,5 +93,34 @@ func TestCampaignRefusesASnapshotNameItDidNotMake(t *testing.T) {
 	got := &corev1.ConfigMap{}
 	if err := f.stored.Get(context.Background(), client.ObjectKeyFromObject(squatter), got); err != nil || got.Data["x"] != "y" || len(got.OwnerReferences) != 0 {
 		t.Errorf("the squatting ConfigMap was changed: %+v, %v", got, err)
+	}
+}
+
+func TestCampaignKeepsAReportWrittenBeforeALostStatusWrite(t *testing.T) {
+	// The pass that completes the iteration writes its report, then its
+	// status write conflicts: the next pass finds the report and ends the
+	// iteration with it.
+	failStatus := false
+	f := newFakeCampaign(t, twoCells("lost"), interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string,
+		obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+		if failStatus {
+			failStatus = false
+			return apierrors.NewConflict(schema.GroupResource{Resource: "benchmarkcampaigns"}, obj.GetName(), fmt.Errorf("injected"))
+		}
+		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	}})
+	for range 2 {
+		f.settle()
+		f.finishRuns(func(*v1alpha1.BenchmarkRun) float64 { return 1 })
+	}
+	failStatus = true
+	f.reconcile()
+	if st := f.campaign().Status; st.Iterations[0].Outcome != v1alpha1.IterationRunning || failStatus {
+		t.Fatalf("the injected conflict was not met: iterations %+v", st.Iterations)
+	}
+	f.settle()
+	it := f.campaign().Status.Iterations[0]
+	if it.Outcome != v1alpha1.IterationSucceeded || it.Report != plan.ReportName(it.Name) {
+		t.Errorf("iteration %+v, want Succeeded naming report %s", it, plan.ReportName(it.Name))
 	}
 }
