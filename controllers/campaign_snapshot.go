@@ -26,10 +26,14 @@ import (
 // must make the remaining runs from it), so it lives in the API; the
 // campaign's status cannot hold it (a spec per running iteration would
 // double the campaign's size and each status write), and a run cannot
-// (runs are never edited, and the first run is created after the
-// snapshot). The ConfigMap is immutable (the API server refuses an edit
+// (it holds its own cell's spec, not the matrix, baseline or comparison,
+// and runs are never edited). The ConfigMap is immutable (the API server refuses an edit
 // of its data), owned by the campaign and labelled with the campaign and
-// the iteration, so it goes with either.
+// the iteration, so it goes with either. It holds the spec's iteration
+// fields, not the expanded cells: the cells follow from them through the
+// pure plan package (cell names and hashes depend only on axis labels),
+// and the snapshot stays the size of the campaign's own spec however
+// many cells (up to 64 copies of a run spec) the matrix makes.
 //
 // When: the pass after the one that records the iteration, before that
 // pass creates any run. An edit between the two passes is thus part of
