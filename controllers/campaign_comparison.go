@@ -24,12 +24,12 @@ import (
 // nothing and is named in the Ready condition; the iteration fails when
 // the comparison cannot be made or a run failed.
 
-// complete compares the iteration's runs and records the outcome, the
-// latest comparison and the verdict.
-func (r *BenchmarkCampaignReconciler) complete(ctx context.Context, p *pass, it *v1alpha1.IterationStatus, slots []runSlot) error {
-	cells := make([]comparison.Cell, len(p.cells))
-	for i := range p.cells {
-		cells[i].Name = p.cells[i].Name
+// complete compares the iteration's runs, by the comparison settings of
+// the spec it ran, and ends it.
+func (r *BenchmarkCampaignReconciler) complete(ctx context.Context, p *pass, ip *iterationPlan, it *v1alpha1.IterationStatus, slots []runSlot) error {
+	cells := make([]comparison.Cell, len(ip.cells))
+	for i := range ip.cells {
+		cells[i].Name = ip.cells[i].Name
 	}
 	var problems []string
 	for _, s := range slots {
@@ -45,27 +45,17 @@ func (r *BenchmarkCampaignReconciler) complete(ctx context.Context, p *pass, it 
 		}
 		cells[s.cell].Runs = append(cells[s.cell].Runs, doc)
 	}
-	table, err := comparison.Assemble(&p.c.Spec.Comparison, cells, p.baseline, p.c.Spec.OrderSeed())
+	end := iterationEnd{outcome: v1alpha1.IterationSucceeded, results: cells}
+	table, err := comparison.Assemble(&ip.spec.Comparison, cells, ip.baseline, ip.spec.OrderSeed())
 	if err != nil {
 		problems = append(problems, "no comparison: "+err.Error())
 	} else {
-		status := table.Status(it.Name)
-		it.Verdict = status.Verdict
-		p.c.Status.Comparison = &status
-		p.c.Status.Verdict = status.Verdict
+		end.table = &table
 	}
 	if len(problems) > 0 {
-		it.Outcome = v1alpha1.IterationFailed
-		msg := fmt.Sprintf("iteration %s: %s", it.Name, strings.Join(problems, "; "))
-		readyFailed(p.c, msg, p.now)
-		p.outbox.warning(reasonIterationFailed, msg)
-	} else {
-		it.Outcome = v1alpha1.IterationSucceeded
-		t := metav1.NewTime(p.now)
-		p.c.Status.LastSuccessfulTime = &t
-		p.outbox.normal(reasonIterationDone, fmt.Sprintf("iteration %s: verdict %s", it.Name, it.Verdict))
+		end.outcome, end.why = v1alpha1.IterationFailed, strings.Join(problems, "; ")
 	}
-	return r.iterationEnded(ctx, p, it, cells) // campaign_history.go
+	return r.endIteration(ctx, p, it, end)
 }
 
 // readyFailed records why the last iteration failed in the Ready

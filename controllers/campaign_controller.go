@@ -23,21 +23,22 @@ import (
 // it created: runs are the run controller's.
 type BenchmarkCampaignReconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder record.EventRecorder
+	// APIReader reads the campaign's own ConfigMaps (iteration snapshots,
+	// reports and history) from the API server: the manager's cache holds only
+	// runs' ConfigMaps (cmd/spanbench/manager.go). SetupWithManager
+	// defaults it to the manager's.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  record.EventRecorder
 	// Clock is injected so that iteration times are testable.
 	Clock clock.PassiveClock
-	// APIReader reads the campaign's history and per-iteration ConfigMaps,
-	// which the manager's cache (ConfigMaps of runs only) does not hold;
-	// nil reads through Client.
-	APIReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns,verbs=get;list;watch
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/status,verbs=get;patch;update
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;create;patch;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Reconcile moves one campaign one step forward and writes its status
@@ -79,8 +80,12 @@ func (r *BenchmarkCampaignReconciler) patchStatus(ctx context.Context, before, c
 		client.FieldOwner(FieldOwner))
 }
 
-// SetupWithManager watches campaigns and the runs they own.
+// SetupWithManager watches campaigns and the runs they own. Without an
+// APIReader, the campaign's ConfigMaps are read through the manager's.
 func (r *BenchmarkCampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("benchmarkcampaign").
 		For(&v1alpha1.BenchmarkCampaign{}).
@@ -88,36 +93,38 @@ func (r *BenchmarkCampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// reconcile plans the campaign's cells, advances the iterations that run,
-// starts a due one, and sets the conditions. A campaign whose cells cannot
-// be planned is Stalled until its spec changes.
+// reconcile advances the iterations that run, each by its own snapshot of
+// the spec, then plans the campaign's current spec and starts a due
+// iteration. A campaign whose current spec cannot be planned is Stalled
+// until it changes: it starts nothing, while its running iterations go on.
 func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1.BenchmarkCampaign, outbox *eventOutbox) (ctrl.Result, error) {
 	now := r.Clock.Now()
-	cells, baseline, err := planCells(c)
-	if err != nil {
-		c.Status.ObservedGeneration = c.Generation
-		setCampaignConditions(c, stalledBy(reasonInvalidCampaign, err.Error()), now)
-		return ctrl.Result{}, nil
-	}
 	runs, err := r.campaignRuns(ctx, c)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	p := &pass{c: c, cells: cells, baseline: baseline, runs: runs, now: now, outbox: outbox}
+	p := &pass{c: c, runs: runs, now: now, outbox: outbox}
+	current, planErr := planCampaign(&c.Spec)
+	p.current = current
 	if err := r.advanceIterations(ctx, p); err != nil {
 		setCampaignConditions(c, p.stall, now)
 		return ctrl.Result{}, err
+	}
+	c.Status.Active = activeNames(p.runs)
+	if planErr != nil {
+		c.Status.ObservedGeneration = c.Generation
+		setCampaignConditions(c, stalledBy(reasonInvalidCampaign, planErr.Error()), now)
+		return ctrl.Result{}, nil
 	}
 	res, err := r.startDue(ctx, p)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	c.Status.Active = activeNames(p.runs)
 	setCampaignConditions(c, p.stall, now)
 	if p.started {
-		// The iteration is recorded by this pass's status write; its runs
-		// are created by the next pass, so a crash in between loses nothing
-		// and a retry duplicates nothing.
+		// The iteration is recorded by this pass's status write; its
+		// snapshot and runs are made by the next pass, so a crash in
+		// between loses nothing and a retry duplicates nothing.
 		return requeueSoon, nil
 	}
 	return res, nil
@@ -125,9 +132,10 @@ func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1
 
 // pass is what one reconcile of a campaign knows and decided.
 type pass struct {
-	c        *v1alpha1.BenchmarkCampaign
-	cells    []plan.Cell
-	baseline int
+	c *v1alpha1.BenchmarkCampaign
+	// current is the campaign's current spec, planned; nil when it is
+	// invalid. A new iteration's snapshot is taken from it.
+	current *iterationPlan
 	// runs are the campaign's runs, by name; created runs are added.
 	runs   map[string]*v1alpha1.BenchmarkRun
 	now    time.Time
@@ -138,12 +146,21 @@ type pass struct {
 	stall *stall
 }
 
+// planCampaign expands the matrix of spec and finds the baseline.
+func planCampaign(spec *v1alpha1.BenchmarkCampaignSpec) (*iterationPlan, error) {
+	cells, baseline, err := planCells(spec)
+	if err != nil {
+		return nil, err
+	}
+	return &iterationPlan{spec: spec, cells: cells, baseline: baseline}, nil
+}
+
 // planCells expands the matrix and finds the baseline.
-func planCells(c *v1alpha1.BenchmarkCampaign) ([]plan.Cell, int, error) {
-	cells, err := plan.Cells(&c.Spec)
+func planCells(spec *v1alpha1.BenchmarkCampaignSpec) ([]plan.Cell, int, error) {
+	cells, err := plan.Cells(spec)
 	if err != nil {
 		return nil, 0, err
 	}
-	baseline, err := plan.Baseline(&c.Spec, cells)
+	baseline, err := plan.Baseline(spec, cells)
 	return cells, baseline, err
 }

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/load/histogram"
@@ -74,7 +75,8 @@ func newFakeCampaign(t *testing.T, c *v1alpha1.BenchmarkCampaign, funcs intercep
 // restart builds a new reconciler over the same API server: a restarted
 // manager, with nothing in memory.
 func (f *fakeCampaign) restart() {
-	f.r = &controllers.BenchmarkCampaignReconciler{Client: interceptor.NewClient(f.stored, f.funcs), Scheme: scheme,
+	cl := interceptor.NewClient(f.stored, f.funcs)
+	f.r = &controllers.BenchmarkCampaignReconciler{Client: cl, APIReader: cl, Scheme: scheme,
 		Recorder: record.NewFakeRecorder(100), Clock: f.clock}
 }
 
@@ -470,6 +472,14 @@ func TestCampaignComparesAnEndedIteration(t *testing.T) {
 	}
 	if st.ObservedGeneration != 1 || len(st.Active) != 0 || st.LastSuccessfulTime == nil {
 		t.Errorf("observedGeneration %d, active %v, lastSuccessfulTime %v", st.ObservedGeneration, st.Active, st.LastSuccessfulTime)
+	}
+	report := &corev1.ConfigMap{}
+	if err := f.stored.Get(context.Background(), client.ObjectKey{Namespace: c.Namespace, Name: st.Iterations[0].Report}, report); err != nil {
+		t.Fatalf("the iteration's report %q: %v", st.Iterations[0].Report, err)
+	}
+	if text := report.Data[comparison.ReportTextKey]; !strings.Contains(text, "slow") || !strings.Contains(text, "Regressed") ||
+		!strings.Contains(report.Data[comparison.ReportJSONKey], `"verdict":"Regressed"`) {
+		t.Errorf("report %s: text\n%s\njson %s; want every row, as text and JSON", report.Name, text, report.Data[comparison.ReportJSONKey])
 	}
 }
 

@@ -130,7 +130,7 @@ func (r *BenchmarkCampaignReconciler) saveHistory(ctx context.Context, c *v1alph
 		return "", err
 	}
 	existing := &corev1.ConfigMap{}
-	if err := r.reader().Get(ctx, client.ObjectKeyFromObject(cm), existing); err != nil {
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cm), existing); err != nil {
 		return "", err
 	}
 	if !isHistoryOf(existing, c) {
@@ -151,14 +151,6 @@ func newHistoryConfigMap(c *v1alpha1.BenchmarkCampaign, iteration string, data [
 // isHistoryOf says whether cm is c's: controlled by it and labelled so.
 func isHistoryOf(cm *corev1.ConfigMap, c *v1alpha1.BenchmarkCampaign) bool {
 	return metav1.IsControlledBy(cm, c) && cm.Labels[v1alpha1.LabelCampaign] == c.Name && cm.Labels[LabelHistory] != ""
-}
-
-// reader reads what the manager's cache does not hold.
-func (r *BenchmarkCampaignReconciler) reader() client.Reader {
-	if r.APIReader != nil {
-		return r.APIReader
-	}
-	return r.Client
 }
 
 // storedEntry is one history ConfigMap, decoded if it could be.
@@ -211,7 +203,7 @@ func (r *BenchmarkCampaignReconciler) listHistory(ctx context.Context, c *v1alph
 		client.HasLabels{LabelHistory}, client.Limit(historyPage)}
 	for cont := ""; ; {
 		list := &corev1.ConfigMapList{}
-		if err := r.reader().List(ctx, list, append(opts, client.Continue(cont))...); err != nil {
+		if err := r.APIReader.List(ctx, list, append(opts, client.Continue(cont))...); err != nil {
 			return nil, nil, err
 		}
 		for i := range list.Items {

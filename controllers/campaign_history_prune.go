@@ -71,7 +71,7 @@ func keptIterations(c *v1alpha1.BenchmarkCampaign) map[string]bool {
 func (r *BenchmarkCampaignReconciler) pruneIterationConfigMaps(ctx context.Context, c *v1alpha1.BenchmarkCampaign, keep map[string]bool) error {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMapList"))
-	if err := r.reader().List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{v1alpha1.LabelCampaign: c.Name},
+	if err := r.APIReader.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{v1alpha1.LabelCampaign: c.Name},
 		client.HasLabels{v1alpha1.LabelIteration}); err != nil {
 		return err
 	}

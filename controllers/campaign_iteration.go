@@ -15,13 +15,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/campaign/plan"
 )
 
 // An iteration is recorded in the status (its name, scheduled time and
 // template hash) before any of its runs exists; its runs are then named
 // from that record alone, so a restarted manager finds them by name and
-// never creates one twice.
+// never creates one twice. What they run comes from the iteration's
+// snapshot (campaign_snapshot.go), taken before the first of them.
 
 // startDue starts an iteration when one is due: on a new runNow token;
 // without a schedule, on a new spec generation too (one iteration for
@@ -69,7 +71,7 @@ func (r *BenchmarkCampaignReconciler) recordIteration(p *pass, t time.Time) {
 	}
 	it := v1alpha1.IterationStatus{
 		Name: plan.IterationName(c.Name, t), ScheduledTime: metav1.NewTime(t), TemplateHash: templateHash(&c.Spec),
-		Outcome: v1alpha1.IterationRunning, Runs: int32(len(p.cells) * c.Spec.RepetitionCount()),
+		Outcome: v1alpha1.IterationRunning, Runs: int32(len(p.current.cells) * c.Spec.RepetitionCount()),
 	}
 	appendIteration(c, it)
 	p.started = true
@@ -140,11 +142,15 @@ func (r *BenchmarkCampaignReconciler) advanceIterations(ctx context.Context, p *
 	return nil
 }
 
-// advance starts the iteration's next runs and counts its ended ones; when
-// every run has ended it completes the iteration.
+// advance starts the iteration's next runs, from its snapshot, and counts
+// its ended ones; when every run has ended it completes the iteration.
 func (r *BenchmarkCampaignReconciler) advance(ctx context.Context, p *pass, it *v1alpha1.IterationStatus) error {
-	slots := iterationSlots(p, it)
-	if err := r.startRuns(ctx, p, it, slots); err != nil || p.stall != nil {
+	ip, err := r.iterationPlanOf(ctx, p, it)
+	if ip == nil || err != nil || p.stall != nil {
+		return err
+	}
+	slots := iterationSlots(p.c.Name, ip, it)
+	if err := r.startRuns(ctx, p, ip, it, slots); err != nil || p.stall != nil {
 		return err
 	}
 	it.Runs, it.Succeeded, it.Failed = int32(len(slots)), 0, 0
@@ -161,17 +167,70 @@ func (r *BenchmarkCampaignReconciler) advance(ctx context.Context, p *pass, it *
 	if it.Succeeded+it.Failed < it.Runs {
 		return nil
 	}
-	return r.complete(ctx, p, it, slots)
+	return r.complete(ctx, p, ip, it, slots)
 }
 
-// campaignRunLabels are the labels of an iteration's run: the template's,
+// iterationEnd is how an iteration that ran ended and what it left.
+type iterationEnd struct {
+	outcome v1alpha1.IterationOutcome
+	// reason and why are the event's reason (default IterationFailed) and
+	// what failed; empty when the iteration succeeded.
+	reason, why string
+	// results are the cells' results and table their comparison; nil when
+	// the runs were not compared.
+	results []comparison.Cell
+	table   *comparison.Table
+}
+
+// endIteration is where every iteration that started ends: compared
+// (complete), replaced (replaceRunning) or without a usable snapshot. It
+// writes a compared iteration's report, then records the outcome, the
+// latest comparison and verdict, the Ready message and the event. Steps
+// that follow an ended iteration (history summaries, pruning) belong
+// here, after the report: this is their one call site. Until the report
+// is written the iteration stays Running, so a failed write is retried.
+func (r *BenchmarkCampaignReconciler) endIteration(ctx context.Context, p *pass, it *v1alpha1.IterationStatus, end iterationEnd) error {
+	if end.table != nil {
+		if ok, err := r.writeReport(ctx, p, it, end.table); !ok || err != nil {
+			return err
+		}
+		it.Report = plan.ReportName(it.Name)
+		status := end.table.Status(it.Name)
+		it.Verdict = status.Verdict
+		p.c.Status.Comparison = &status
+		p.c.Status.Verdict = status.Verdict
+	}
+	it.Outcome = end.outcome
+	// The history, the trend and pruning (campaign_history.go) come first:
+	// a summary that could not be saved yet puts the iteration back to
+	// Running, and the next pass ends it again.
+	if err := r.iterationEnded(ctx, p, it, end.results); err != nil || it.Outcome == v1alpha1.IterationRunning {
+		return err
+	}
+	if end.outcome != v1alpha1.IterationSucceeded {
+		msg := fmt.Sprintf("iteration %s: %s", it.Name, end.why)
+		readyFailed(p.c, msg, p.now)
+		reason := end.reason
+		if reason == "" {
+			reason = reasonIterationFailed
+		}
+		p.outbox.warning(reason, msg)
+		return nil
+	}
+	t := metav1.NewTime(p.now)
+	p.c.Status.LastSuccessfulTime = &t
+	p.outbox.normal(reasonIterationDone, fmt.Sprintf("iteration %s: verdict %s", it.Name, it.Verdict))
+	return nil
+}
+
+// campaignRunLabels are the labels of an iteration's run: its template's,
 // less GitOps tracking labels (Argo CD would prune a child carrying its
 // parent's), and the spanbench.io/ ones.
-func campaignRunLabels(p *pass, it *v1alpha1.IterationStatus, s runSlot) map[string]string {
-	out := withoutTracking(p.c.Spec.Template.Metadata.Labels)
-	out[v1alpha1.LabelCampaign] = p.c.Name
+func campaignRunLabels(c *v1alpha1.BenchmarkCampaign, ip *iterationPlan, it *v1alpha1.IterationStatus, s runSlot) map[string]string {
+	out := withoutTracking(ip.spec.Template.Metadata.Labels)
+	out[v1alpha1.LabelCampaign] = c.Name
 	out[v1alpha1.LabelIteration] = it.Name
-	out[v1alpha1.LabelVariant] = variantLabel(&p.cells[s.cell])
+	out[v1alpha1.LabelVariant] = variantLabel(&ip.cells[s.cell])
 	out[v1alpha1.LabelRepetition] = fmt.Sprint(s.repetition)
 	return out
 }

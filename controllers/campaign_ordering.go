@@ -2,12 +2,10 @@ package controllers
 
 import (
 	"context"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
@@ -25,14 +23,14 @@ type runSlot struct {
 	name             string
 }
 
-// iterationSlots are the iteration's runs in the campaign's order.
-func iterationSlots(p *pass, it *v1alpha1.IterationStatus) []runSlot {
-	s := &p.c.Spec
-	order := plan.Order(s.RunOrder(), s.OrderSeed(), len(p.cells), s.RepetitionCount())
+// iterationSlots are the iteration's runs in the order its spec says.
+func iterationSlots(campaign string, ip *iterationPlan, it *v1alpha1.IterationStatus) []runSlot {
+	s := ip.spec
+	order := plan.Order(s.RunOrder(), s.OrderSeed(), len(ip.cells), s.RepetitionCount())
 	out := make([]runSlot, len(order))
 	for i, o := range order {
 		out[i] = runSlot{cell: o.Cell, repetition: o.Repetition,
-			name: plan.RunName(p.c.Name, it.ScheduledTime.Time, &p.cells[o.Cell], o.Repetition)}
+			name: plan.RunName(campaign, it.ScheduledTime.Time, &ip.cells[o.Cell], o.Repetition)}
 	}
 	return out
 }
@@ -44,8 +42,9 @@ func databaseKey(spec *v1alpha1.BenchmarkRunSpec) string {
 }
 
 // startRuns creates the iteration's next runs in order, as far as
-// maxParallel and the one-database rule allow.
-func (r *BenchmarkCampaignReconciler) startRuns(ctx context.Context, p *pass, it *v1alpha1.IterationStatus, slots []runSlot) error {
+// maxParallel (the campaign's current one: a scheduling setting, not part
+// of what the iteration runs) and the one-database rule allow.
+func (r *BenchmarkCampaignReconciler) startRuns(ctx context.Context, p *pass, ip *iterationPlan, it *v1alpha1.IterationStatus, slots []runSlot) error {
 	busy := map[string]bool{}
 	for _, run := range p.runs {
 		if !run.IsFinished() {
@@ -62,11 +61,11 @@ func (r *BenchmarkCampaignReconciler) startRuns(ctx context.Context, p *pass, it
 		if _, ok := p.runs[s.name]; ok {
 			continue
 		}
-		db := databaseKey(&p.cells[s.cell].Spec)
+		db := databaseKey(&ip.cells[s.cell].Spec)
 		if active >= p.c.Spec.Parallelism() || busy[db] {
 			return nil
 		}
-		run, err := r.ensureCampaignRun(ctx, p, newCampaignRun(p, it, s))
+		run, err := r.ensureCampaignRun(ctx, p, newCampaignRun(p.c, ip, it, s))
 		if err != nil || p.stall != nil {
 			return err
 		}
@@ -86,26 +85,21 @@ func variantLabel(cell *plan.Cell) string {
 	return cell.Hash
 }
 
-// newCampaignRun builds the run of slot s: the cell's spec, the template's
-// labels and annotations less GitOps tracking ones, the campaign's labels.
-func newCampaignRun(p *pass, it *v1alpha1.IterationStatus, s runSlot) *v1alpha1.BenchmarkRun {
+// newCampaignRun builds the run of slot s from the iteration's spec: the
+// cell's spec, the template's labels and annotations less GitOps tracking
+// ones, the campaign's labels.
+func newCampaignRun(c *v1alpha1.BenchmarkCampaign, ip *iterationPlan, it *v1alpha1.IterationStatus, s runSlot) *v1alpha1.BenchmarkRun {
 	return &v1alpha1.BenchmarkRun{
-		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: p.c.Namespace, Labels: campaignRunLabels(p, it, s),
-			Annotations: withoutTracking(p.c.Spec.Template.Metadata.Annotations)},
-		Spec: *p.cells[s.cell].Spec.DeepCopy(),
+		ObjectMeta: metav1.ObjectMeta{Name: s.name, Namespace: c.Namespace, Labels: campaignRunLabels(c, ip, it, s),
+			Annotations: withoutTracking(ip.spec.Template.Metadata.Annotations)},
+		Spec: *ip.cells[s.cell].Spec.DeepCopy(),
 	}
 }
 
-// ensureCampaignRun creates run, or adopts the run of its name when it is
-// ours: controlled by the campaign, or uncontrolled and carrying the
-// campaign's and iteration's labels. Any other object of that name is
-// refused, stalling the campaign: spanbench never takes over a run it
-// did not make.
+// ensureCampaignRun creates run, or takes the run of its name if it is
+// the campaign's (claim).
 func (r *BenchmarkCampaignReconciler) ensureCampaignRun(ctx context.Context, p *pass, run *v1alpha1.BenchmarkRun) (*v1alpha1.BenchmarkRun, error) {
-	if err := controllerutil.SetControllerReference(p.c, run, r.Scheme); err != nil {
-		return nil, err
-	}
-	err := r.Create(ctx, run)
+	err := r.createOwned(ctx, p, run)
 	if err == nil {
 		p.outbox.normal(reasonRunCreated, "created run "+run.Name)
 		return run, nil
@@ -117,19 +111,8 @@ func (r *BenchmarkCampaignReconciler) ensureCampaignRun(ctx context.Context, p *
 	if err := r.Get(ctx, client.ObjectKeyFromObject(run), existing); err != nil {
 		return nil, err
 	}
-	if metav1.IsControlledBy(existing, p.c) {
-		return existing, nil
+	if ok, err := r.claim(ctx, p, existing, run.Labels[v1alpha1.LabelIteration]); !ok || err != nil {
+		return nil, err
 	}
-	l := existing.Labels
-	if metav1.GetControllerOf(existing) == nil && l[v1alpha1.LabelCampaign] == p.c.Name &&
-		l[v1alpha1.LabelIteration] == run.Labels[v1alpha1.LabelIteration] {
-		before := existing.DeepCopy()
-		if err := controllerutil.SetControllerReference(p.c, existing, r.Scheme); err != nil {
-			return nil, err
-		}
-		return existing, r.Patch(ctx, existing, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
-	}
-	p.stall = stalledBy(v1alpha1.ReasonNameConflict, fmt.Sprintf(
-		"BenchmarkRun %s already exists and does not belong to this campaign; spanbench will not take it over: delete or rename it", run.Name))
-	return nil, nil
+	return existing, nil
 }

@@ -145,8 +145,10 @@ func (r *BenchmarkCampaignReconciler) replaceRunning(ctx context.Context, p *pas
 			}
 			delete(p.runs, name)
 		}
-		it.Outcome = v1alpha1.IterationFailed
-		p.outbox.warning(reasonReplaced, fmt.Sprintf("iteration %s replaced by a newer one (concurrencyPolicy Replace)", it.Name))
+		if err := r.endIteration(ctx, p, it, iterationEnd{outcome: v1alpha1.IterationFailed, reason: reasonReplaced,
+			why: "replaced by a newer iteration (concurrencyPolicy Replace)"}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -8,7 +8,8 @@ import (
 // BenchmarkRunSpec describes one benchmark execution: the target, the
 // workload, the runners and the stage deadlines. It cannot change once the
 // run is created: a result must describe exactly the spec that produced it.
-// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec: immutable once the run is created; create a new BenchmarkRun to run with other settings"
+// The rule is on BenchmarkRun.spec, not on this type, so that a campaign's
+// template (the same type) stays editable.
 type BenchmarkRunSpec struct {
 	// target is the Spanner database to benchmark.
 	// +required
@@ -153,6 +154,7 @@ type BenchmarkRun struct {
 
 	// spec is the run. It is immutable once created.
 	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec: immutable once the run is created; create a new BenchmarkRun to run with other settings"
 	Spec BenchmarkRunSpec `json:"spec"`
 
 	// status is what the controller observed and measured.

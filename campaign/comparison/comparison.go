@@ -279,9 +279,7 @@ func Overall(rows []stats.Row) stats.Verdict {
 // Inconclusive and Neutral (the rows a reader must see come first), with
 // the number left out.
 func (t Table) Status(iteration string) v1alpha1.ComparisonStatus {
-	rows := append([]stats.Row(nil), t.Rows...)
-	rank := map[stats.Verdict]int{stats.Regressed: 0, stats.Improved: 1, stats.Inconclusive: 2, stats.Neutral: 3}
-	sort.SliceStable(rows, func(i, j int) bool { return rank[rows[i].Comparison.Verdict] < rank[rows[j].Comparison.Verdict] })
+	rows := byImportance(t.Rows)
 	out := v1alpha1.ComparisonStatus{Iteration: iteration, Baseline: t.Baseline, Verdict: v1alpha1.CampaignVerdict(t.Verdict)}
 	if len(rows) > v1alpha1.MaxComparisonRows {
 		out.OmittedRows = int32(len(rows) - v1alpha1.MaxComparisonRows)
@@ -290,6 +288,16 @@ func (t Table) Status(iteration string) v1alpha1.ComparisonStatus {
 	for _, r := range rows {
 		out.Rows = append(out.Rows, statusRow(r))
 	}
+	return out
+}
+
+// byImportance is a copy of rows, Regressed first, then Improved,
+// Inconclusive and Neutral, each in the table's order: where rows must be
+// left out, the ones a reader must see stay.
+func byImportance(rows []stats.Row) []stats.Row {
+	out := append([]stats.Row(nil), rows...)
+	rank := map[stats.Verdict]int{stats.Regressed: 0, stats.Improved: 1, stats.Inconclusive: 2, stats.Neutral: 3}
+	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Comparison.Verdict] < rank[out[j].Comparison.Verdict] })
 	return out
 }
 

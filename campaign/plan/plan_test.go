@@ -250,6 +250,9 @@ func TestRunAndIterationNames(t *testing.T) {
 	if got, want := IterationName("read-vs-sql", at), "read-vs-sql-1795485600"; got != want {
 		t.Errorf("IterationName = %s, want %s", got, want)
 	}
+	if s, r := SnapshotName("read-vs-sql-1795485600"), ReportName("read-vs-sql-1795485600"); s != "read-vs-sql-1795485600-spec" || r != "read-vs-sql-1795485600-report" {
+		t.Errorf("SnapshotName, ReportName = %s, %s; want <iteration>-spec and <iteration>-report", s, r)
+	}
 	long1 := strings.Repeat("a", 60) + "-tokyo"
 	long2 := strings.Repeat("a", 60) + "-asia1"
 	r1, r2 := RunName(long1, at, cell, 30), RunName(long2, at, cell, 30)

@@ -55,6 +55,15 @@ func IterationName(campaign string, t time.Time) string {
 	return shorten(campaign, 63-len(suffix)) + suffix
 }
 
+// SnapshotName names the ConfigMap holding the spec an iteration runs
+// (taken before its first run): <iteration>-spec. Iteration names are at
+// most 63 characters, so this fits a ConfigMap's 253.
+func SnapshotName(iteration string) string { return iteration + "-spec" }
+
+// ReportName names the ConfigMap holding an iteration's whole comparison
+// table: <iteration>-report.
+func ReportName(iteration string) string { return iteration + "-report" }
+
 // RunName names repetition k of cell in the iteration of campaign
 // scheduled at t: <campaign>-<unix seconds>-<cell hash>-r<k>. It is at
 // most v1alpha1.MaxRunNameLength characters (a run's own bound, tighter

@@ -223,3 +223,18 @@ func getTableOf(t *testing.T, resource, name string) *metav1.Table {
 	}
 	return table
 }
+
+func TestCampaignTemplateIsEditable(t *testing.T) {
+	// The run spec's immutability is BenchmarkRun.spec's rule, not its
+	// type's: a campaign's template, of the same type, is edited to change
+	// the next iteration.
+	obj := object(t, manifest(t, "campaign.yaml", ""), "editable", "campaign")
+	if err := createStrict(t, obj); err != nil {
+		t.Fatalf("creating the campaign: %v", err)
+	}
+	t.Cleanup(func() { deleteIfCreated(t, obj) })
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"template":{"spec":{"runners":{"replicas":3}}}}}`))
+	if err := k8sClient.Patch(bounded(t), obj, patch); err != nil {
+		t.Errorf("editing the campaign's template.spec.runners.replicas was refused: %v", err)
+	}
+}
