@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -104,22 +105,40 @@ func operations(m v1alpha1.MetricSpec, doc *result.Document) []string {
 	return out
 }
 
+// metricUnits are the statistics' suffixes in metric names: the one table
+// MetricName and ParseMetric read.
+var metricUnits = []struct {
+	statistic v1alpha1.CampaignStatistic
+	suffix    string
+}{
+	{v1alpha1.StatisticThroughput, " ops/s"},
+	{v1alpha1.StatisticP50, " p50 µs"},
+	{v1alpha1.StatisticP90, " p90 µs"},
+	{v1alpha1.StatisticP99, " p99 µs"},
+	{v1alpha1.StatisticP999, " p99.9 µs"},
+	{v1alpha1.StatisticErrorRate, " errors %"},
+}
+
 // MetricName names a metric in the table and in acknowledgements:
-// "<operation> p99 µs", "<operation> ops/s".
+// "<operation> p99 µs", "<operation> ops/s", "<operation> errors %".
 func MetricName(op string, s v1alpha1.CampaignStatistic) string {
-	switch s {
-	case v1alpha1.StatisticThroughput:
-		return op + " ops/s"
-	case v1alpha1.StatisticP50:
-		return op + " p50 µs"
-	case v1alpha1.StatisticP90:
-		return op + " p90 µs"
-	case v1alpha1.StatisticP99:
-		return op + " p99 µs"
-	case v1alpha1.StatisticP999:
-		return op + " p99.9 µs"
+	for _, u := range metricUnits {
+		if u.statistic == s {
+			return op + u.suffix
+		}
 	}
 	return op + " " + string(s)
+}
+
+// ParseMetric is MetricName's inverse: the operation and statistic of a
+// metric name, or false for a name MetricName does not make.
+func ParseMetric(metric string) (string, v1alpha1.CampaignStatistic, bool) {
+	for _, u := range metricUnits {
+		if op, ok := strings.CutSuffix(metric, u.suffix); ok && op != "" {
+			return op, u.statistic, true
+		}
+	}
+	return "", "", false
 }
 
 func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Options, rng *rand.Rand) stats.Row {
@@ -132,6 +151,13 @@ func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Optio
 	row.Baseline, err = pooled(base.Runs, op, m.Statistic)
 	if err == nil {
 		row.Value, err = pooled(variant.Runs, op, m.Statistic)
+	}
+	if err == nil && m.Statistic == v1alpha1.StatisticErrorRate && row.Baseline == 0 && row.Value == 0 {
+		// No failure on either side: no change, and no ratio of zeros to
+		// estimate.
+		row.Comparison = stats.Comparison{Ratio: 1, Verdict: stats.Neutral, Reason: "no errors on either side",
+			NBaseline: len(base.Runs), NVariant: len(variant.Runs)}
+		return row
 	}
 	if err == nil {
 		if len(base.Runs) >= 2 && len(variant.Runs) >= 2 {
@@ -179,6 +205,8 @@ func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([
 			out[i] = float64(t.Latency.P99)
 		case v1alpha1.StatisticP999:
 			out[i] = float64(t.Latency.P999)
+		case v1alpha1.StatisticErrorRate:
+			out[i] = stats.ErrorRate(int64(t.OK), int64(t.ErrorCount()))
 		default:
 			return nil, fmt.Errorf("unknown statistic %q", s)
 		}
@@ -200,7 +228,7 @@ func totals(d *result.Document, op string) (*result.Operation, error) {
 // successful operations over its measured seconds.
 func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (float64, error) {
 	merged := histogram.New()
-	var ok uint64
+	var ok, failed uint64
 	var seconds float64
 	for _, d := range docs {
 		t, err := totals(d, op)
@@ -208,8 +236,9 @@ func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (f
 			return 0, err
 		}
 		ok += t.OK
+		failed += t.ErrorCount()
 		seconds += d.End.Sub(d.WarmUp.End).Seconds()
-		if s == v1alpha1.StatisticThroughput {
+		if s == v1alpha1.StatisticThroughput || s == v1alpha1.StatisticErrorRate {
 			continue
 		}
 		h, err := decode(t.LatencyHistogram)
@@ -219,6 +248,9 @@ func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (f
 		if err := histogram.Merge(merged, h); err != nil {
 			return 0, err
 		}
+	}
+	if s == v1alpha1.StatisticErrorRate {
+		return stats.ErrorRate(int64(ok), int64(failed)), nil
 	}
 	if s == v1alpha1.StatisticThroughput {
 		if seconds <= 0 {
@@ -255,7 +287,8 @@ func decode(s string) (*hdr.Histogram, error) {
 }
 
 func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
-	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput}
+	rate := s == v1alpha1.StatisticErrorRate
+	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput || rate}
 	if !stat.Throughput {
 		p, err := percentile(s)
 		if err != nil {
@@ -263,38 +296,48 @@ func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignS
 		}
 		stat.Percentile = p
 	}
-	b, err := intervals(base, op)
+	b, bFailed, err := intervals(base, op)
 	if err != nil {
 		return stats.Comparison{}, err
 	}
-	v, err := intervals(variant, op)
+	v, vFailed, err := intervals(variant, op)
 	if err != nil {
 		return stats.Comparison{}, err
+	}
+	if rate {
+		b, v = stats.ErrorRateIntervals(b, bFailed), stats.ErrorRateIntervals(v, vFailed)
 	}
 	return stats.CompareIntervals(b, v, stat, o, stats.BootstrapOptions{}, rng)
 }
 
-// intervals are the run's measured (not warm-up) intervals of op.
-func intervals(d *result.Document, op string) ([]stats.Interval, error) {
+// intervals are the run's measured (not warm-up) intervals of op, and
+// its failed operations in each.
+func intervals(d *result.Document, op string) ([]stats.Interval, []int64, error) {
 	var out []stats.Interval
+	var failed []int64
 	for _, in := range d.Intervals {
 		if in.WarmUp {
 			continue
 		}
 		si := stats.Interval{Latency: histogram.New(), Seconds: d.IntervalSeconds}
+		var f int64
 		for _, o := range in.Operations {
 			if o.Name != op {
 				continue
 			}
 			h, err := decode(o.LatencyHistogram)
 			if err != nil {
-				return nil, fmt.Errorf("run %s interval %d operation %s: %w", d.Run, in.Index, op, err)
+				return nil, nil, fmt.Errorf("run %s interval %d operation %s: %w", d.Run, in.Index, op, err)
 			}
 			si.Latency, si.Ops = h, int64(o.OK)
+			for _, n := range o.Errors {
+				f += int64(n)
+			}
 		}
 		out = append(out, si)
+		failed = append(failed, f)
 	}
-	return out, nil
+	return out, failed, nil
 }
 
 // Overall is the verdict of a set of rows: Regressed if any row is, else
@@ -341,6 +384,9 @@ func statusRow(r stats.Row) v1alpha1.ComparisonRow {
 		Variant: r.Variant, Metric: r.Metric, Baseline: num(r.Baseline, 6), Value: num(r.Value, 6),
 		Ratio: strconv.FormatFloat(c.Ratio, 'f', 3, 64), N: fmt.Sprintf("%d+%d", c.NBaseline, c.NVariant),
 		Verdict: v1alpha1.CampaignVerdict(c.Verdict),
+	}
+	if op, st, ok := ParseMetric(r.Metric); ok {
+		row.Operation, row.Statistic = op, st
 	}
 	if c.HasInterval {
 		row.Low, row.High = strconv.FormatFloat(c.Lo, 'f', 3, 64), strconv.FormatFloat(c.Hi, 'f', 3, 64)
