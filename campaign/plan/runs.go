@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -53,6 +54,22 @@ func Order(order v1alpha1.RunOrder, seed int64, cells, repetitions int) []Slot {
 func IterationName(campaign string, t time.Time) string {
 	suffix := "-" + strconv.FormatInt(t.Unix(), 10)
 	return shorten(campaign, 63-len(suffix)) + suffix
+}
+
+// IterationTime is the scheduled time an iteration's name carries
+// (IterationName's inverse, to the second), or false for a name
+// IterationName does not make.
+func IterationTime(name string) (time.Time, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	digits := name[i+1:]
+	sec, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || sec < 0 || strconv.FormatInt(sec, 10) != digits {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0), true
 }
 
 // RunName names repetition k of cell in the iteration of campaign

@@ -132,7 +132,7 @@ func TestPanelQueriesExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := dashboards.Vars{"namespace": "ns1", "run": "r1", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
+	vars := dashboards.Vars{"namespace": "ns1", "run": "r1", "campaign": "c1", "variant": ".*", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
 	for _, q := range qs {
 		e := q.Expand(vars)
 		if strings.Contains(e, "$") {
@@ -147,8 +147,14 @@ func TestPanelQueriesExpand(t *testing.T) {
 	}
 }
 
-// The variables every dashboard offers.
-var wantVariables = []string{dashboards.DatasourceVariable, "namespace", "run", "operation"}
+// wantVariables are the variables a dashboard offers: a run's, or a
+// campaign's.
+func wantVariables(uid string) []string {
+	if strings.HasPrefix(uid, "spanbench-campaign-") || uid == "spanbench-nightly-trend" {
+		return []string{dashboards.DatasourceVariable, "namespace", "campaign", "variant", "operation"}
+	}
+	return []string{dashboards.DatasourceVariable, "namespace", "run", "operation"}
+}
 
 const datasourceRef = "${" + dashboards.DatasourceVariable + "}"
 
@@ -202,6 +208,7 @@ func lintPanel(p dashboards.Panel) []string {
 
 func lintVariables(t *testing.T, b []byte) []string {
 	var d struct {
+		UID        string
 		Templating struct {
 			List []struct {
 				Name, Type string
@@ -219,7 +226,7 @@ func lintVariables(t *testing.T, b []byte) []string {
 			problems = append(problems, fmt.Sprintf("variable %s does not query %s", v.Name, datasourceRef))
 		}
 	}
-	for _, want := range wantVariables {
+	for _, want := range wantVariables(d.UID) {
 		if !slices.Contains(names, want) {
 			problems = append(problems, fmt.Sprintf("no variable %s (has %v)", want, names))
 		}
