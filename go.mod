@@ -18,6 +18,7 @@ require (
 	github.com/prometheus/common v0.72.0
 	github.com/prometheus/prometheus v0.305.1
 	github.com/robfig/cron/v3 v3.0.1
+	github.com/yuin/gopher-lua v1.1.1
 	golang.org/x/net v0.59.0
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/sync v0.24.0
