@@ -241,7 +241,12 @@ func percentileLabel(k int) string {
 // SVG canvas escapes every string it draws (labels come from users); its
 // XML prologue is dropped, as HTML has none inside a document.
 func svg(p *plot.Plot) (template.HTML, error) {
-	c := vgsvg.New(plotWidth, plotHeight)
+	return svgSized(p, plotWidth, plotHeight)
+}
+
+// svgSized is svg at another size than the page's usual one.
+func svgSized(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
+	c := vgsvg.New(width, height)
 	p.Draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {

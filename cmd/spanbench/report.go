@@ -22,21 +22,30 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report (tables and plots) to this file")
 	overlay := fs.Bool("overlay", false, "show result files as separate runs, overlaid in the HTML report's percentile plots, instead of merging them")
 	run := fs.String("run", "", "read the merged result of this BenchmarkRun from the cluster instead of files")
-	namespace := fs.String("n", "default", "the BenchmarkRun's namespace (with --run)")
+	namespace := fs.String("n", "default", "the BenchmarkRun's or BenchmarkCampaign's namespace (with --run or --campaign)")
+	campaign := fs.String("campaign", "", "report this BenchmarkCampaign's latest comparison, from the cluster")
+	comparisonFile := fs.String("comparison", "", "report the comparison in this file: a BenchmarkCampaign (kubectl get -o yaml) or its status.comparison, JSON or YAML")
 	config.RegisterFlags(fs) // --kubeconfig
 	fs.Usage = func() {
 		io.WriteString(stderr, "usage: spanbench report [--out merged.json] [--html report.html] result.json [more.json...]\n"+
 			"       spanbench report --overlay [--html report.html] result.json more.json...\n"+
-			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--out result.json] [--html report.html]\n\n"+
+			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--out result.json] [--html report.html]\n"+
+			"       spanbench report --campaign NAME [-n NAMESPACE] [--kubeconfig FILE] [--html report.html]\n"+
+			"       spanbench report --comparison campaign.yaml [--html report.html]\n\n"+
 			"Prints a result. Given several shard results of one run, merges their\n"+
 			"histograms exactly (percentiles are never averaged) and prints the merge;\n"+
 			"with --overlay, prints each file as its own run and, with --html, overlays\n"+
 			"them in the percentile plots. With --run, reads a finished run's report\n"+
-			"from the cluster. --html writes one self-contained page (docs/report.md).\n")
+			"from the cluster. With --campaign or --comparison, prints a campaign's latest\n"+
+			"comparison and, with --html, draws its ratios with their intervals.\n"+
+			"--html writes one self-contained page (docs/report.md).\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *campaign != "" || *comparisonFile != "" {
+		return reportComparison(ctx, stdout, *campaign, *comparisonFile, *namespace, *htmlOut, *run != "" || *out != "" || *overlay || fs.NArg() > 0)
 	}
 	if *overlay && (*run != "" || *out != "" || fs.NArg() == 0) {
 		fs.Usage()
@@ -69,6 +78,25 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	return writeReports(stdout, *htmlOut, []report.Run{{Label: doc.Run, Doc: doc}})
+}
+
+// reportComparison reports a campaign's comparison, from the cluster or a
+// file; mixed is true when run arguments were given too.
+func reportComparison(ctx context.Context, stdout io.Writer, campaign, file, namespace, htmlOut string, mixed bool) error {
+	if mixed || (campaign != "" && file != "") {
+		return errComparisonArgs
+	}
+	var c report.Comparison
+	var err error
+	if campaign != "" {
+		c, err = clusterComparison(ctx, namespace, campaign)
+	} else {
+		c, err = fileComparison(file)
+	}
+	if err != nil {
+		return err
+	}
+	return writeComparison(stdout, htmlOut, c)
 }
 
 // mergeFiles reads and merges result files one at a time, so only one
