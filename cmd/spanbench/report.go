@@ -47,23 +47,21 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *campaign != "" || *comparisonFile != "" {
 		return reportComparison(ctx, stdout, *campaign, *comparisonFile, *namespace, *htmlOut, *run != "" || *out != "" || *overlay || fs.NArg() > 0)
 	}
-	if *overlay && (*run != "" || *out != "" || fs.NArg() == 0) {
-		fs.Usage()
-		return errors.New("--overlay shows result files side by side: give files, without --run or --out (nothing is merged)")
-	}
 	if *overlay {
-		runs, err := readRuns(fs.Args())
-		if err != nil {
-			return err
-		}
-		return writeReports(stdout, *htmlOut, runs)
+		return reportOverlay(fs, stdout, *htmlOut, *run != "" || *out != "")
 	}
+	return reportMerged(ctx, fs, stdout, *namespace, *run, *out, *htmlOut)
+}
+
+// reportMerged reports one run: a finished run from the cluster, or the
+// merge of result files.
+func reportMerged(ctx context.Context, fs *flag.FlagSet, stdout io.Writer, namespace, run, out, htmlOut string) error {
 	var doc *result.Document
 	var err error
 	switch {
-	case *run != "" && fs.NArg() == 0:
-		doc, err = clusterReport(ctx, *namespace, *run)
-	case *run == "" && fs.NArg() > 0:
+	case run != "" && fs.NArg() == 0:
+		doc, err = clusterReport(ctx, namespace, run)
+	case run == "" && fs.NArg() > 0:
 		doc, err = mergeFiles(fs.Args())
 	default:
 		fs.Usage()
@@ -72,12 +70,26 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if *out != "" {
-		if err := result.WriteFile(*out, doc); err != nil {
+	if out != "" {
+		if err := result.WriteFile(out, doc); err != nil {
 			return err
 		}
 	}
-	return writeReports(stdout, *htmlOut, []report.Run{{Label: doc.Run, Doc: doc}})
+	return writeReports(stdout, htmlOut, []report.Run{{Label: doc.Run, Doc: doc}})
+}
+
+// reportOverlay shows result files side by side; merging is true when
+// --run or --out, which merge, were given too.
+func reportOverlay(fs *flag.FlagSet, stdout io.Writer, htmlOut string, merging bool) error {
+	if merging || fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("--overlay shows result files side by side: give files, without --run or --out (nothing is merged)")
+	}
+	runs, err := readRuns(fs.Args())
+	if err != nil {
+		return err
+	}
+	return writeReports(stdout, htmlOut, runs)
 }
 
 // reportComparison reports a campaign's comparison, from the cluster or a
