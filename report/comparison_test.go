@@ -126,3 +126,11 @@ func TestComparisonPageRefusesAnEmptyTable(t *testing.T) {
 		t.Error("an empty comparison rendered a page")
 	}
 }
+
+func TestPlainTicksCarryNoFloatingPointNoise(t *testing.T) {
+	for _, tick := range plainTicks(0, 1.26) {
+		if len(tick.Label) > 4 {
+			t.Errorf("tick %v is labelled %q; want a short decimal", tick.Value, tick.Label)
+		}
+	}
+}
