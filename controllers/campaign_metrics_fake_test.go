@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
@@ -139,5 +140,54 @@ spanbench_run_ephemeral_instance_lifetime_seconds{namespace="bench",run="live"} 
 	if err := testutil.CollectAndCompare(&controllers.ResultsCollector{Reader: reader}, strings.NewReader(want),
 		"spanbench_run_failed", "spanbench_run_ephemeral_instance_start_timestamp_seconds", "spanbench_run_ephemeral_instance_lifetime_seconds"); err != nil {
 		t.Errorf("a failed run, a live and a deleted Ephemeral instance:\n%v", err)
+	}
+}
+
+// TestCampaignCollectorServesWhatTheControllerCompared: the campaign
+// controller's own comparison (one run a cell, 50 % slower) comes out of
+// the collector labelled by operation and statistic, Regressed.
+func TestCampaignCollectorServesWhatTheControllerCompared(t *testing.T) {
+	c := testCampaign("scraped", 1, 1, axis("rate", "workload.load.rate", "base=50", "slow=100"))
+	c.Spec.Comparison.Metrics = []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP99}, {Statistic: v1alpha1.StatisticErrorRate}}
+	f := newFakeCampaign(t, c, interceptor.Funcs{})
+	for range 2 {
+		f.settle()
+		f.finishRuns(func(run *v1alpha1.BenchmarkRun) float64 {
+			if run.Labels[v1alpha1.LabelVariant] == "slow" {
+				return 1.5
+			}
+			return 1
+		})
+	}
+	f.settle()
+	rows := f.campaign().Status.Comparison
+	if rows == nil || len(rows.Rows) == 0 {
+		t.Fatalf("no comparison in the status: %+v", f.campaign().Status)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(&controllers.CampaignCollector{Reader: f.stored})
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, fam := range families {
+		for _, m := range fam.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if fam.GetName() == "spanbench_campaign_comparison_verdict" {
+				got[labels["variant"]+" "+labels["operation"]+" "+labels["statistic"]+" "+labels["verdict"]] = true
+			}
+			if fam.GetName() == "spanbench_campaign_comparison_ratio" && labels["statistic"] == "P99" && !(m.GetGauge().GetValue() > 1.2) {
+				t.Errorf("the P99 ratio of a 50 %% slower variant is served as %v", m.GetGauge().GetValue())
+			}
+		}
+	}
+	for _, want := range []string{"slow read P99 Regressed", "slow read ErrorRate Neutral"} {
+		if !got[want] {
+			t.Errorf("no row verdict %q among the series %v (status rows %+v)", want, got, rows.Rows)
+		}
 	}
 }
