@@ -125,9 +125,13 @@ func collectComparison(ch chan<- prometheus.Metric, ns, campaign string, rows []
 			{descCmpRatio, r.Ratio, 1}, {descCmpRatioLow, r.Low, 1}, {descCmpRatioHigh, r.High, 1}, {descCmpPValue, r.PValue, 1},
 			{descCmpBaseline, r.Baseline, scale}, {descCmpValue, r.Value, scale},
 		} {
-			if v, err := strconv.ParseFloat(f.text, 64); err == nil {
-				ch <- prometheus.MustNewConstMetric(f.d, prometheus.GaugeValue, v*f.scale, labels...)
+			v, err := strconv.ParseFloat(f.text, 64)
+			if err != nil || (f.d == descCmpRatio && v <= 0) {
+				// A row that could not be compared has no ratio (its
+				// status says 0): no series, rather than a false 0×.
+				continue
 			}
+			ch <- prometheus.MustNewConstMetric(f.d, prometheus.GaugeValue, v*f.scale, labels...)
 		}
 	}
 }

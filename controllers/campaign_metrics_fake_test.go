@@ -25,8 +25,9 @@ import (
 
 // scrapedCampaign is a campaign whose status has every kind of figure:
 // a structured row with an interval, a row written before rows had an
-// operation and a statistic, the same row twice, an error rate, a missed
-// iteration and a change point.
+// operation and a statistic, the same row twice, an error rate, a row
+// that could not be compared (ratio 0), a missed iteration and a change
+// point.
 func scrapedCampaign() *v1alpha1.BenchmarkCampaign {
 	at := func(sec int64) *metav1.Time { return &metav1.Time{Time: time.Unix(sec, 0)} }
 	it := plan.IterationName("nightly", time.Unix(1700000000, 0))
@@ -44,6 +45,8 @@ func scrapedCampaign() *v1alpha1.BenchmarkCampaign {
 			{Variant: "asia1", Metric: "commit ops/s", Baseline: "1", Value: "1", Ratio: "9", N: "1+1", Verdict: v1alpha1.VerdictImproved},
 			{Variant: "asia1", Metric: "commit errors %", Operation: "commit", Statistic: v1alpha1.StatisticErrorRate, Baseline: "0.5", Value: "1",
 				Ratio: "2.000", N: "5+5", Verdict: v1alpha1.VerdictInconclusive},
+			{Variant: "asia1", Metric: "missing p50 µs", Operation: "missing", Statistic: v1alpha1.StatisticP50, Baseline: "0", Value: "0",
+				Ratio: "0.000", N: "5+5", Verdict: v1alpha1.VerdictInconclusive},
 		}},
 		ChangePoints: []v1alpha1.ChangePointStatus{{Variant: "asia1", Metric: "commit p99 µs", Iteration: it, Before: "20000", After: "50000",
 			PValue: "0.01", Verdict: v1alpha1.VerdictRegressed}},
@@ -71,6 +74,7 @@ spanbench_campaign_comparison_ratio_high` + row("P99") + ` 2.9
 # HELP spanbench_campaign_comparison_baseline The baseline's value of the statistic, from the merged histogram of its runs: seconds for latencies, operations per second for Throughput, a ratio (0-1) for ErrorRate.
 # TYPE spanbench_campaign_comparison_baseline gauge
 spanbench_campaign_comparison_baseline` + row("ErrorRate") + ` 0.005
+spanbench_campaign_comparison_baseline{campaign="nightly",namespace="bench",operation="missing",statistic="P50",variant="asia1"} 0
 spanbench_campaign_comparison_baseline` + row("P99") + ` 0.02
 spanbench_campaign_comparison_baseline` + row("Throughput") + ` 800
 # HELP spanbench_campaign_verdict The campaign's verdict (status.verdict) in the verdict label; always 1.
@@ -81,6 +85,7 @@ spanbench_campaign_verdict{campaign="nightly",namespace="bench",verdict="Regress
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="commit",statistic="ErrorRate",variant="asia1",verdict="Inconclusive"} 1
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="commit",statistic="P99",variant="asia1",verdict="Regressed"} 1
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="commit",statistic="Throughput",variant="asia1",verdict="Inconclusive"} 1
+spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="missing",statistic="P50",variant="asia1",verdict="Inconclusive"} 1
 # HELP spanbench_campaign_last_success_timestamp_seconds When the campaign's last iteration succeeded, Unix time.
 # TYPE spanbench_campaign_last_success_timestamp_seconds gauge
 spanbench_campaign_last_success_timestamp_seconds{campaign="nightly",namespace="bench"} 1.7000006e+09
