@@ -71,8 +71,8 @@ func timeStat(title, description, metric string) *stat.PanelBuilder {
 	})
 }
 
-// comparisonColumns are the comparison table's value columns, in order:
-// query letter, metric, title and unit.
+// comparisonColumns are the comparison table's value columns, in order
+// (one query each): the series, the column's title and its unit.
 var comparisonColumns = []struct{ metric, title, unit string }{
 	{"spanbench_campaign_comparison_baseline", "baseline", unitCount},
 	{"spanbench_campaign_comparison_value", "value", unitCount},

@@ -1,8 +1,6 @@
 package dashboards
 
 import (
-	"strings"
-
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
@@ -87,7 +85,7 @@ func changePointPanels() []cog.Builder[dashboard.Panel] {
 			description: "The change points the campaign's trend found in each variant's series (E-divisive means with a permutation test): where the new level starts, whether it is a regression or an improvement by the metric's direction, " +
 				"and whether an acknowledgement covers it (an acknowledged change does not set Regressed). Empty until the trend finds one.",
 			unit: unitText, width: 16, height: 8,
-			queries: []query{{expr: strings.TrimSpace(changePoints), table: true}},
+			queries: []query{{expr: changePoints, table: true}},
 		}, []string{"namespace", "campaign"}, []column{{"Value", "new level from", "dateTimeAsIso"}}),
 		statPanel(panel{
 			title:       "Latest iteration",
