@@ -68,11 +68,11 @@ func (c *CampaignCollector) Collect(ch chan<- prometheus.Metric) {
 func collectCampaign(ch chan<- prometheus.Metric, c *v1alpha1.BenchmarkCampaign) {
 	ns, name, st := c.Namespace, c.Name, &c.Status
 	if st.Verdict != "" {
-		ch <- prometheus.MustNewConstMetric(descCampVerdict, prometheus.GaugeValue, 1, ns, name, string(st.Verdict))
+		send(ch, descCampVerdict, 1, ns, name, string(st.Verdict))
 	}
 	for d, t := range map[*prometheus.Desc]*metav1.Time{descLastSuccess: st.LastSuccessfulTime, descLastSchedule: st.LastScheduleTime, descNextSchedule: st.NextScheduleTime} {
 		if t != nil {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(t.Unix()), ns, name)
+			send(ch, d, float64(t.Unix()), ns, name)
 		}
 	}
 	var missed int
@@ -81,9 +81,9 @@ func collectCampaign(ch chan<- prometheus.Metric, c *v1alpha1.BenchmarkCampaign)
 			missed++
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(descMissed, prometheus.GaugeValue, float64(missed), ns, name)
+	send(ch, descMissed, float64(missed), ns, name)
 	if n := len(st.Iterations); n > 0 {
-		ch <- prometheus.MustNewConstMetric(descLatestOutcome, prometheus.GaugeValue, 1, ns, name, string(st.Iterations[n-1].Outcome))
+		send(ch, descLatestOutcome, 1, ns, name, string(st.Iterations[n-1].Outcome))
 	}
 	if st.Comparison != nil {
 		collectComparison(ch, ns, name, st.Comparison.Rows)
@@ -115,7 +115,7 @@ func collectComparison(ch chan<- prometheus.Metric, ns, campaign string, rows []
 		}
 		seen[key] = true
 		labels := []string{ns, campaign, r.Variant, op, string(stat)}
-		ch <- prometheus.MustNewConstMetric(descCmpVerdict, prometheus.GaugeValue, 1, append(labels, string(r.Verdict))...)
+		send(ch, descCmpVerdict, 1, append(labels, string(r.Verdict))...)
 		scale := baseUnit(stat)
 		for _, f := range []struct {
 			d     *prometheus.Desc
@@ -131,7 +131,7 @@ func collectComparison(ch chan<- prometheus.Metric, ns, campaign string, rows []
 				// status says 0): no series, rather than a false 0×.
 				continue
 			}
-			ch <- prometheus.MustNewConstMetric(f.d, prometheus.GaugeValue, v*f.scale, labels...)
+			send(ch, f.d, v*f.scale, labels...)
 		}
 	}
 }
@@ -158,7 +158,16 @@ func collectChangePoints(ch chan<- prometheus.Metric, ns, campaign string, point
 			continue
 		}
 		seen[key] = true
-		ch <- prometheus.MustNewConstMetric(descChangePoint, prometheus.GaugeValue, float64(at.Unix()),
+		send(ch, descChangePoint, float64(at.Unix()),
 			ns, campaign, p.Variant, op, string(stat), p.Iteration, string(p.Verdict), strconv.FormatBool(p.Acknowledged))
+	}
+}
+
+// send serves one gauge. A status is the API server's JSON, valid UTF-8,
+// but a series that the client library refuses is dropped rather than
+// allowed to panic a scrape.
+func send(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	if m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, labels...); err == nil {
+		ch <- m
 	}
 }
