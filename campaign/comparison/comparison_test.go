@@ -268,3 +268,24 @@ func TestStatusRowsCarryOperationAndStatistic(t *testing.T) {
 		}
 	}
 }
+
+// A run without errors among runs with some leaves no ratio on the log
+// scale: an Inconclusive row that says why, never a panic or a wrong verdict.
+func TestAssembleErrorRateWithAnErrorFreeRun(t *testing.T) {
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticErrorRate}}}
+	rng := rand.New(rand.NewPCG(9, 9))
+	base, variant := cellOf(t, rng, "a", 1, 3), cellOf(t, rng, "b", 1, 3)
+	withErrors(t, base.Runs[0], 2)
+	withErrors(t, base.Runs[1], 2)
+	for _, r := range variant.Runs {
+		withErrors(t, r, 3)
+	}
+	tab, err := Assemble(spec, []Cell{base, variant}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rowFor(t, tab, "b", "read errors %")
+	if r.Comparison.Verdict != stats.Inconclusive || r.Comparison.Reason == "" {
+		t.Errorf("an error-free baseline run gives %s (%q); want Inconclusive with a reason", r.Comparison.Verdict, r.Comparison.Reason)
+	}
+}
