@@ -196,10 +196,22 @@ var sometimesEmpty = map[string]string{
 
 var seriesName = regexp.MustCompile(`\bspanbench_[a-z_]+`)
 
+// sometimesEmptySelections are label selections a campaign may match
+// nothing with, and why.
+var sometimesEmptySelections = map[string]string{
+	`statistic=~"ErrorRate"`: "the campaign compares no ErrorRate (not among the default metrics)",
+}
+
 // MayBeEmpty says why the query may rightly return no series (every
-// spanbench series it reads is one a healthy setup may lack), or "" when
-// an empty answer means the panel is broken.
+// spanbench series it reads is one a healthy setup may lack, or it selects
+// what a campaign may not compare), or "" when an empty answer means the
+// panel is broken.
 func (q PanelQuery) MayBeEmpty() string {
+	for sel, why := range sometimesEmptySelections {
+		if strings.Contains(q.Expr, sel) {
+			return why
+		}
+	}
 	var reasons []string
 	for _, name := range seriesName.FindAllString(q.Expr, -1) {
 		why, ok := sometimesEmpty[name]
