@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 )
@@ -36,6 +38,9 @@ var (
 	descWarmUp      = prometheus.NewDesc("spanbench_run_warmup_seconds", "Length of the warm-up excluded from a run's results.", runLabels, nil)
 	descStartSkew   = prometheus.NewDesc("spanbench_run_start_skew_seconds", "Spread of the runners' actual start times.", runLabels, nil)
 	descRunInfo     = prometheus.NewDesc("spanbench_run_info", "What a finished run measured; always 1.", append(runLabels, "variant", "instance_config", "dialect", "endpoint", "runners", "runner_region", "client_version", "partial"), nil)
+	descRunFailed   = prometheus.NewDesc("spanbench_run_failed", "A run that ended without results (Succeeded=False), its condition's reason in the reason label; always 1.", append(runLabels, "reason"), nil)
+	descEphStart    = prometheus.NewDesc("spanbench_run_ephemeral_instance_start_timestamp_seconds", "While an Ephemeral instance of a run may exist (its finalizer is on, its deletion not recorded): the run's creation, Unix time, from which the instance's allowed lifetime counts.", runLabels, nil)
+	descEphLifetime = prometheus.NewDesc("spanbench_run_ephemeral_instance_lifetime_seconds", "The longest an Ephemeral instance of a run may live: its workload's duration plus every stage deadline; the instance is deleted by then at the latest.", runLabels, nil)
 	descDatasetRows = prometheus.NewDesc("spanbench_run_dataset_rows", "Rows of a run's dataset: state=total is its size, state=loaded what is loaded so far (the whole of it once loaded, or when the database already held it).", append(runLabels, "state"), nil)
 	collectTimeout  = 5 * time.Second
 	latencyQuantile = []struct {
@@ -52,7 +57,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows} {
+	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
 		ch <- d
 	}
 }
@@ -68,6 +73,7 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 	for i := range runs.Items {
 		run := &runs.Items[i]
 		collectDataset(ch, run)
+		collectLifecycle(ch, run)
 		if run.Status.Overall == nil {
 			continue
 		}
@@ -84,6 +90,20 @@ func collectDataset(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
 	}
 	ch <- prometheus.MustNewConstMetric(descDatasetRows, prometheus.GaugeValue, float64(ds.Rows), run.Namespace, run.Name, "total")
 	ch <- prometheus.MustNewConstMetric(descDatasetRows, prometheus.GaugeValue, float64(ds.Loaded), run.Namespace, run.Name, "loaded")
+}
+
+// collectLifecycle serves what an alert watches in any phase: a failed
+// run, and an Ephemeral instance that may still exist with the lifetime it
+// is allowed (alerting when it outlives it: a leak costs money).
+func collectLifecycle(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
+	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionSucceeded); c != nil && c.Status == metav1.ConditionFalse {
+		ch <- prometheus.MustNewConstMetric(descRunFailed, prometheus.GaugeValue, 1, run.Namespace, run.Name, c.Reason)
+	}
+	if !controllerutil.ContainsFinalizer(run, FinalizerInstance) || (run.Status.Target != nil && run.Status.Target.DeletionTime != nil) {
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(descEphStart, prometheus.GaugeValue, float64(run.CreationTimestamp.Unix()), run.Namespace, run.Name)
+	ch <- prometheus.MustNewConstMetric(descEphLifetime, prometheus.GaugeValue, ephemeralLifetime(run).Seconds(), run.Namespace, run.Name)
 }
 
 func collectRun(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {

@@ -68,24 +68,30 @@ func (b *browserLog) event(ev any) {
 type plotInfo struct {
 	Kind      string  `json:"kind"`
 	Operation string  `json:"operation"`
+	Variant   string  `json:"variant"`
 	Run       string  `json:"run"`
 	Width     float64 `json:"width"`
 	Height    float64 `json:"height"`
 	// Points is the largest number of points of one drawn path: a data
 	// line has one per interval or quantile; axes and ticks have two.
 	Points int `json:"points"`
+	// Filled counts the shapes filled with a colour other than the white
+	// background: bars, shades.
+	Filled int `json:"filled"`
 }
 
 const measurePlots = `Array.from(document.querySelectorAll('figure.plot')).map(f => {
   const svg = f.querySelector('svg');
   const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-  let points = 0;
+  let points = 0, filled = 0;
   for (const p of (svg ? svg.querySelectorAll('path') : [])) {
     points = Math.max(points, ((p.getAttribute('d') || '').match(/[ML]/g) || []).length);
+    const fill = getComputedStyle(p).fill;
+    if (fill !== 'none' && fill !== 'rgb(255, 255, 255)') filled++;
   }
   const run = f.closest('section.run');
-  return {kind: f.dataset.plot, operation: f.dataset.operation || '', run: run ? run.dataset.run : '',
-          width: box.width, height: box.height, points: points};
+  return {kind: f.dataset.plot, operation: f.dataset.operation || '', variant: f.dataset.variant || '',
+          run: run ? run.dataset.run : '', width: box.width, height: box.height, points: points, filled: filled};
 })`
 
 // TestReportInChromium renders two runs with a warm-up (one of them with a
@@ -94,7 +100,6 @@ const measurePlots = `Array.from(document.querySelectorAll('figure.plot')).map(f
 // but its own, and show every plot, drawn. The screenshot is an artefact
 // (go test -artifacts keeps it; the test logs where).
 func TestReportInChromium(t *testing.T) {
-	chromium := chromiumPath(t)
 	hostile := `<img src=x onerror=alert(1)>`
 	a := warmingRun("nightly-1", "read", hostile).document(t)
 	b := warmingRun("nightly-2", "read", hostile)
@@ -105,9 +110,50 @@ func TestReportInChromium(t *testing.T) {
 	if err := WriteHTML(&page, runs...); err != nil {
 		t.Fatal(err)
 	}
+	checkPlots(t, browse(t, page.Bytes(), "report"), runs)
+}
+
+// TestComparisonReportInChromium opens a campaign's comparison page (with
+// a hostile variant name) in headless Chromium: no console message, no
+// request, and one laid-out ratio plot per variant with a bar per row.
+func TestComparisonReportInChromium(t *testing.T) {
+	c := sampleComparison()
+	var page bytes.Buffer
+	if err := WriteComparisonHTML(&page, c); err != nil {
+		t.Fatal(err)
+	}
+	plots := browse(t, page.Bytes(), "comparison")
+	rows := map[string]int{}
+	var want []string
+	for _, r := range c.Table.Rows {
+		if rows[r.Variant] == 0 {
+			want = append(want, r.Variant)
+		}
+		rows[r.Variant]++
+	}
+	var got []string
+	for _, p := range plots {
+		got = append(got, p.Variant)
+		if p.Kind != "ratio" || p.Width < 200 || p.Height < 80 || p.Filled < rows[p.Variant] {
+			t.Errorf("plot %s of variant %q is %.0fx%.0f px with %d filled shapes; want a laid-out ratio plot with a bar for each of its %d rows",
+				p.Kind, p.Variant, p.Width, p.Height, p.Filled, rows[p.Variant])
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the page shows ratio plots of variants %q, want %q", got, want)
+	}
+}
+
+// browse writes page into the test's artefact directory as name.html,
+// opens it in headless Chromium, saves a screenshot (name.png), fails the
+// test on any request but the page's own and any console message or
+// exception, and returns its plots as laid out.
+func browse(t *testing.T, page []byte, name string) []plotInfo {
+	t.Helper()
+	chromium := chromiumPath(t)
 	dir := t.ArtifactDir()
-	file := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
+	file := filepath.Join(dir, name+".html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	pageURL := (&url.URL{Scheme: "file", Path: file}).String()
@@ -140,7 +186,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	shot := filepath.Join(dir, "report.png")
+	shot := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(shot, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +202,7 @@ func TestReportInChromium(t *testing.T) {
 	for _, p := range seen.problems {
 		t.Errorf("browser reported: %s", p)
 	}
-	checkPlots(t, plots, runs)
+	return plots
 }
 
 // checkPlots wants, per run, a throughput plot and a latency plot per

@@ -7,7 +7,8 @@
 // are computed from them, never averaged) or exact counts. Every string
 // from a document (run, operation and host names come from users) is
 // escaped: by html/template in the page, by gonum's SVG canvas in plots.
-// A campaign's ratio-with-interval bars are not drawn yet.
+// A campaign's comparison (WriteComparisonHTML) shows its table and, per
+// variant, the ratios with their confidence intervals as bars.
 package report
 
 import (
@@ -67,6 +68,9 @@ type pageView struct {
 	Overlay       bool
 	Runs          []runView
 	Distributions []figure
+	// Comparison is a campaign's comparison; a page shows either runs or
+	// a comparison.
+	Comparison *comparisonView
 }
 
 // figure is one plot with its caption. Kind and Operation identify it
@@ -74,6 +78,7 @@ type pageView struct {
 type figure struct {
 	Kind      string
 	Operation string
+	Variant   string
 	Caption   string
 	SVG       template.HTML
 }

@@ -67,12 +67,15 @@ func newPlot(title, x, y string) *plot.Plot {
 }
 
 // plainTicks are gonum's default ticks labelled without trailing zeros
-// (250, not 250.00).
+// (250, not 250.00) or floating-point noise (1.2, not 1.2000000000000002).
 func plainTicks(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i, t := range ticks {
 		if t.Label != "" {
-			ticks[i].Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
+			// Rounded to 12 significant digits first: a tick computed
+			// as 3 × 0.4 is 1.2000000000000002.
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(t.Value, 'g', 12, 64), 64)
+			ticks[i].Label = strconv.FormatFloat(v, 'f', -1, 64)
 		}
 	}
 	return ticks
@@ -241,7 +244,12 @@ func percentileLabel(k int) string {
 // SVG canvas escapes every string it draws (labels come from users); its
 // XML prologue is dropped, as HTML has none inside a document.
 func svg(p *plot.Plot) (template.HTML, error) {
-	c := vgsvg.New(plotWidth, plotHeight)
+	return svgSized(p, plotWidth, plotHeight)
+}
+
+// svgSized is svg at another size than the page's usual one.
+func svgSized(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
+	c := vgsvg.New(width, height)
 	p.Draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {

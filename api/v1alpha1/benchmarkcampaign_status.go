@@ -176,6 +176,18 @@ type ComparisonRow struct {
 	// +kubebuilder:validation:MaxLength=128
 	Metric string `json:"metric"`
 
+	// operation is the workload operation the row compares (the metric's
+	// first part), for tools that select rows, such as the manager's
+	// Prometheus series.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Operation string `json:"operation,omitempty"`
+
+	// statistic is what the row compares (the metric's second part):
+	// Throughput, P50, P90, P99, P999 or ErrorRate.
+	// +optional
+	Statistic CampaignStatistic `json:"statistic,omitempty"`
+
 	// baseline is the baseline's value (median over its runs), in the
 	// statistic's unit (µs or ops/s).
 	// +required

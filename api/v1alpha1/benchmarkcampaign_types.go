@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -48,6 +48,9 @@ const (
 	StatisticP90        CampaignStatistic = "P90"
 	StatisticP99        CampaignStatistic = "P99"
 	StatisticP999       CampaignStatistic = "P999"
+	// StatisticErrorRate is failed operations over all finished ones, in
+	// percent (stats.ErrorRate).
+	StatisticErrorRate CampaignStatistic = "ErrorRate"
 )
 
 // MetricDirection says which way a metric gets better.
@@ -381,8 +384,9 @@ type ComparisonSpec struct {
 
 // MetricSpec is one statistic compared for some operations.
 type MetricSpec struct {
-	// statistic is what is read from each run: Throughput, or a latency
-	// percentile (P50, P90, P99, P999) of the run's merged histogram.
+	// statistic is what is read from each run: Throughput, a latency
+	// percentile (P50, P90, P99, P999) of the run's merged histogram, or
+	// ErrorRate (failed operations over all finished ones, in percent).
 	// +required
 	Statistic CampaignStatistic `json:"statistic"`
 
@@ -395,7 +399,7 @@ type MetricSpec struct {
 	Operations []string `json:"operations,omitempty"`
 
 	// direction says which way is better. Default: HigherIsBetter for
-	// Throughput, LowerIsBetter for latencies.
+	// Throughput, LowerIsBetter for latencies and ErrorRate.
 	// +optional
 	Direction MetricDirection `json:"direction,omitempty"`
 }

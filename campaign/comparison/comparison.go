@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -103,22 +104,40 @@ func operations(m v1alpha1.MetricSpec, doc *result.Document) []string {
 	return out
 }
 
+// metricUnits are the statistics' suffixes in metric names: the one table
+// MetricName and ParseMetric read.
+var metricUnits = []struct {
+	statistic v1alpha1.CampaignStatistic
+	suffix    string
+}{
+	{v1alpha1.StatisticThroughput, " ops/s"},
+	{v1alpha1.StatisticP50, " p50 µs"},
+	{v1alpha1.StatisticP90, " p90 µs"},
+	{v1alpha1.StatisticP99, " p99 µs"},
+	{v1alpha1.StatisticP999, " p99.9 µs"},
+	{v1alpha1.StatisticErrorRate, " errors %"},
+}
+
 // MetricName names a metric in the table and in acknowledgements:
-// "<operation> p99 µs", "<operation> ops/s".
+// "<operation> p99 µs", "<operation> ops/s", "<operation> errors %".
 func MetricName(op string, s v1alpha1.CampaignStatistic) string {
-	switch s {
-	case v1alpha1.StatisticThroughput:
-		return op + " ops/s"
-	case v1alpha1.StatisticP50:
-		return op + " p50 µs"
-	case v1alpha1.StatisticP90:
-		return op + " p90 µs"
-	case v1alpha1.StatisticP99:
-		return op + " p99 µs"
-	case v1alpha1.StatisticP999:
-		return op + " p99.9 µs"
+	for _, u := range metricUnits {
+		if u.statistic == s {
+			return op + u.suffix
+		}
 	}
 	return op + " " + string(s)
+}
+
+// ParseMetric is MetricName's inverse: the operation and statistic of a
+// metric name, or false for a name MetricName does not make.
+func ParseMetric(metric string) (string, v1alpha1.CampaignStatistic, bool) {
+	for _, u := range metricUnits {
+		if op, ok := strings.CutSuffix(metric, u.suffix); ok && op != "" {
+			return op, u.statistic, true
+		}
+	}
+	return "", "", false
 }
 
 func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Options, rng *rand.Rand) stats.Row {
@@ -131,6 +150,13 @@ func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Optio
 	row.Baseline, err = pooled(base.Runs, op, m.Statistic)
 	if err == nil {
 		row.Value, err = pooled(variant.Runs, op, m.Statistic)
+	}
+	if err == nil && m.Statistic == v1alpha1.StatisticErrorRate && row.Baseline == 0 && row.Value == 0 {
+		// No failure on either side: no change, and no ratio of zeros to
+		// estimate.
+		row.Comparison = stats.Comparison{Ratio: 1, Verdict: stats.Neutral, Reason: "no errors on either side",
+			NBaseline: len(base.Runs), NVariant: len(variant.Runs)}
+		return row
 	}
 	if err == nil {
 		if len(base.Runs) >= 2 && len(variant.Runs) >= 2 {
@@ -167,7 +193,7 @@ func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([
 		if err != nil {
 			return nil, err
 		}
-		if out[i], err = Value(s, t.Throughput, t.Latency); err != nil {
+		if out[i], err = Value(s, Figures{Throughput: t.Throughput, Latency: t.Latency, OK: t.OK, Failed: t.ErrorCount()}); err != nil {
 			return nil, err
 		}
 	}
@@ -214,7 +240,8 @@ func decode(s string) (*hdr.Histogram, error) {
 }
 
 func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
-	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput}
+	rate := s == v1alpha1.StatisticErrorRate
+	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput || rate}
 	if !stat.Throughput {
 		p, err := percentile(s)
 		if err != nil {
@@ -222,38 +249,48 @@ func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignS
 		}
 		stat.Percentile = p
 	}
-	b, err := intervals(base, op)
+	b, bFailed, err := intervals(base, op)
 	if err != nil {
 		return stats.Comparison{}, err
 	}
-	v, err := intervals(variant, op)
+	v, vFailed, err := intervals(variant, op)
 	if err != nil {
 		return stats.Comparison{}, err
+	}
+	if rate {
+		b, v = stats.ErrorRateIntervals(b, bFailed), stats.ErrorRateIntervals(v, vFailed)
 	}
 	return stats.CompareIntervals(b, v, stat, o, stats.BootstrapOptions{}, rng)
 }
 
-// intervals are the run's measured (not warm-up) intervals of op.
-func intervals(d *result.Document, op string) ([]stats.Interval, error) {
+// intervals are the run's measured (not warm-up) intervals of op, and
+// its failed operations in each.
+func intervals(d *result.Document, op string) ([]stats.Interval, []int64, error) {
 	var out []stats.Interval
+	var failed []int64
 	for _, in := range d.Intervals {
 		if in.WarmUp {
 			continue
 		}
 		si := stats.Interval{Latency: histogram.New(), Seconds: d.IntervalSeconds}
+		var f int64
 		for _, o := range in.Operations {
 			if o.Name != op {
 				continue
 			}
 			h, err := decode(o.LatencyHistogram)
 			if err != nil {
-				return nil, fmt.Errorf("run %s interval %d operation %s: %w", d.Run, in.Index, op, err)
+				return nil, nil, fmt.Errorf("run %s interval %d operation %s: %w", d.Run, in.Index, op, err)
 			}
 			si.Latency, si.Ops = h, int64(o.OK)
+			for _, n := range o.Errors {
+				f += int64(n)
+			}
 		}
 		out = append(out, si)
+		failed = append(failed, f)
 	}
-	return out, nil
+	return out, failed, nil
 }
 
 // Overall is the verdict of a set of rows: Regressed if any row is, else
@@ -308,6 +345,9 @@ func statusRow(r stats.Row) v1alpha1.ComparisonRow {
 		Variant: r.Variant, Metric: r.Metric, Baseline: num(r.Baseline, 6), Value: num(r.Value, 6),
 		Ratio: strconv.FormatFloat(c.Ratio, 'f', 3, 64), N: fmt.Sprintf("%d+%d", c.NBaseline, c.NVariant),
 		Verdict: v1alpha1.CampaignVerdict(c.Verdict),
+	}
+	if op, st, ok := ParseMetric(r.Metric); ok {
+		row.Operation, row.Statistic = op, st
 	}
 	if c.HasInterval {
 		row.Low, row.High = strconv.FormatFloat(c.Lo, 'f', 3, 64), strconv.FormatFloat(c.Hi, 'f', 3, 64)

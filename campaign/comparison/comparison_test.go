@@ -194,3 +194,98 @@ func TestOverall(t *testing.T) {
 		}
 	}
 }
+
+// withErrors gives every interval of d failed reads (UNAVAILABLE) and
+// finalizes it again, so its totals count them.
+func withErrors(t *testing.T, d *result.Document, perInterval uint64) *result.Document {
+	t.Helper()
+	for i := range d.Intervals {
+		for j := range d.Intervals[i].Operations {
+			d.Intervals[i].Operations[j].Errors = map[string]uint64{"UNAVAILABLE": perInterval}
+		}
+	}
+	if err := result.Finalize(d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestAssembleComparesErrorRates(t *testing.T) {
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticErrorRate}}}
+	for _, reps := range []int{1, 5} {
+		rng := rand.New(rand.NewPCG(7, uint64(reps)))
+		base, clean, failing := cellOf(t, rng, "a", 1, reps), cellOf(t, rng, "b", 1, reps), cellOf(t, rng, "c", 1, reps)
+		for k := range reps {
+			withErrors(t, base.Runs[k], 2)
+			withErrors(t, failing.Runs[k], 20)
+		}
+		// b has no errors at all, as a has none here: compare a clean
+		// baseline with a clean variant too.
+		cleanBase := cellOf(t, rng, "a0", 1, reps)
+		tab, err := Assemble(spec, []Cell{base, failing}, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rowFor(t, tab, "c", "read errors %")
+		if want := 100 * 20.0 / 220; r.Value < want*0.999 || r.Value > want*1.001 {
+			t.Errorf("%d runs a cell: variant error rate %g %%, want %g %% (failed over all finished)", reps, r.Value, want)
+		}
+		if r.Comparison.Verdict != stats.Regressed || r.Comparison.Ratio < 9 {
+			t.Errorf("%d runs a cell: 10x the error rate gives %s, ratio %g (%s); want Regressed near 10", reps, r.Comparison.Verdict, r.Comparison.Ratio, r.Comparison.Reason)
+		}
+		tab, err = Assemble(spec, []Cell{cleanBase, clean}, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rowFor(t, tab, "b", "read errors %"); r.Comparison.Verdict != stats.Neutral || r.Comparison.Ratio != 1 {
+			t.Errorf("%d runs a cell: no errors on either side gives %s, ratio %g; want Neutral, 1", reps, r.Comparison.Verdict, r.Comparison.Ratio)
+		}
+	}
+}
+
+func TestMetricNamesParseBack(t *testing.T) {
+	for _, s := range []v1alpha1.CampaignStatistic{v1alpha1.StatisticThroughput, v1alpha1.StatisticP50, v1alpha1.StatisticP90,
+		v1alpha1.StatisticP99, v1alpha1.StatisticP999, v1alpha1.StatisticErrorRate} {
+		op, got, ok := ParseMetric(MetricName("read-by id", s))
+		if !ok || op != "read-by id" || got != s {
+			t.Errorf("ParseMetric(MetricName(read-by id, %s)) = %q, %q, %v", s, op, got, ok)
+		}
+	}
+	if _, _, ok := ParseMetric("read bananas"); ok {
+		t.Error("ParseMetric accepted a name MetricName never makes")
+	}
+}
+
+func TestStatusRowsCarryOperationAndStatistic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	tab, err := Assemble(&v1alpha1.ComparisonSpec{}, []Cell{cellOf(t, rng, "a", 1, 2), cellOf(t, rng, "b", 1.3, 2)}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tab.Status("it-1").Rows {
+		if r.Operation != "read" || r.Statistic == "" || MetricName(r.Operation, r.Statistic) != r.Metric {
+			t.Errorf("status row %q has operation %q, statistic %q", r.Metric, r.Operation, r.Statistic)
+		}
+	}
+}
+
+// A run without errors among runs with some leaves no ratio on the log
+// scale: an Inconclusive row that says why, never a panic or a wrong verdict.
+func TestAssembleErrorRateWithAnErrorFreeRun(t *testing.T) {
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticErrorRate}}}
+	rng := rand.New(rand.NewPCG(9, 9))
+	base, variant := cellOf(t, rng, "a", 1, 3), cellOf(t, rng, "b", 1, 3)
+	withErrors(t, base.Runs[0], 2)
+	withErrors(t, base.Runs[1], 2)
+	for _, r := range variant.Runs {
+		withErrors(t, r, 3)
+	}
+	tab, err := Assemble(spec, []Cell{base, variant}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rowFor(t, tab, "b", "read errors %")
+	if r.Comparison.Verdict != stats.Inconclusive || r.Comparison.Reason == "" {
+		t.Errorf("an error-free baseline run gives %s (%q); want Inconclusive with a reason", r.Comparison.Verdict, r.Comparison.Reason)
+	}
+}

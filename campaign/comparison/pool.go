@@ -7,6 +7,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/stats"
 )
 
 // Pool is one cell's figures for one operation over all its runs: the
@@ -52,32 +53,47 @@ func (p Pool) Throughput() (float64, error) {
 }
 
 // Statistic reads s from the pool: a percentile of the merged histogram
-// (never an average of percentiles) or the throughput.
+// (never an average of percentiles), the throughput or the error rate.
 func (p Pool) Statistic(s v1alpha1.CampaignStatistic) (float64, error) {
-	var thr float64
+	f := Figures{OK: p.Counts.OK, Failed: p.Counts.ErrorCount()}
 	if s == v1alpha1.StatisticThroughput {
 		var err error
-		if thr, err = p.Throughput(); err != nil {
+		if f.Throughput, err = p.Throughput(); err != nil {
 			return 0, err
 		}
 	}
-	return Value(s, thr, histogram.SummarizeCompact(p.Latency))
+	if s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate {
+		f.Latency = histogram.SummarizeCompact(p.Latency)
+	}
+	return Value(s, f)
 }
 
-// Value is statistic s among an operation's figures: its throughput, or
-// a percentile of its latency summary.
-func Value(s v1alpha1.CampaignStatistic, throughput float64, latency histogram.Summary) (float64, error) {
+// Figures are an operation's figures a statistic is read from.
+type Figures struct {
+	// Throughput is successful operations per measured second.
+	Throughput float64
+	// Latency summarises the successful operations' latency.
+	Latency histogram.Summary
+	// OK and Failed count successful and failed operations.
+	OK, Failed uint64
+}
+
+// Value is statistic s among an operation's figures: its throughput, a
+// percentile of its latency summary, or its error rate (stats.ErrorRate).
+func Value(s v1alpha1.CampaignStatistic, f Figures) (float64, error) {
 	switch s {
 	case v1alpha1.StatisticThroughput:
-		return throughput, nil
+		return f.Throughput, nil
 	case v1alpha1.StatisticP50:
-		return float64(latency.P50), nil
+		return float64(f.Latency.P50), nil
 	case v1alpha1.StatisticP90:
-		return float64(latency.P90), nil
+		return float64(f.Latency.P90), nil
 	case v1alpha1.StatisticP99:
-		return float64(latency.P99), nil
+		return float64(f.Latency.P99), nil
 	case v1alpha1.StatisticP999:
-		return float64(latency.P999), nil
+		return float64(f.Latency.P999), nil
+	case v1alpha1.StatisticErrorRate:
+		return stats.ErrorRate(int64(f.OK), int64(f.Failed)), nil
 	}
 	return 0, fmt.Errorf("unknown statistic %q", s)
 }

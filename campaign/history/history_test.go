@@ -71,7 +71,7 @@ func TestSummaryFiguresAreTheComparisonTablesFigures(t *testing.T) {
 				if !ok {
 					t.Fatalf("no %s/read in %+v", cell, e)
 				}
-				got, err := comparison.Value(m.Statistic, op.Throughput, op.Latency)
+				got, err := comparison.Value(m.Statistic, comparison.Figures{Throughput: op.Throughput, Latency: op.Latency, OK: op.OK, Failed: op.Errors})
 				if err != nil || got != want {
 					t.Errorf("%s %s: summary %g (%v), table %g", cell, row.Metric, got, err, want)
 				}

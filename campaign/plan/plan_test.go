@@ -271,3 +271,18 @@ func TestRunAndIterationNames(t *testing.T) {
 		t.Errorf("long iteration names %s, %s: want at most 63 characters and distinct", i1, i2)
 	}
 }
+
+func TestIterationTimeReadsIterationNamesBack(t *testing.T) {
+	at := time.Date(2026, 11, 24, 2, 0, 0, 0, time.UTC)
+	for _, campaign := range []string{"nightly", strings.Repeat("very-long-campaign-name-", 4)} {
+		got, ok := IterationTime(IterationName(campaign, at))
+		if !ok || !got.Equal(at) {
+			t.Errorf("IterationTime(IterationName(%q, %s)) = %s, %v", campaign, at, got, ok)
+		}
+	}
+	for _, bad := range []string{"nightly", "nightly-x", "nightly-1.5", "nightly-+5"} {
+		if _, ok := IterationTime(bad); ok {
+			t.Errorf("IterationTime(%q) accepted a name IterationName never makes", bad)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -63,6 +64,22 @@ func SnapshotName(iteration string) string { return iteration + "-spec" }
 // ReportName names the ConfigMap holding an iteration's whole comparison
 // table: <iteration>-report.
 func ReportName(iteration string) string { return iteration + "-report" }
+
+// IterationTime is the scheduled time an iteration's name carries
+// (IterationName's inverse, to the second), or false for a name
+// IterationName does not make.
+func IterationTime(name string) (time.Time, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	digits := name[i+1:]
+	sec, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || sec < 0 || strconv.FormatInt(sec, 10) != digits {
+		return time.Time{}, false
+	}
+	return time.Unix(sec, 0), true
+}
 
 // RunName names repetition k of cell in the iteration of campaign
 // scheduled at t: <campaign>-<unix seconds>-<cell hash>-r<k>. It is at

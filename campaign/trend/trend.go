@@ -65,10 +65,10 @@ func build(entries []history.Entry, cell, op string, m v1alpha1.MetricSpec) Seri
 	}
 	for i := range entries {
 		o, ok := entries[i].Find(cell, op)
-		if !ok || m.Statistic != v1alpha1.StatisticThroughput && o.Latency.Count == 0 {
+		if !ok || latency(m.Statistic) && o.Latency.Count == 0 {
 			continue
 		}
-		v, err := comparison.Value(m.Statistic, o.Throughput, o.Latency)
+		v, err := comparison.Value(m.Statistic, comparison.Figures{Throughput: o.Throughput, Latency: o.Latency, OK: o.OK, Failed: o.Errors})
 		if err != nil {
 			continue
 		}
@@ -236,4 +236,10 @@ func Regressions(cps []v1alpha1.ChangePointStatus) []v1alpha1.ChangePointStatus 
 		}
 	}
 	return out
+}
+
+// latency says whether s is read from the latency histogram, so that an
+// operation that recorded none has no value for it.
+func latency(s v1alpha1.CampaignStatistic) bool {
+	return s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate
 }

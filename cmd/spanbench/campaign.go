@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -15,14 +16,15 @@ import (
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/report"
 	"github.com/spanbench/spanbench/spanner/emulator"
 	"github.com/spanbench/spanbench/stats"
 )
 
 // campaignFlags are `spanbench campaign`'s flags.
 type campaignFlags struct {
-	file, endpoint, emulatorPath, outDir, progress string
-	spanner                                        bool
+	file, endpoint, emulatorPath, outDir, progress, html string
+	spanner                                              bool
 }
 
 func parseCampaignFlags(args []string, stderr io.Writer) (*campaignFlags, error) {
@@ -35,6 +37,7 @@ func parseCampaignFlags(args []string, stderr io.Writer) (*campaignFlags, error)
 	fs.StringVar(&f.emulatorPath, "emulator-path", "", "the emulator's gateway_main (default: $"+emulator.PathEnv+", else "+emulator.DefaultPath+")")
 	fs.StringVar(&f.outDir, "out-dir", "", "write each run's result document (JSON) to DIR/<run>.json")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line of each run: auto (on a terminal), always, never")
+	fs.StringVar(&f.html, "html", "", "also write the comparison as a self-contained HTML page (table and ratio-with-interval plots) to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -75,6 +78,16 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	tab, err := comparison.Assemble(&c.Spec.Comparison, results, baseline, c.Spec.OrderSeed())
 	if err != nil {
 		return err
+	}
+	if f.html != "" {
+		var page bytes.Buffer
+		status := tab.Status(plan.IterationName(c.Name, start))
+		if err := report.WriteComparisonHTML(&page, report.Comparison{Campaign: c.Name, Table: status}); err != nil {
+			return err
+		}
+		if err := writeFileWhole(f.html, page.Bytes()); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stdout, "campaign %s: %d cells × %d repetitions (%s order) in %s; baseline %s; verdict %s\n\n",
 		c.Name, len(cells), c.Spec.RepetitionCount(), c.Spec.RunOrder(), time.Since(start).Round(time.Second), tab.Baseline, tab.Verdict)

@@ -49,7 +49,8 @@ func writeFile(t *testing.T, name, content string) string {
 func TestCampaignRunsEveryCellInterleavedAndPrintsTheComparison(t *testing.T) {
 	t.Setenv("SPANNER_EMULATOR_HOST", "")
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "campaign", "-f", writeFile(t, "tiny.yaml", tinyCampaign), "--progress", "never", "--out-dir", out)
+	page := filepath.Join(out, "comparison.html")
+	code, stdout, stderr := runCLI(t, "campaign", "-f", writeFile(t, "tiny.yaml", tinyCampaign), "--progress", "never", "--out-dir", out, "--html", page)
 	if code != 0 {
 		t.Fatalf("spanbench campaign exited %d:\n%s", code, stderr)
 	}
@@ -73,6 +74,9 @@ func TestCampaignRunsEveryCellInterleavedAndPrintsTheComparison(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(out, "tiny-*-r*.json"))
 	if len(files) != 4 {
 		t.Errorf("--out-dir holds %v; want the 4 runs' results", files)
+	}
+	if html, err := os.ReadFile(page); err != nil || strings.Count(string(html), `data-plot="ratio"`) != 1 || !strings.Contains(string(html), `data-variant="sql"`) {
+		t.Errorf("--html wrote no page with one ratio plot, of variant sql (%v)", err)
 	}
 }
 

@@ -32,10 +32,7 @@ func compareMetrics() []metric {
 func (m metric) value(s *opSeries) float64 {
 	switch {
 	case m.errorRate:
-		if s.ok+s.errs == 0 {
-			return 0
-		}
-		return 100 * float64(s.errs) / float64(s.ok+s.errs)
+		return stats.ErrorRate(s.ok, s.errs)
 	case m.percentile > 0:
 		return float64(s.merged.ValueAtQuantile(m.percentile))
 	}
@@ -48,17 +45,7 @@ func (m metric) bootstrapInput(s *opSeries) ([]stats.Interval, stats.Statistic) 
 	case m.percentile > 0:
 		return s.intervals, stats.Statistic{Percentile: m.percentile}
 	case m.errorRate:
-		// The error rate Σ errors / Σ operations is a ratio of sums, which
-		// the throughput statistic (Σ Ops / Σ Seconds) reads exactly when
-		// Ops counts errors and Seconds counts operations. An interval
-		// without operations carries no evidence and is left out.
-		out := make([]stats.Interval, 0, len(s.intervals))
-		for i, in := range s.intervals {
-			if all := in.Ops + s.errors[i]; all > 0 {
-				out = append(out, stats.Interval{Latency: in.Latency, Ops: s.errors[i], Seconds: float64(all)})
-			}
-		}
-		return out, stats.Statistic{Throughput: true}
+		return stats.ErrorRateIntervals(s.intervals, s.errors), stats.Statistic{Throughput: true}
 	}
 	return s.intervals, stats.Statistic{Throughput: true}
 }

@@ -181,7 +181,7 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 			return nil, err
 		}
 	}
-	metrics.Registry.MustRegister(&controllers.ResultsCollector{Reader: mgr.GetClient()})
+	metrics.Registry.MustRegister(&controllers.ResultsCollector{Reader: mgr.GetClient()}, &controllers.CampaignCollector{Reader: mgr.GetClient()})
 	return mgr, nil
 }
 

@@ -22,39 +22,46 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report (tables and plots) to this file")
 	overlay := fs.Bool("overlay", false, "show result files as separate runs, overlaid in the HTML report's percentile plots, instead of merging them")
 	run := fs.String("run", "", "read the merged result of this BenchmarkRun from the cluster instead of files")
-	namespace := fs.String("n", "default", "the BenchmarkRun's namespace (with --run)")
+	namespace := fs.String("n", "default", "the BenchmarkRun's or BenchmarkCampaign's namespace (with --run or --campaign)")
+	campaign := fs.String("campaign", "", "report this BenchmarkCampaign's latest comparison, from the cluster")
+	comparisonFile := fs.String("comparison", "", "report the comparison in this file: a BenchmarkCampaign (kubectl get -o yaml) or its status.comparison, JSON or YAML")
 	config.RegisterFlags(fs) // --kubeconfig
 	fs.Usage = func() {
 		io.WriteString(stderr, "usage: spanbench report [--out merged.json] [--html report.html] result.json [more.json...]\n"+
 			"       spanbench report --overlay [--html report.html] result.json more.json...\n"+
-			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--out result.json] [--html report.html]\n\n"+
+			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--out result.json] [--html report.html]\n"+
+			"       spanbench report --campaign NAME [-n NAMESPACE] [--kubeconfig FILE] [--html report.html]\n"+
+			"       spanbench report --comparison campaign.yaml [--html report.html]\n\n"+
 			"Prints a result. Given several shard results of one run, merges their\n"+
 			"histograms exactly (percentiles are never averaged) and prints the merge;\n"+
 			"with --overlay, prints each file as its own run and, with --html, overlays\n"+
 			"them in the percentile plots. With --run, reads a finished run's report\n"+
-			"from the cluster. --html writes one self-contained page (docs/report.md).\n")
+			"from the cluster. With --campaign or --comparison, prints a campaign's latest\n"+
+			"comparison and, with --html, draws its ratios with their intervals.\n"+
+			"--html writes one self-contained page (docs/report.md).\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *overlay && (*run != "" || *out != "" || fs.NArg() == 0) {
-		fs.Usage()
-		return errors.New("--overlay shows result files side by side: give files, without --run or --out (nothing is merged)")
+	if *campaign != "" || *comparisonFile != "" {
+		return reportComparison(ctx, stdout, *campaign, *comparisonFile, *namespace, *htmlOut, *run != "" || *out != "" || *overlay || fs.NArg() > 0)
 	}
 	if *overlay {
-		runs, err := readRuns(fs.Args())
-		if err != nil {
-			return err
-		}
-		return writeReports(stdout, *htmlOut, runs)
+		return reportOverlay(fs, stdout, *htmlOut, *run != "" || *out != "")
 	}
+	return reportMerged(ctx, fs, stdout, *namespace, *run, *out, *htmlOut)
+}
+
+// reportMerged reports one run: a finished run from the cluster, or the
+// merge of result files.
+func reportMerged(ctx context.Context, fs *flag.FlagSet, stdout io.Writer, namespace, run, out, htmlOut string) error {
 	var doc *result.Document
 	var err error
 	switch {
-	case *run != "" && fs.NArg() == 0:
-		doc, err = clusterReport(ctx, *namespace, *run)
-	case *run == "" && fs.NArg() > 0:
+	case run != "" && fs.NArg() == 0:
+		doc, err = clusterReport(ctx, namespace, run)
+	case run == "" && fs.NArg() > 0:
 		doc, err = mergeFiles(fs.Args())
 	default:
 		fs.Usage()
@@ -63,12 +70,45 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if *out != "" {
-		if err := result.WriteFile(*out, doc); err != nil {
+	if out != "" {
+		if err := result.WriteFile(out, doc); err != nil {
 			return err
 		}
 	}
-	return writeReports(stdout, *htmlOut, []report.Run{{Label: doc.Run, Doc: doc}})
+	return writeReports(stdout, htmlOut, []report.Run{{Label: doc.Run, Doc: doc}})
+}
+
+// reportOverlay shows result files side by side; merging is true when
+// --run or --out, which merge, were given too.
+func reportOverlay(fs *flag.FlagSet, stdout io.Writer, htmlOut string, merging bool) error {
+	if merging || fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("--overlay shows result files side by side: give files, without --run or --out (nothing is merged)")
+	}
+	runs, err := readRuns(fs.Args())
+	if err != nil {
+		return err
+	}
+	return writeReports(stdout, htmlOut, runs)
+}
+
+// reportComparison reports a campaign's comparison, from the cluster or a
+// file; mixed is true when run arguments were given too.
+func reportComparison(ctx context.Context, stdout io.Writer, campaign, file, namespace, htmlOut string, mixed bool) error {
+	if mixed || (campaign != "" && file != "") {
+		return errComparisonArgs
+	}
+	var c report.Comparison
+	var err error
+	if campaign != "" {
+		c, err = clusterComparison(ctx, namespace, campaign)
+	} else {
+		c, err = fileComparison(file)
+	}
+	if err != nil {
+		return err
+	}
+	return writeComparison(stdout, htmlOut, c)
 }
 
 // mergeFiles reads and merges result files one at a time, so only one

@@ -61,8 +61,14 @@ func writeHTMLReport(path string, runs []report.Run) error {
 	if err := report.WriteHTML(&b, runs...); err != nil {
 		return err
 	}
+	return writeFileWhole(path, b.Bytes())
+}
+
+// writeFileWhole writes b to path, whole or not at all (temporary file,
+// then rename).
+func writeFileWhole(path string, b []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

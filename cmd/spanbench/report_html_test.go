@@ -85,3 +85,53 @@ func TestReportHTMLOfMergedShards(t *testing.T) {
 		t.Errorf("the page has %d run sections; want the one merge of both shards (2 runners)", n)
 	}
 }
+
+// TestReportComparisonFromAFile: --comparison reads a campaign as kubectl
+// prints it, prints its table and draws one ratio plot per variant.
+func TestReportComparisonFromAFile(t *testing.T) {
+	dir := t.TempDir()
+	campaign := filepath.Join(dir, "campaign.yaml")
+	if err := os.WriteFile(campaign, []byte(`apiVersion: bench.spanbench.io/v1alpha1
+kind: BenchmarkCampaign
+metadata: {name: read-vs-sql, namespace: bench}
+status:
+  verdict: Regressed
+  comparison:
+    iteration: read-vs-sql-1700000000
+    baseline: read
+    verdict: Regressed
+    rows:
+      - {variant: sql, metric: point p99 µs, operation: point, statistic: P99, baseline: "6103", value: "54240", ratio: "7.308", low: "4.1", high: "9.9", confidence: 97.1%, "n": 4+4, pValue: "0.0286", verdict: Regressed}
+      - {variant: sql, metric: point ops/s, baseline: "30", value: "30", ratio: "1.000", "n": 4+4, verdict: Neutral}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "report.html")
+	code, stdout, stderr := runCLI(t, "report", "--comparison", campaign, "--html", page)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "campaign read-vs-sql: iteration read-vs-sql-1700000000, baseline read, verdict Regressed") ||
+		!strings.Contains(stdout, "[4.1, 9.9] @97.1%") {
+		t.Errorf("stdout lacks the campaign's heading or its interval:\n%s", stdout)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(html), `data-plot="ratio"`); n != 1 || !strings.Contains(string(html), `data-variant="sql"`) {
+		t.Errorf("the page has %d ratio plots; want one, of variant sql", n)
+	}
+	for _, args := range [][]string{
+		{"report", "--comparison", campaign, "--run", "r"},
+		{"report", "--comparison", campaign, "--campaign", "c"},
+		{"report", "--comparison", campaign, campaign},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 1 || !strings.Contains(stderr, "report one campaign's comparison") {
+			t.Errorf("%v: exit %d, stderr %q; want a refusal", args, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "report", "--comparison", writeResults(t, "a")[0]); code != 1 || !strings.Contains(stderr, "neither a BenchmarkCampaign nor a status.comparison") {
+		t.Errorf("a result file given as a comparison: exit %d, stderr %q; want a refusal saying it is no comparison", code, stderr)
+	}
+}

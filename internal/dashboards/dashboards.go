@@ -29,6 +29,8 @@ func Generate() ([]File, error) {
 	}{
 		{"spanbench-live-run.json", liveRun},
 		{"spanbench-results.json", results},
+		{"spanbench-campaign-comparison.json", campaignComparison},
+		{"spanbench-nightly-trend.json", nightlyTrend},
 	} {
 		built, err := d.build().Build()
 		if err != nil {

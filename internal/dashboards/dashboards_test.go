@@ -132,7 +132,7 @@ func TestPanelQueriesExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := dashboards.Vars{"namespace": "ns1", "run": "r1", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
+	vars := dashboards.Vars{"namespace": "ns1", "run": "r1", "campaign": "c1", "variant": ".*", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
 	for _, q := range qs {
 		e := q.Expand(vars)
 		if strings.Contains(e, "$") {
@@ -147,8 +147,14 @@ func TestPanelQueriesExpand(t *testing.T) {
 	}
 }
 
-// The variables every dashboard offers.
-var wantVariables = []string{dashboards.DatasourceVariable, "namespace", "run", "operation"}
+// wantVariables are the variables a dashboard offers: a run's, or a
+// campaign's.
+func wantVariables(uid string) []string {
+	if strings.HasPrefix(uid, "spanbench-campaign-") || uid == "spanbench-nightly-trend" {
+		return []string{dashboards.DatasourceVariable, "namespace", "campaign", "variant", "operation"}
+	}
+	return []string{dashboards.DatasourceVariable, "namespace", "run", "operation"}
+}
 
 const datasourceRef = "${" + dashboards.DatasourceVariable + "}"
 
@@ -202,6 +208,7 @@ func lintPanel(p dashboards.Panel) []string {
 
 func lintVariables(t *testing.T, b []byte) []string {
 	var d struct {
+		UID        string
 		Templating struct {
 			List []struct {
 				Name, Type string
@@ -219,10 +226,79 @@ func lintVariables(t *testing.T, b []byte) []string {
 			problems = append(problems, fmt.Sprintf("variable %s does not query %s", v.Name, datasourceRef))
 		}
 	}
-	for _, want := range wantVariables {
+	for _, want := range wantVariables(d.UID) {
 		if !slices.Contains(names, want) {
 			problems = append(problems, fmt.Sprintf("no variable %s (has %v)", want, names))
 		}
 	}
 	return problems
+}
+
+// TestMayBeEmpty: only queries reading nothing but series a healthy setup
+// may lack are excused from returning series.
+func TestMayBeEmpty(t *testing.T) {
+	for expr, excused := range map[string]bool{
+		`max by (variant) (spanbench_campaign_comparison_ratio_low{campaign="c"})`:                     true,
+		`1000 * max by (iteration) (spanbench_campaign_change_point_timestamp_seconds{campaign="c"})`:  true,
+		`max by (variant) (spanbench_campaign_comparison_ratio{campaign="c"})`:                         false,
+		`spanbench_campaign_comparison_ratio_low or spanbench_campaign_comparison_ratio`:               false,
+		`max by (namespace, run) (spanbench_run_info)`:                                                 false,
+		`max by (variant) (spanbench_campaign_comparison_value{campaign="c", statistic=~"ErrorRate"})`: true,
+	} {
+		if got := (dashboards.PanelQuery{Expr: expr}).MayBeEmpty(); (got != "") != excused {
+			t.Errorf("MayBeEmpty(%s) = %q, want excused %v", expr, got, excused)
+		}
+	}
+	qs, err := dashboards.QueriesIn(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	excused := 0
+	for _, q := range qs {
+		if q.MayBeEmpty() != "" {
+			excused++
+		}
+	}
+	if excused == 0 || excused > len(qs)/4 {
+		t.Errorf("%d of %d panel queries may be empty; want a few (intervals, p-values, schedule, change points)", excused, len(qs))
+	}
+}
+
+// TestAnnotationQueriesPassTheLint: the change-point annotations' queries
+// parse, pass the lint and use the datasource variable, as panel queries do.
+func TestAnnotationQueriesPassTheLint(t *testing.T) {
+	files, err := dashboards.ReadDir(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for name, b := range files {
+		var d struct {
+			Annotations struct {
+				List []struct {
+					Name       string
+					Expr       string
+					Datasource *struct{ UID string }
+				}
+			}
+		}
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range d.Annotations.List {
+			if a.Expr == "" {
+				continue
+			}
+			n++
+			if a.Datasource == nil || a.Datasource.UID != datasourceRef {
+				t.Errorf("%s: annotation %q does not use %s", name, a.Name, datasourceRef)
+			}
+			for _, p := range querylint.Lint(a.Expr, true) {
+				t.Errorf("%s: annotation %q (%s): %s", name, a.Name, a.Expr, p)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no annotation query in the dashboards; the Nightly trend marks its change points with one")
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -180,4 +182,45 @@ func QueriesIn(dir string) ([]PanelQuery, error) {
 		out = append(out, qs...)
 	}
 	return out, nil
+}
+
+// sometimesEmpty are the series a healthy setup may lack, and why: a
+// panel query that reads only these may rightly return nothing.
+var sometimesEmpty = map[string]string{
+	"spanbench_campaign_comparison_ratio_low":            "the runs are too few for a confidence interval",
+	"spanbench_campaign_comparison_ratio_high":           "the runs are too few for a confidence interval",
+	"spanbench_campaign_comparison_p_value":              "no test ran (too few runs or intervals)",
+	"spanbench_campaign_next_schedule_timestamp_seconds": "the campaign has no schedule or is suspended",
+	"spanbench_campaign_change_point_timestamp_seconds":  "the trend has found no change point",
+}
+
+var seriesName = regexp.MustCompile(`\bspanbench_[a-z_]+`)
+
+// sometimesEmptySelections are label selections a campaign may match
+// nothing with, and why.
+var sometimesEmptySelections = map[string]string{
+	`statistic=~"ErrorRate"`: "the campaign compares no ErrorRate (not among the default metrics)",
+}
+
+// MayBeEmpty says why the query may rightly return no series (every
+// spanbench series it reads is one a healthy setup may lack, or it selects
+// what a campaign may not compare), or "" when an empty answer means the
+// panel is broken.
+func (q PanelQuery) MayBeEmpty() string {
+	for sel, why := range sometimesEmptySelections {
+		if strings.Contains(q.Expr, sel) {
+			return why
+		}
+	}
+	var reasons []string
+	for _, name := range seriesName.FindAllString(q.Expr, -1) {
+		why, ok := sometimesEmpty[name]
+		if !ok {
+			return ""
+		}
+		if !slices.Contains(reasons, why) {
+			reasons = append(reasons, why)
+		}
+	}
+	return strings.Join(reasons, "; ")
 }

@@ -21,7 +21,7 @@ import (
 const rulesFile = "../../config/prometheus/rules.yaml"
 
 // exported lists the spanbench series the code exports today: the
-// manager's result series (from the collector's descriptions) and a
+// manager's result and campaign series (from the collectors' descriptions) and a
 // runner's live series (from a registry the load engine's collectors
 // fill), histograms with their _bucket, _sum and _count series.
 func exported(t *testing.T) []string {
@@ -29,6 +29,7 @@ func exported(t *testing.T) []string {
 	var names []string
 	descs := make(chan *prometheus.Desc, 64)
 	(&controllers.ResultsCollector{}).Describe(descs)
+	(&controllers.CampaignCollector{}).Describe(descs)
 	close(descs)
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	for d := range descs {

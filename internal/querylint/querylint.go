@@ -26,9 +26,12 @@ import (
 // dashboard is reported. An odd value, so no query writes it by hand.
 const RateIntervalStandIn = 4*time.Minute + 33*time.Second
 
-// PercentileSeries hold quantiles already (the controller's exact figures):
-// averaging them, or taking their quantile, gives no percentile.
-var PercentileSeries = []string{"spanbench_run_latency_seconds"}
+// PercentileSeries hold quantiles already (the controller's exact figures,
+// and a campaign's comparison of them): averaging them, or taking their
+// quantile, gives no percentile.
+var PercentileSeries = []string{"spanbench_run_latency_seconds",
+	"spanbench_campaign_comparison_baseline", "spanbench_campaign_comparison_value",
+	"spanbench_campaign_comparison_ratio", "spanbench_campaign_comparison_ratio_low", "spanbench_campaign_comparison_ratio_high"}
 
 // counterSuffixes end the names of counters and of histograms' cumulative
 // series, which only make sense as rates or increases.

@@ -32,6 +32,8 @@ func TestLint(t *testing.T) {
 			expr: `avg(spanbench_run_latency_seconds{quantile="0.99"})`, want: "avg over percentiles"},
 		{name: "average of any quantile-labelled series",
 			expr: `avg(rpc_latency{quantile="0.99"})`, want: "avg over percentiles"},
+		{name: "average of a campaign's pooled percentiles across variants",
+			expr: `avg by (campaign) (spanbench_campaign_comparison_value{statistic="P99"})`, want: "avg over percentiles"},
 		{name: "average over time of percentiles",
 			expr: `avg_over_time(spanbench_run_latency_seconds[1h])`, want: "avg_over_time over percentiles"},
 		{name: "maximum of one figure served by two replicas",

@@ -179,9 +179,9 @@ type Operation struct {
 }
 
 // ErrorCount sums Errors.
-func (o *Operation) ErrorCount() uint64 {
+func (c *Counts) ErrorCount() uint64 {
 	var n uint64
-	for _, c := range o.Errors {
+	for _, c := range c.Errors {
 		n += c
 	}
 	return n

@@ -43,6 +43,12 @@ spec:
     zip: null
     exclude:
     - {api: sql, keys-api: read}`},
+	{name: "error-rate-compared", base: "campaign.yaml", patch: `
+spec:
+  comparison:
+    metrics:
+    - {statistic: ErrorRate}
+    - {statistic: P999, direction: LowerIsBetter}`},
 }
 
 func TestAdmissionAcceptsGoodCampaigns(t *testing.T) {
@@ -181,6 +187,19 @@ spec:
 		want: []cause{{"spec.comparison.minEffect", "Invalid value: \"string\": minEffect: must be a percentage from 0% to 99.99%, such as 5%"}},
 	},
 	{
+		name: "statistic-unknown",
+		patch: `
+spec:
+  comparison:
+    metrics:
+    - {statistic: P95}`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.comparison.metrics[0].statistic", "Unsupported value: \"P95\": supported values: \"Throughput\", \"P50\", \"P90\", \"P99\", \"P999\", \"ErrorRate\""},
+		},
+		goField: "spec.comparison.metrics[0].statistic",
+	},
+	{
 		name: "confidence-zero",
 		patch: `
 spec:
@@ -291,7 +310,7 @@ func TestCampaignStatusRoundTripsAndPrints(t *testing.T) {
 		Iterations: []v1alpha1.IterationStatus{{Name: "printed-1795485600", ScheduledTime: last,
 			Outcome: v1alpha1.IterationSucceeded, Runs: 6, Succeeded: 6, Verdict: v1alpha1.VerdictRegressed}},
 		Comparison: &v1alpha1.ComparisonStatus{Iteration: "printed-1795485600", Baseline: "read", Verdict: v1alpha1.VerdictRegressed,
-			Rows: []v1alpha1.ComparisonRow{{Variant: "sql", Metric: "point P99", Baseline: "410", Value: "533", Ratio: "1.300",
+			Rows: []v1alpha1.ComparisonRow{{Variant: "sql", Metric: "point p99 µs", Operation: "point", Statistic: v1alpha1.StatisticP99, Baseline: "410", Value: "533", Ratio: "1.300",
 				Low: "1.210", High: "1.380", Confidence: "96.8%", N: "5+5", PValue: "0.0079", Verdict: v1alpha1.VerdictRegressed}}},
 	}
 	want := c.Status.DeepCopy()
