@@ -15,7 +15,6 @@ import (
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/shardrun"
 )
 
 // TestReconcileWarnsWhenMostReadsFoundNothing aggregates one shard whose
@@ -66,7 +65,7 @@ func TestReconcileWarnsWhenMostReadsFoundNothing(t *testing.T) {
 func storeShardResult(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun, c result.Counts) {
 	t.Helper()
 	w := run.Spec.Workload.Resolved()
-	spec, err := shardrun.RecordedSpec(&w)
+	spec, err := protocol.RecordedSpec(&w)
 	if err != nil {
 		t.Fatal(err)
 	}

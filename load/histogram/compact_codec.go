@@ -150,6 +150,10 @@ func (d *Decoder) parsePayload() error {
 			continue
 		case at >= countsLen:
 			return errors.New("histogram bucket beyond its geometry")
+		case count > 0 && at > int64(bucketIndex(HighestMicros)):
+			// Values are clamped to the range when recorded: a count
+			// above it was not recorded by spanbench.
+			return fmt.Errorf("histogram holds values above its range (%d µs)", HighestMicros)
 		case count > 0:
 			if count > math.MaxInt64-pr.total {
 				return errors.New("histogram counts overflow")
