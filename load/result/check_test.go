@@ -39,4 +39,3 @@ func TestHistogramsPastTheMemoryLimitAreRefused(t *testing.T) {
 		t.Fatalf("the merge of the valid shard alone: %v, %+v", err, d.Shards)
 	}
 }
-
