@@ -131,10 +131,15 @@ func (d *Decoder) parsePayload() error {
 	if uint64(length) != uint64(len(p)-headerSize) {
 		return errors.New("histogram payload length differs from its header")
 	}
-	pr := &d.pairs
+	return d.pairs.readCounts(p[headerSize:])
+}
+
+// readCounts reads the payload's zero-run, zig-zag LEB128 counts into pr,
+// refusing buckets beyond the geometry or values above its range.
+func (pr *Compact) readCounts(p []byte) error {
 	pr.total, pr.idx, pr.cnt = 0, pr.idx[:0], pr.cnt[:0]
 	var at int64
-	for p = p[headerSize:]; len(p) > 0; {
+	for len(p) > 0 {
 		v, n := binary.Uvarint(p)
 		if n <= 0 {
 			return errors.New("corrupt histogram payload")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"unsafe"
+
+	"github.com/spanbench/spanbench/load/histogram"
 )
 
 // Budget bounds what decoding one document may cost. Results come from
@@ -69,7 +71,7 @@ func FileBudget() Budget {
 const (
 	sizeInterval   = int64(unsafe.Sizeof(Interval{}))
 	sizeIntervalOp = int64(unsafe.Sizeof(IntervalOperation{}))
-	sizeOperation  = int64(unsafe.Sizeof(Operation{})) + int64(unsafe.Sizeof(histogramSummary{}))
+	sizeOperation  = int64(unsafe.Sizeof(Operation{})) + int64(unsafe.Sizeof(histogram.Summary{}))
 	sizeShard      = int64(unsafe.Sizeof(Shard{}))
 	sizeString     = int64(unsafe.Sizeof(""))
 	// sizeMap is a small map's header and first bucket; sizeMapEntry each
@@ -79,9 +81,6 @@ const (
 	// sizeValue is any other value: a scalar field or a list element.
 	sizeValue = 16
 )
-
-// histogramSummary stands for the size of an Operation's ErrorLatency.
-type histogramSummary struct{ a [7]int64 }
 
 // BudgetError says a document exceeds its decode budget.
 type BudgetError struct {
@@ -195,30 +194,44 @@ func (s *scan) element(top *frame) error {
 		return nil
 	}
 	top.n++
-	limit, what, size := s.b.Entries, "entries in a list or map", int64(sizeValue)
-	switch {
-	case top.path == "intervals" && !top.object:
-		limit, what, size = s.b.Intervals, "intervals", 2*sizeInterval
-	case top.path == "intervals.operations" && !top.object:
+	if top.path == "intervals.operations" && !top.object {
 		s.intervalOps++
 		if s.intervalOps > s.b.IntervalOperations {
 			return &BudgetError{What: "interval operations", Limit: int64(s.b.IntervalOperations)}
 		}
-		limit, what, size = s.b.Operations, "operations in an interval", 2*sizeIntervalOp
-	case (top.path == "totals" || top.path == "spec.operations") && !top.object:
-		limit, what, size = s.b.Operations, "operations", 2*sizeOperation
-	case top.path == "shards" && !top.object:
-		limit, what, size = s.b.Shards, "shards", 2*sizeShard
-	case top.object && (top.path == "intervals.operations.errors" || top.path == "totals.errors" || top.path == "overall.errors"):
-		what, size = "error codes of an operation", sizeMapEntry
-		if top.n == 1 {
-			size += sizeMap
-		}
 	}
+	limit, what, size := s.limitOf(top)
 	if top.n > limit {
 		return &BudgetError{What: what, Limit: int64(limit)}
 	}
 	return s.charge(size)
+}
+
+// limitOf is the limit of a container's elements, what it is called, and
+// the size the next element is charged.
+func (s *scan) limitOf(top *frame) (limit int, what string, size int64) {
+	if top.object {
+		switch top.path {
+		case "intervals.operations.errors", "totals.errors", "overall.errors":
+			size = sizeMapEntry
+			if top.n == 1 {
+				size += sizeMap
+			}
+			return s.b.Entries, "error codes of an operation", size
+		}
+		return s.b.Entries, "entries in a list or map", sizeValue
+	}
+	switch top.path {
+	case "intervals":
+		return s.b.Intervals, "intervals", 2 * sizeInterval
+	case "intervals.operations":
+		return s.b.Operations, "operations in an interval", 2 * sizeIntervalOp
+	case "totals", "spec.operations":
+		return s.b.Operations, "operations", 2 * sizeOperation
+	case "shards":
+		return s.b.Shards, "shards", 2 * sizeShard
+	}
+	return s.b.Entries, "entries in a list or map", sizeValue
 }
 
 func (s *scan) charge(n int64) error {
