@@ -80,8 +80,10 @@ func TestHostileShardsLeaveTheManagerReconcilingOtherRuns(t *testing.T) {
 			t.Errorf("the condition message does not name shard %d (%s) as invalid: %q", i, why, c.Message)
 		}
 	}
-	if got.Status.Environment.Runners != 2 || got.Status.Overall == nil || got.Status.Overall.Count <= 0 {
-		t.Errorf("the partial result holds %d runners, overall %+v; want shards 0 and 1 merged", got.Status.Environment.Runners, got.Status.Overall)
+	if got.Status.Environment.Runners != 2 || got.Status.Overall == nil || got.Status.Overall.Count != 2<<40 ||
+		got.Status.Overall.Throughput != v1alpha1.FormatThroughput(v1alpha1.MaxThroughput) {
+		t.Errorf("the partial result holds %d runners, overall %+v; want shards 0 and 1 merged, 2^41 reads at the largest throughput the status holds",
+			got.Status.Environment.Runners, got.Status.Overall)
 	}
 	if n := len(h.eventsOf(got, v1alpha1.ReasonResultInvalid)); n == 0 {
 		t.Errorf("no %s event for the refused shards", v1alpha1.ReasonResultInvalid)
@@ -96,9 +98,9 @@ func TestHostileShardsLeaveTheManagerReconcilingOtherRuns(t *testing.T) {
 }
 
 // hostileResults are the ten shard results of run: shards 0 and 1 valid
-// (1 with counts near int64's top), 2 with counts that overflow only when
-// added to shard 1's, the others the nastiest classes of
-// shardtest.Hostile. refused names, by shard, what each refused shard is.
+// but absurd (2^40 reads in a nanosecond; 1 with counts near int64's top),
+// 2 with counts that overflow only when added to shard 1's, the others the
+// nastiest classes of shardtest.Hostile. refused names, by shard, what each refused shard is.
 func hostileResults(run *v1alpha1.BenchmarkRun) (results [][]byte, refused map[int]string) {
 	w, start := run.Spec.Workload.Resolved(), run.Status.StartTime.Time
 	nastiest := []string{
@@ -107,7 +109,9 @@ func hostileResults(run *v1alpha1.BenchmarkRun) (results [][]byte, refused map[i
 	}
 	refused = map[int]string{2: "a sum past int64 with shard 1"}
 	for i := range 3 {
+		// Valid, but 2^40 reads in a nanosecond: a throughput of 1e21/s.
 		d := shardtest.Shard(run.Name, w, start, i, 10)
+		shardtest.Instant(d, 1<<40)
 		if i > 0 {
 			d.Intervals[0].Operations[0].Rows = 3 << 61
 		}

@@ -224,7 +224,7 @@ func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run 
 	var missed uint64
 	var first, last time.Time
 	for i, s := range doc.Shards {
-		missed += s.Missed
+		missed = min(missed+s.Missed, result.MaxCount) // each is at most MaxCount: no wrap
 		if i == 0 || s.Started.Before(first) {
 			first = s.Started
 		}

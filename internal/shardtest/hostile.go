@@ -158,3 +158,18 @@ func mustEncode(h *hdr.Histogram) string {
 	}
 	return s
 }
+
+// Instant makes d a shard that measured ok reads of 1 ms in one
+// nanosecond: valid, yet its throughput (1e9 × ok per second) is far past
+// what the status's 24-character figure can hold unless it is clamped.
+func Instant(d *result.Document, ok uint64) {
+	d.End = d.Start.Add(time.Nanosecond)
+	d.Shards[0].Started, d.Shards[0].Ended = d.Start, d.End
+	d.Intervals = d.Intervals[:1]
+	lat := histogram.New()
+	_ = lat.RecordValues(1000, int64(ok))
+	enc := mustEncode(lat)
+	op := &d.Intervals[0].Operations[0]
+	op.OK, op.Rows, op.Errors, op.NotFound = ok, ok, nil, 0
+	op.LatencyHistogram, op.ServiceHistogram, op.ErrorLatencyHistogram = enc, enc, ""
+}
