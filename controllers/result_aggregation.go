@@ -200,9 +200,18 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	if !ok {
 		return nil, fmt.Errorf("ConfigMap %s/%s has no %s", key.Namespace, cm.Name, run.Status.Report.Key)
 	}
-	// Anyone who may edit ConfigMaps in the namespace may have edited it:
-	// it is checked against the run like a shard's, its figures derived
-	// again.
+	doc, err := DecodeReport(run, data)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, cm.Name, err)
+	}
+	return doc, nil
+}
+
+// DecodeReport decodes a run's merged result from its report ConfigMap's
+// data. Anyone who may edit ConfigMaps in the namespace may have edited
+// it: it is checked against the run like a shard's result, and its figures
+// derived again.
+func DecodeReport(run *v1alpha1.BenchmarkRun, data []byte) (*result.Document, error) {
 	doc, err := protocol.DecodeResult(data)
 	if err != nil {
 		return nil, err
@@ -213,7 +222,7 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	}
 	m := result.NewCheckedMerger(e)
 	if err := m.Add(doc); err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, cm.Name, err)
+		return nil, err
 	}
 	return m.Result()
 }

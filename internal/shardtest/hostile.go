@@ -159,13 +159,14 @@ func mustEncode(h *hdr.Histogram) string {
 	return s
 }
 
-// Instant makes d a shard that measured ok reads of 1 ms in one
-// nanosecond: valid, yet its throughput (1e9 × ok per second) is far past
+// Instant makes d a shard that measured ok reads of 1 ms (its first
+// operation, alone) in one nanosecond: valid, yet its throughput (1e9 × ok per second) is far past
 // what the status's 24-character figure can hold unless it is clamped.
 func Instant(d *result.Document, ok uint64) {
 	d.End = d.Start.Add(time.Nanosecond)
 	d.Shards[0].Started, d.Shards[0].Ended = d.Start, d.End
 	d.Intervals = d.Intervals[:1]
+	d.Intervals[0].Operations = d.Intervals[0].Operations[:1]
 	lat := histogram.New()
 	_ = lat.RecordValues(1000, int64(ok))
 	enc := mustEncode(lat)

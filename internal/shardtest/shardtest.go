@@ -40,8 +40,9 @@ func Shard(run string, w v1alpha1.WorkloadSpec, start time.Time, i, n int) *resu
 		panic(err) // a resolved workload always marshals
 	}
 	interval := w.Interval.Duration
-	intervals := int(w.TotalDuration() / interval)
-	end := start.Add(time.Duration(intervals) * interval)
+	// The last interval is partial when the duration is not a multiple.
+	intervals := int((w.TotalDuration() + interval - 1) / interval)
+	end := start.Add(w.TotalDuration())
 	d := &result.Document{
 		SchemaVersion: result.SchemaVersion, Run: run, Spec: spec, Start: start, End: end,
 		IntervalSeconds: interval.Seconds(),
@@ -72,4 +73,35 @@ func Shard(run string, w v1alpha1.WorkloadSpec, start time.Time, i, n int) *resu
 		panic(fmt.Sprintf("finalizing a shard: %v", err))
 	}
 	return d
+}
+
+// Truncate keeps the first n intervals of d, as a runner whose load ended
+// after them would write it.
+func Truncate(d *result.Document, n int) {
+	d.Intervals = d.Intervals[:n]
+	if end := d.Start.Add(time.Duration(float64(n) * d.IntervalSeconds * float64(time.Second))); end.Before(d.End) {
+		d.End = end
+	}
+	d.Shards[0].Ended = d.End
+	if err := result.Finalize(d); err != nil {
+		panic(fmt.Sprintf("finalizing a shard: %v", err))
+	}
+}
+
+// Operation is one interval's entry of operation name with counts c and
+// histograms that hold them: c.OK latencies of 1 ms, and c.NotFound plus
+// c's errors error latencies of 2 ms.
+func Operation(name string, c result.Counts) result.IntervalOperation {
+	lat, errs := histogram.New(), histogram.New()
+	if c.OK > 0 {
+		_ = lat.RecordValues(1000, int64(c.OK))
+	}
+	if n := c.NotFound + c.ErrorCount(); n > 0 {
+		_ = errs.RecordValues(2000, int64(n))
+	}
+	o, err := result.NewIntervalOperation(name, c, lat, lat, errs)
+	if err != nil {
+		panic(fmt.Sprintf("encoding a histogram: %v", err))
+	}
+	return o
 }
