@@ -101,7 +101,7 @@ FUZZTIME_UNIT ?= 15s
 fuzz: ## fuzz the shard decode and merge paths, each target for FUZZTIME (default 10s); a crasher lands in testdata/fuzz: commit it
 	@set -e; for f in $(FUZZERS); do \
 		echo "fuzz $${f#*:} ($${f%%:*}) for $(FUZZTIME)"; \
-		go test -run '^$$' -fuzz "^$${f#*:}$$" -fuzztime $(FUZZTIME) "$${f%%:*}"; \
+		go test -run '^$$' -fuzz "^$${f#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s "$${f%%:*}"; \
 	done
 
 .PHONY: bench

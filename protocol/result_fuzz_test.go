@@ -14,7 +14,7 @@ import (
 // merged without a panic.
 func FuzzDecodeResult(f *testing.F) {
 	start := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
-	w := shardtest.Workload(5 * time.Second)
+	w := shardtest.Workload(2 * time.Second)
 	valid, err := protocol.EncodeResult(shardtest.Shard("fuzz", w, start, 1, 2))
 	if err != nil {
 		f.Fatal(err)
