@@ -39,3 +39,35 @@ func TestHistogramsPastTheMemoryLimitAreRefused(t *testing.T) {
 		t.Fatalf("the merge of the valid shard alone: %v, %+v", err, d.Shards)
 	}
 }
+
+// TestARefusedCoarserShardLeavesTheTimeSeriesAsItWas: a shard whose
+// intervals are coarser than those merged so far, refused for histograms
+// that do not hold its counts, leaves the merged time series at its
+// resolution.
+func TestARefusedCoarserShardLeavesTheTimeSeriesAsItWas(t *testing.T) {
+	w := shardtest.Workload(8 * time.Second)
+	start := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	e, err := protocol.ResultExpectation("coarse", &w, start, time.Minute, -1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := result.NewCheckedMerger(e)
+	if err := m.Add(shardtest.Shard("coarse", w, start, 0, 2)); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := shardtest.Shard("coarse", w, start, 1, 2).Coarsened(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Intervals[0].Operations[0].OK++
+	if err := m.Add(bad); err == nil || !strings.Contains(err.Error(), "histogram holds") {
+		t.Fatalf("adding a coarser shard whose histograms disagree with its counts: %v; want a refusal", err)
+	}
+	d, err := m.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.IntervalSeconds != 1 || len(d.Notes) != 0 {
+		t.Errorf("after the refused shard the merge has %gs intervals, notes %q; want shard 0's 1 s intervals, no note", d.IntervalSeconds, d.Notes)
+	}
+}

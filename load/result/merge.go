@@ -51,9 +51,11 @@ func NewMerger() *Merger {
 // runner pods, or files): each must pass e.Check, its histograms must hold
 // exactly its counts and its counts' sums must fit MaxCount, and the merged
 // histograms may take at most e.HistogramMemory. The merged document takes
-// its run, spec and settings from e, never from a document. A document
-// refused after its first interval was added leaves the merger unusable:
-// merge the others again with a new merger.
+// its run, spec and settings from e, never from a document. A document is
+// added all or nothing: a refused one leaves the merge as it was, so the
+// others still merge (the one exception: a coarser document whose counts
+// overflow only once the merged intervals are coarsened to its length
+// leaves them coarsened).
 func NewCheckedMerger(e Expect) *Merger {
 	m := NewMerger()
 	m.expect = &e
@@ -127,6 +129,9 @@ func (m *Merger) align(d *Document) (*Document, error) {
 	case d.IntervalSeconds > cur:
 		factor := d.IntervalSeconds / cur
 		if factor == float64(int(factor)) && factor <= maxFactor {
+			if err := m.probe(d); err != nil {
+				return nil, err
+			}
 			if err := m.acc.coarsen(int(factor)); err != nil {
 				return nil, err
 			}
@@ -144,6 +149,20 @@ func (m *Merger) align(d *Document) (*Document, error) {
 		acc.checked, acc.memoryLimit = m.acc.checked, m.acc.memoryLimit
 		return d.coarsenedWith(int(factor), acc)
 	}
+}
+
+// probe checks, for a checked merger, that d's intervals would merge
+// (histograms that hold their counts, within the memory left) before the
+// merged intervals are coarsened to d's: a refused document must not leave
+// the others' time series coarser. It decodes d once more; only a shard
+// coarser than those before it needs it.
+func (m *Merger) probe(d *Document) error {
+	if !m.acc.checked {
+		return nil
+	}
+	p := newIntervalAccumulator()
+	p.checked, p.memoryLimit = true, m.acc.memoryLimit-m.acc.memory.Load()
+	return p.add(d.Intervals)
 }
 
 // Result derives the merged document's figures and returns it. The merger
