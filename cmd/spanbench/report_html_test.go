@@ -95,10 +95,11 @@ func TestReportHTMLOfMergedShards(t *testing.T) {
 	}
 }
 
-// TestReportRefusesHostileFiles: each hostile shard class, as a file next
-// to a valid shard of its run, makes `spanbench report` exit 1 naming the
-// file, never panic, hang or exhaust memory, with or without --overlay.
-func TestReportRefusesHostileFiles(t *testing.T) {
+// TestReportAndCompareRefuseHostileFiles: each hostile shard class, as a
+// file next to a valid shard of its run, makes `spanbench report` (with or
+// without --overlay) and `spanbench compare` exit 1 naming the file, never
+// panic, hang or exhaust memory.
+func TestReportAndCompareRefuseHostileFiles(t *testing.T) {
 	dir := t.TempDir()
 	w := shardtest.Workload(5 * time.Second)
 	good := filepath.Join(dir, "good.json")
@@ -111,7 +112,7 @@ func TestReportRefusesHostileFiles(t *testing.T) {
 			if err := os.WriteFile(bad, gunzip(t, c.Result), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			for _, args := range [][]string{{"report", good, bad}, {"report", "--overlay", bad}} {
+			for _, args := range [][]string{{"report", good, bad}, {"report", "--overlay", bad}, {"compare", good, bad}} {
 				code, _, stderr := runCLI(t, args...)
 				if code != 1 || !strings.Contains(stderr, bad+": ") {
 					t.Errorf("%v: exit %d, stderr %q; want exit 1 naming %s", args[:len(args)-1], code, shorten(stderr), bad)
