@@ -89,8 +89,24 @@ test-deps: ## install the Debian packages the suites need: etcd, promtool (prome
 test: test-unit test-e2e ## every suite: unit, emulator, envtest, Helm chart, then end to end on a local cluster (root)
 
 .PHONY: test-unit
-test-unit: test-deps verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool), HTML report (headless Chromium)
+test-unit: test-deps verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool), HTML report (headless Chromium), then a short fuzz
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
+	$(MAKE) fuzz FUZZTIME=$(FUZZTIME_UNIT)
+
+# FUZZERS are the fuzz targets of untrusted input, as package:target. Each
+# runs for FUZZTIME in `make fuzz`, for FUZZTIME_UNIT in `make test-unit`
+# (3 x 15 s); their seed corpora and committed crashers (testdata/fuzz) run
+# with every `go test`.
+FUZZERS := ./protocol:FuzzDecodeResult ./load/result:FuzzReadAndMerge ./load/result:FuzzMergePair
+FUZZTIME ?= 10s
+FUZZTIME_UNIT ?= 15s
+
+.PHONY: fuzz
+fuzz: ## fuzz the shard decode and merge paths, each target for FUZZTIME (default 10s); a crasher lands in testdata/fuzz: commit it
+	@set -e; for f in $(FUZZERS); do \
+		echo "fuzz $${f#*:} ($${f%%:*}) for $(FUZZTIME)"; \
+		go test -run '^$$' -fuzz "^$${f#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s "$${f%%:*}"; \
+	done
 
 .PHONY: bench
 bench: ## measure the load engine (see docs/performance.md)

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,9 +12,9 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/runtest"
+	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/shardrun"
 )
 
 // TestReconcileWarnsWhenMostReadsFoundNothing aggregates one shard whose
@@ -61,18 +60,19 @@ func TestReconcileWarnsWhenMostReadsFoundNothing(t *testing.T) {
 	}
 }
 
-// storeShardResult stores shard 0's final report: one 1 s interval in
-// which the run's only operation (a Read) counted c.
+// storeShardResult stores shard 0's final report: one interval in which
+// the run's only operation (a Read) counted c.
 func storeShardResult(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun, c result.Counts) {
 	t.Helper()
 	w := run.Spec.Workload.Resolved()
-	spec, err := shardrun.RecordedSpec(&w)
+	spec, err := protocol.RecordedSpec(&w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := &result.Document{SchemaVersion: result.SchemaVersion, Run: run.Name, Spec: spec, Start: t0, End: t0.Add(time.Second),
-		IntervalSeconds: 1, Shards: []result.Shard{{Index: 0, Count: 1, Started: t0, Ended: t0.Add(time.Second)}},
-		Intervals: []result.Interval{{Index: 0, Operations: []result.IntervalOperation{{Name: w.Operations[0].Name, Counts: c}}}}}
+	end := t0.Add(w.Interval.Duration)
+	doc := &result.Document{SchemaVersion: result.SchemaVersion, Run: run.Name, Spec: spec, Start: t0, End: end,
+		IntervalSeconds: w.Interval.Seconds(), Shards: []result.Shard{{Index: 0, Count: 1, Started: t0, Ended: end}},
+		Intervals: []result.Interval{{Index: 0, Operations: []result.IntervalOperation{shardtest.Operation(w.Operations[0].Name, c)}}}}
 	if err := result.Finalize(doc); err != nil {
 		t.Fatal(err)
 	}

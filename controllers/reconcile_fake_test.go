@@ -27,7 +27,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/runtest"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/endpoint"
@@ -1079,8 +1079,9 @@ func TestReconcileAggregationReadErrorIsRetried(t *testing.T) {
 // a runner pod does when its load ends.
 func shardSucceeded(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) {
 	t.Helper()
-	data, err := protocol.EncodeResult(&result.Document{SchemaVersion: result.SchemaVersion, Run: run.Name,
-		Shards: []result.Shard{{Index: 0, Started: t0}}, Overall: result.Operation{Name: "overall"}})
+	d := shardtest.Shard(run.Name, run.Spec.Workload.Resolved(), t0, 0, int(run.Replicas()))
+	shardtest.Truncate(d, 1) // the fake clock stands at t0
+	data, err := protocol.EncodeResult(d)
 	if err != nil {
 		t.Fatal(err)
 	}

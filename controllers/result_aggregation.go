@@ -33,7 +33,10 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	merged, problems, err := mergeShards(reports, run)
+	merged, problems, invalid, err := mergeShards(reports, run, r.now())
+	for _, msg := range invalid {
+		outbox.warning(v1alpha1.ReasonResultInvalid, msg)
+	}
 	if err != nil {
 		r.fail(run, outbox, v1alpha1.ReasonResultInvalid, err.Error())
 		return ctrl.Result{}, r.cleanupRunners(ctx, run)
@@ -48,7 +51,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	}
 	msg := fmt.Sprintf("%s operations, p99 %s", run.Status.Overall.Throughput+"/s", p99(run.Status.Overall))
 	if len(problems) > 0 {
-		msg += "; partial: " + strings.Join(problems, "; ")
+		msg += "; partial: " + joinProblems(problems)
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
 	outbox.normal(v1alpha1.ReasonCompleted, msg)
@@ -56,27 +59,30 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 }
 
 // mergeShards decodes the succeeded shards' results, the only place they
-// are decoded, and merges the usable ones, one at a time: each shard's
-// document is dropped once added, so the manager holds the merged
-// intervals and one shard, whatever the number of shards. It reports the
-// shards that failed, sent unreadable reports or unusable results, for the
-// condition message.
-func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun) (*result.Document, []string, error) {
-	merger := result.NewMerger()
+// are decoded, checks each against the run (result.Expect: its spec, shard,
+// intervals, times, counts and histograms) and merges the valid ones, one
+// at a time: each shard's document is dropped once added, so the manager
+// holds the merged intervals and one shard, whatever the number of shards.
+// A shard refused is left out, and the others still make a (partial)
+// result. It reports the shards that failed, sent unreadable reports or
+// invalid results, for the condition message; invalid names the shards
+// whose results were refused.
+func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time) (doc *result.Document, problems, invalid []string, err error) {
+	expect, err := runExpectation(run, now)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the run's own workload cannot be recorded: %w", err)
+	}
+	merger := result.NewCheckedMerger(expect)
 	merged := 0
-	var problems []string
 	for _, o := range reports {
 		switch {
 		case o.err != nil:
 			problems = append(problems, fmt.Sprintf("shard %d: unreadable report: %v", o.index, o.err))
 		case o.State == protocol.StateSucceeded:
-			doc, err := decodeShardResult(o, run)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("shard %d: unusable result: %v", o.index, err))
+			if err := addShard(merger, o); err != nil {
+				msg := fmt.Sprintf("shard %d: invalid result: %s", o.index, shorten(err.Error(), maxProblemBytes))
+				problems, invalid = append(problems, msg), append(invalid, msg)
 				continue
-			}
-			if err := merger.Add(doc); err != nil {
-				return nil, problems, fmt.Errorf("merging shard results: %w", err)
 			}
 			merged++
 		case o.State == protocol.StateFailed:
@@ -86,28 +92,72 @@ func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun) (*result.Doc
 		}
 	}
 	if merged == 0 {
-		return nil, problems, fmt.Errorf("no shard produced a usable result: %s", strings.Join(problems, "; "))
+		return nil, problems, invalid, fmt.Errorf("no shard produced a usable result: %s", joinProblems(problems))
 	}
-	doc, err := merger.Result()
-	if err != nil {
-		return nil, problems, fmt.Errorf("merging shard results: %w", err)
+	if doc, err = merger.Result(); err != nil {
+		return nil, problems, invalid, fmt.Errorf("merging shard results: %w", err)
 	}
-	return doc, problems, nil
+	return doc, problems, invalid, nil
 }
 
-// decodeShardResult decodes a succeeded shard's result and checks that it
-// is this run's and this shard's alone: it comes from a pod.
-func decodeShardResult(o shardReport, run *v1alpha1.BenchmarkRun) (*result.Document, error) {
+// Bounds of the problems a condition message lists: the errors quote
+// untrusted data, and a condition's message holds at most 32 KiB.
+const (
+	maxProblemBytes  = 512
+	maxProblemsBytes = 8 << 10
+)
+
+// joinProblems lists problems for a condition message, within
+// maxProblemsBytes.
+func joinProblems(problems []string) string {
+	var b strings.Builder
+	for i, p := range problems {
+		if b.Len()+len(p) > maxProblemsBytes {
+			fmt.Fprintf(&b, "; and %d more", len(problems)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// shorten cuts s to at most n bytes on a rune boundary.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n-3], "") + "..."
+}
+
+// runExpectation is what every shard result of run must fit (by now, when
+// given), from the run's own spec and status: the shard's result is written by a pod that
+// may run the user's image, and nothing in it is trusted.
+func runExpectation(run *v1alpha1.BenchmarkRun, now time.Time) (result.Expect, error) {
+	var start time.Time
+	if run.Status.StartTime != nil {
+		start = run.Status.StartTime.Time
+	}
+	e, err := protocol.ResultExpectation(run.Name, &run.Spec.Workload, start, run.Spec.Deadlines.Resolve().Overrun, -1, int(run.Replicas()))
+	if !now.IsZero() {
+		e.Latest = now.Add(protocol.MaxClockSkew)
+	}
+	return e, err
+}
+
+// addShard decodes a succeeded shard's result, checks that it is this
+// shard's alone, and merges it; a refused result leaves merger unchanged.
+func addShard(merger *result.Merger, o shardReport) error {
 	doc, err := protocol.DecodeResult(o.Result)
 	switch {
 	case err != nil:
-		return nil, err
-	case doc.Run != run.Name:
-		return nil, fmt.Errorf("result is of run %q", doc.Run)
+		return err
 	case len(doc.Shards) != 1 || doc.Shards[0].Index != o.index:
-		return nil, fmt.Errorf("result does not describe shard %d alone", o.index)
+		return fmt.Errorf("result does not describe shard %d alone", o.index)
 	}
-	return doc, nil
+	return merger.Add(doc)
 }
 
 func p99(f *v1alpha1.ResultFigures) string {
@@ -150,7 +200,31 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	if !ok {
 		return nil, fmt.Errorf("ConfigMap %s/%s has no %s", key.Namespace, cm.Name, run.Status.Report.Key)
 	}
-	return protocol.DecodeResult(data)
+	doc, err := DecodeReport(run, data)
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, cm.Name, err)
+	}
+	return doc, nil
+}
+
+// DecodeReport decodes a run's merged result from its report ConfigMap's
+// data. Anyone who may edit ConfigMaps in the namespace may have edited
+// it: it is checked against the run like a shard's result, and its figures
+// derived again.
+func DecodeReport(run *v1alpha1.BenchmarkRun, data []byte) (*result.Document, error) {
+	doc, err := protocol.DecodeResult(data)
+	if err != nil {
+		return nil, err
+	}
+	e, err := runExpectation(run, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	m := result.NewCheckedMerger(e)
+	if err := m.Add(doc); err != nil {
+		return nil, err
+	}
+	return m.Result()
 }
 
 // applyResult writes a merged result's figures into the status. Every
@@ -159,7 +233,7 @@ func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run 
 	var missed uint64
 	var first, last time.Time
 	for i, s := range doc.Shards {
-		missed += s.Missed
+		missed = min(missed+s.Missed, result.MaxCount) // each is at most MaxCount: no wrap
 		if i == 0 || s.Started.Before(first) {
 			first = s.Started
 		}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spanbench/spanbench/load/result"
 )
@@ -16,7 +16,21 @@ const MaxResultBytes = 900 << 10
 
 // maxCoarsening bounds how far EncodeResult coarsens a result's intervals
 // to make it fit: 10 s intervals become at most 10m40s.
-const maxCoarsening = 64
+const maxCoarsening = result.MaxCoarsening
+
+// MaxResultJSONBytes bounds a result's JSON once decompressed: gzip
+// expands a small input enormously (a 432 KiB shard to 60 MB), so the
+// reader stops there, and the writer coarsens a result until it fits.
+const MaxResultJSONBytes = 8 << 20
+
+// ResultBudget is the decode budget of a result from a ConfigMap:
+// MaxResultJSONBytes of JSON, at most 48 MiB decoded. EncodeResult
+// writes only what fits it; DecodeResult refuses the rest before decoding.
+func ResultBudget() result.Budget {
+	b := result.FileBudget()
+	b.Bytes, b.Memory = MaxResultJSONBytes, 48<<20
+	return b
+}
 
 // EncodeResult compresses a result for a ConfigMap (a shard's, or the
 // run's merged report). A result too large for one (a long run with many
@@ -26,37 +40,57 @@ const maxCoarsening = 64
 // is not modified.
 func EncodeResult(d *result.Document) ([]byte, error) {
 	b, err := compress(d)
-	for factor := 2; err == nil && len(b) > MaxResultBytes && factor <= maxCoarsening; factor *= 2 {
+	for factor := 2; tooLarge(err) && factor <= maxCoarsening; factor *= 2 {
 		var c *result.Document
 		if c, err = d.Coarsened(factor); err == nil {
 			b, err = compress(c)
 		}
 	}
-	switch {
-	case err != nil:
-		return nil, err
-	case len(b) > MaxResultBytes:
-		return nil, fmt.Errorf("the result is %d KiB compressed even with intervals %d times longer, more than the %d KiB a ConfigMap holds; "+
-			"use a longer workload.interval or fewer operations", len(b)>>10, maxCoarsening, MaxResultBytes>>10)
+	if tooLarge(err) {
+		return nil, fmt.Errorf("even with intervals %d times longer, %w; use a longer workload.interval or fewer operations", maxCoarsening, err)
 	}
-	return b, nil
+	return b, err
 }
 
-// compress is d as gzipped JSON.
+// errTooLarge says a result does not fit a ConfigMap or its reader's
+// budget.
+type errTooLarge struct{ why string }
+
+func (e *errTooLarge) Error() string { return e.why }
+
+func tooLarge(err error) bool {
+	var t *errTooLarge
+	return errors.As(err, &t)
+}
+
+// compress is d as gzipped JSON, or an *errTooLarge when the result would
+// not fit its ConfigMap or DecodeResult would refuse it.
 func compress(d *result.Document) ([]byte, error) {
+	js, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := ResultBudget().Fits(js); err != nil {
+		return nil, &errTooLarge{why: err.Error()}
+	}
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	if err := json.NewEncoder(zw).Encode(d); err != nil {
+	if _, err := zw.Write(js); err != nil {
 		return nil, err
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
+	if buf.Len() > MaxResultBytes {
+		return nil, &errTooLarge{why: fmt.Sprintf("the result is %d KiB compressed, more than the %d KiB a ConfigMap holds", buf.Len()>>10, MaxResultBytes>>10)}
+	}
 	return buf.Bytes(), nil
 }
 
 // DecodeResult reads a result EncodeResult wrote. The data come from a pod
-// and are untrusted: size, gzip, JSON and schema version are all checked.
+// and are untrusted: size, gzip, JSON and schema version are all checked,
+// and the decompressed JSON is held to ResultBudget before it is decoded.
+// That the result belongs to its run is for result.Expect to check.
 func DecodeResult(b []byte) (*result.Document, error) {
 	if len(b) > MaxResultBytes {
 		return nil, fmt.Errorf("the result is %d bytes, more than %d", len(b), MaxResultBytes)
@@ -65,6 +99,7 @@ func DecodeResult(b []byte) (*result.Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the result is not gzip: %w", err)
 	}
-	// Bound the decompressed size too: a small gzip can expand enormously.
-	return result.Read(io.LimitReader(zr, result.MaxDocumentBytes+1))
+	// ReadWithin bounds the decompressed size too: a small gzip can expand
+	// enormously.
+	return result.ReadWithin(zr, ResultBudget())
 }

@@ -7,13 +7,12 @@
 package shardrun
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/engine"
-	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/load/schedule"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -38,7 +37,7 @@ func Config(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, 
 // Bind is Config for a workload already bound to a client (or made of
 // operations that need none, workload.FromOps).
 func Bind(run string, spec *v1alpha1.WorkloadSpec, w *workload.Workload, shard, shards int) (engine.Config, error) {
-	recorded, err := RecordedSpec(spec)
+	recorded, err := protocol.RecordedSpec(spec)
 	if err != nil {
 		return engine.Config{}, err
 	}
@@ -53,15 +52,6 @@ func Bind(run string, spec *v1alpha1.WorkloadSpec, w *workload.Workload, shard, 
 		cfg.Operations = append(cfg.Operations, engine.Operation{Name: op.Spec.Name, Weight: int(op.Spec.Weight), Op: op})
 	}
 	return cfg, nil
-}
-
-// RecordedSpec is the resolved spec as a result records it.
-func RecordedSpec(spec *v1alpha1.WorkloadSpec) (result.Spec, error) {
-	raw, err := json.Marshal(spec)
-	if err != nil {
-		return result.Spec{}, err
-	}
-	return result.NewSpec(raw)
 }
 
 // Load is the whole run's load (all shards together) of a resolved spec:

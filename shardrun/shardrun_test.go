@@ -15,6 +15,7 @@ import (
 	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/load/schedule"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -49,7 +50,7 @@ func TestTheResultReadsTheResolvedSpecAsTheAPIWroteIt(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			spec := resolved(v1alpha1.LoadSpec{Rate: ptr.To[int32](100)}, 10*time.Minute, tc.wu)
-			recorded, err := shardrun.RecordedSpec(spec)
+			recorded, err := protocol.RecordedSpec(spec)
 			if err != nil {
 				t.Fatal(err)
 			}

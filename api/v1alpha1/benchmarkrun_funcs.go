@@ -227,13 +227,21 @@ func (r *BenchmarkRun) IsFinished() bool {
 
 // FormatThroughput renders operations per second as status.*.throughput: a
 // decimal with one fractional digit, such as "812.4". Values that are not
-// finite and non-negative render as "0.0".
+// finite and non-negative render as "0.0"; values above MaxThroughput
+// render as MaxThroughput, so that the figure always fits the schema's 24
+// characters (a result's counts come from pods, its measured time may be a
+// nanosecond).
 func FormatThroughput(opsPerSecond float64) string {
 	if math.IsNaN(opsPerSecond) || math.IsInf(opsPerSecond, 0) || opsPerSecond < 0 {
 		opsPerSecond = 0
 	}
+	opsPerSecond = min(opsPerSecond, MaxThroughput)
 	return strconv.FormatFloat(opsPerSecond, 'f', 1, 64)
 }
+
+// MaxThroughput is the largest throughput FormatThroughput writes: 1e18,
+// 21 characters with its fraction.
+const MaxThroughput = 1e18
 
 // ParseThroughput reads a status.*.throughput value.
 func ParseThroughput(s string) (float64, error) {

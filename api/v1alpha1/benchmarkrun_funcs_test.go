@@ -172,7 +172,9 @@ func TestStageDeadlineCountsFromTheStageStart(t *testing.T) {
 }
 
 func TestThroughputAndLatencyFormats(t *testing.T) {
-	for in, want := range map[float64]string{812.44: "812.4", 812.45001: "812.5", 0: "0.0", -1: "0.0", 12000: "12000.0"} {
+	for in, want := range map[float64]string{812.44: "812.4", 812.45001: "812.5", 0: "0.0", -1: "0.0", 12000: "12000.0",
+		// 9.2e18 ops over a nanosecond: the schema holds 24 characters.
+		9.2e27: "1000000000000000000.0"} {
 		if got := FormatThroughput(in); got != want {
 			t.Errorf("FormatThroughput(%v) = %q, want %q", in, got, want)
 		}

@@ -35,7 +35,9 @@ func PoolRuns(docs []*result.Document, op string) (Pool, error) {
 		if err != nil {
 			return Pool{}, err
 		}
-		p.Counts.Add(t.Counts)
+		if err := p.Counts.Add(t.Counts); err != nil {
+			return Pool{}, fmt.Errorf("run %s operation %s: %w", d.Run, op, err)
+		}
 		p.Seconds += d.End.Sub(d.WarmUp.End).Seconds()
 		if err := dec.AddTo(p.Latency, t.LatencyHistogram); err != nil {
 			return Pool{}, fmt.Errorf("run %s operation %s: %w", d.Run, op, err)

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/stats"
 )
 
@@ -120,7 +119,8 @@ func loadCell(arg string) (*cell, error) {
 		if path == "" {
 			return nil, fmt.Errorf("argument %q names an empty file", arg)
 		}
-		doc, err := result.ReadFile(path)
+		// Checked like a report's files, its figures derived again.
+		doc, err := mergeFiles([]string{path})
 		if err != nil {
 			return nil, err
 		}

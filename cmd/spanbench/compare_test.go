@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
 )
 
 // runShape describes a synthetic result with a known latency distribution:
@@ -32,13 +36,38 @@ func shape(seed uint64, scale float64) runShape {
 	return runShape{seed: seed, scale: scale, warmUpScale: scale, intervals: 40, warmUp: 4, perInterval: 400, ops: []string{"read", "update"}}
 }
 
+// spec is the recorded spec of the shape's run: its operations, 1 s
+// intervals, and a Fixed warm-up that ends on its warmUp-th interval.
+func (s runShape) spec(t *testing.T) result.Spec {
+	t.Helper()
+	rate := int32(100)
+	w := v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Load: v1alpha1.LoadSpec{Rate: &rate},
+		Duration: &metav1.Duration{Duration: time.Duration(s.intervals) * time.Second},
+		Interval: &metav1.Duration{Duration: time.Second}}
+	types := map[string]v1alpha1.OperationType{"read": v1alpha1.OpRead, "update": v1alpha1.OpUpdate, "scan": v1alpha1.OpScan}
+	for _, op := range s.ops {
+		w.Operations = append(w.Operations, v1alpha1.OperationSpec{Name: op, Type: types[op], Weight: 1})
+	}
+	if s.warmUp > 0 {
+		// Rounded up to whole intervals, and shorter than the run.
+		fixed := time.Duration(s.warmUp)*time.Second - 500*time.Millisecond
+		w.WarmUp = &v1alpha1.WarmUpSpec{Mode: v1alpha1.WarmUpFixed, Duration: &metav1.Duration{Duration: fixed}}
+	}
+	w = w.Resolved()
+	spec, err := protocol.RecordedSpec(&w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
 func writeResult(t *testing.T, dir, name string, s runShape) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(s.seed, 1))
 	t0 := time.Date(2026, 11, 24, 2, 0, 0, 0, time.UTC)
-	d := &result.Document{SchemaVersion: result.SchemaVersion, Run: name, Start: t0,
-		End: t0.Add(time.Duration(s.intervals) * time.Second), IntervalSeconds: 1,
-		WarmUp: result.WarmUp{Intervals: s.warmUp, End: t0.Add(time.Duration(s.warmUp) * time.Second), Stable: true}}
+	end := t0.Add(time.Duration(s.intervals) * time.Second)
+	d := &result.Document{SchemaVersion: result.SchemaVersion, Run: name, Spec: s.spec(t), Start: t0, End: end, IntervalSeconds: 1,
+		Shards: []result.Shard{{Index: 0, Count: 1, Started: t0, Ended: end}}}
 	level := 0.0
 	for i := range s.intervals {
 		level = 0.6*level + 0.04*rng.NormFloat64()
@@ -48,13 +77,14 @@ func writeResult(t *testing.T, dir, name string, s runShape) string {
 			scale = s.warmUpScale
 		}
 		for _, op := range s.ops {
-			lat := histogram.New()
+			lat, errs := histogram.New(), histogram.New()
 			n := s.perInterval + rng.IntN(41) - 20
 			var c result.Counts
 			for range n {
 				us := 5000 * math.Exp(level+0.3*rng.NormFloat64()) * scale
 				if op == "update" && rng.IntN(100) == 0 {
 					c.Errors = map[string]uint64{"ABORTED": c.Errors["ABORTED"] + 1}
+					_ = errs.RecordValue(int64(us))
 					continue
 				}
 				c.OK++
@@ -62,13 +92,16 @@ func writeResult(t *testing.T, dir, name string, s runShape) string {
 					t.Fatal(err)
 				}
 			}
-			o, err := result.NewIntervalOperation(op, c, lat, histogram.New(), histogram.New())
+			o, err := result.NewIntervalOperation(op, c, lat, lat, errs)
 			if err != nil {
 				t.Fatal(err)
 			}
 			in.Operations = append(in.Operations, o)
 		}
 		d.Intervals = append(d.Intervals, in)
+	}
+	if err := result.Finalize(d); err != nil {
+		t.Fatal(err)
 	}
 	path := filepath.Join(dir, name+".json")
 	if err := result.WriteFile(path, d); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/load/result"
 )
 
@@ -90,13 +91,13 @@ func TestReportRefusesResultsOfDifferentRuns(t *testing.T) {
 	var paths []string
 	for _, run := range []string{"a", "b"} {
 		p := filepath.Join(dir, run+".json")
-		if err := result.WriteFile(p, &result.Document{SchemaVersion: result.SchemaVersion, Run: run, IntervalSeconds: 1}); err != nil {
+		if err := result.WriteFile(p, shardtest.Shard(run, shardtest.Workload(3*time.Second), t0, 0, 1)); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)
 	}
 	code, _, stderr := runCLI(t, append([]string{"report"}, paths...)...)
-	if code != 1 || !strings.Contains(stderr, "different runs") {
+	if code != 1 || !strings.Contains(stderr, `b.json: the result is of run "b", not "a"`) {
 		t.Fatalf("exit %d, stderr %q; want a refusal to merge different runs", code, stderr)
 	}
 }

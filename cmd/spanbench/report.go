@@ -12,6 +12,7 @@ import (
 
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/report"
 )
 
@@ -112,13 +113,23 @@ func reportComparison(ctx context.Context, stdout io.Writer, campaign, file, nam
 }
 
 // mergeFiles reads and merges result files one at a time, so only one
-// file's document is held besides the merged intervals.
+// file's document is held besides the merged intervals. Files are
+// untrusted: each is checked against the run the first one describes
+// (protocol.FileExpectation), as the controller checks shard results, and
+// every figure is derived again from the intervals.
 func mergeFiles(paths []string) (*result.Document, error) {
-	m := result.NewMerger()
+	var m *result.Merger
 	for _, path := range paths {
 		d, err := result.ReadFile(path)
 		if err != nil {
 			return nil, err
+		}
+		if m == nil {
+			e, err := protocol.FileExpectation(d)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			m = result.NewCheckedMerger(e)
 		}
 		if err := m.Add(d); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)

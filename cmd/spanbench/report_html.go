@@ -20,12 +20,9 @@ func readRuns(paths []string) ([]report.Run, error) {
 	runs := make([]report.Run, 0, len(paths))
 	count := map[string]int{}
 	for _, path := range paths {
-		d, err := result.ReadFile(path)
+		d, err := mergeFiles([]string{path})
 		if err != nil {
 			return nil, err
-		}
-		if err := result.Finalize(d); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		runs = append(runs, report.Run{Label: d.Run, Doc: d})
 		count[d.Run]++

@@ -1,22 +1,31 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/load/result"
 )
 
-// writeResults writes one empty result per run name and returns the paths.
+// t0 is the results' start.
+var t0 = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+
+// writeResults writes one valid result per run name and returns the paths.
 func writeResults(t *testing.T, runs ...string) []string {
 	t.Helper()
 	dir := t.TempDir()
 	var paths []string
 	for i, run := range runs {
 		p := filepath.Join(dir, strings.Repeat("x", i)+run+".json")
-		if err := result.WriteFile(p, &result.Document{SchemaVersion: result.SchemaVersion, Run: run, IntervalSeconds: 1}); err != nil {
+		if err := result.WriteFile(p, shardtest.Shard(run, shardtest.Workload(3*time.Second), t0, 0, 1)); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)
@@ -67,7 +76,7 @@ func TestReportHTMLOfMergedShards(t *testing.T) {
 	var paths []string
 	for i := range 2 {
 		p := filepath.Join(dir, "shard.json"+strings.Repeat("x", i))
-		d := &result.Document{SchemaVersion: result.SchemaVersion, Run: "r", IntervalSeconds: 1, Shards: []result.Shard{{Index: i, Count: 2}}}
+		d := shardtest.Shard("r", shardtest.Workload(3*time.Second), t0, i, 2)
 		if err := result.WriteFile(p, d); err != nil {
 			t.Fatal(err)
 		}
@@ -134,4 +143,53 @@ status:
 	if code, _, stderr := runCLI(t, "report", "--comparison", writeResults(t, "a")[0]); code != 1 || !strings.Contains(stderr, "neither a BenchmarkCampaign nor a status.comparison") {
 		t.Errorf("a result file given as a comparison: exit %d, stderr %q; want a refusal saying it is no comparison", code, stderr)
 	}
+}
+
+// TestReportAndCompareRefuseHostileFiles: each hostile shard class, as a
+// file next to a valid shard of its run, makes `spanbench report` (with or
+// without --overlay) and `spanbench compare` exit 1 naming the file, never
+// panic, hang or exhaust memory.
+func TestReportAndCompareRefuseHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	w := shardtest.Workload(5 * time.Second)
+	good := filepath.Join(dir, "good.json")
+	if err := result.WriteFile(good, shardtest.Shard("r", w, t0, 0, 2)); err != nil {
+		t.Fatal(err)
+	}
+	for k, c := range shardtest.Hostile("r", w, t0, 1, 2) {
+		t.Run(c.Name, func(t *testing.T) {
+			bad := filepath.Join(dir, fmt.Sprintf("bad%d.json", k))
+			if err := os.WriteFile(bad, gunzip(t, c.Result), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"report", good, bad}, {"report", "--overlay", bad}, {"compare", good, bad}} {
+				code, _, stderr := runCLI(t, args...)
+				if code != 1 || !strings.Contains(stderr, bad+": ") {
+					t.Errorf("%v: exit %d, stderr %q; want exit 1 naming %s", args[:len(args)-1], code, shorten(stderr), bad)
+				}
+			}
+			_ = os.Remove(bad)
+		})
+	}
+}
+
+// gunzip is b decompressed, bounded (a gzip bomb is meant to expand).
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return b // not gzip: the file holds the bytes as they are
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, 80<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func shorten(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
 }

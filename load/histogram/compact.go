@@ -64,6 +64,11 @@ func bucketWidth(idx int32) int64 {
 // NewCompact returns an empty compact histogram.
 func NewCompact() *Compact { return &Compact{} }
 
+// Bytes is the memory c's buckets take, for callers that bound it.
+func (c *Compact) Bytes() int64 {
+	return int64(cap(c.idx))*4 + int64(cap(c.cnt))*8 + int64(cap(c.win))*2
+}
+
 // TotalCount is the number of values recorded.
 func (c *Compact) TotalCount() int64 { return c.total }
 

@@ -154,10 +154,15 @@ func (d *Decoder) parsePayload() error {
 	if uint64(length) != uint64(len(p)-headerSize) {
 		return errors.New("histogram payload length differs from its header")
 	}
-	pr := &d.pairs
+	return d.pairs.readCounts(p[headerSize:])
+}
+
+// readCounts reads the payload's zero-run, zig-zag LEB128 counts into pr,
+// refusing buckets beyond the geometry or values above its range.
+func (pr *Compact) readCounts(p []byte) error {
 	pr.total, pr.idx, pr.cnt = 0, pr.idx[:0], pr.cnt[:0]
 	var at int64
-	for p = p[headerSize:]; len(p) > 0; {
+	for len(p) > 0 {
 		v, n := binary.Uvarint(p)
 		if n <= 0 {
 			return errors.New("corrupt histogram payload")
@@ -173,6 +178,10 @@ func (d *Decoder) parsePayload() error {
 			continue
 		case at >= countsLen:
 			return errors.New("histogram bucket beyond its geometry")
+		case count > 0 && at > int64(bucketIndex(HighestMicros)):
+			// Values are clamped to the range when recorded: a count
+			// above it was not recorded by spanbench.
+			return fmt.Errorf("histogram holds values above its range (%d µs)", HighestMicros)
 		case count > 0:
 			if count > math.MaxInt64-pr.total {
 				return errors.New("histogram counts overflow")

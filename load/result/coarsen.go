@@ -13,6 +13,11 @@ import (
 // boundary (a Fixed warm-up is rounded up to whole coarse intervals). A
 // factor below 2 changes nothing.
 func (d *Document) Coarsen(factor int) error {
+	return d.coarsen(factor, newIntervalAccumulator())
+}
+
+// coarsen is Coarsen with the given accumulator.
+func (d *Document) coarsen(factor int, acc *intervalAccumulator) error {
 	if factor < 2 {
 		return nil
 	}
@@ -21,7 +26,6 @@ func (d *Document) Coarsen(factor int) error {
 		in.Index /= factor
 		coarse[i] = in
 	}
-	acc := newIntervalAccumulator()
 	if err := acc.add(coarse); err != nil {
 		return fmt.Errorf("coarsening run %s: %w", d.Run, err)
 	}
@@ -48,6 +52,11 @@ func (d *Document) clone() (*Document, error) {
 // Coarsened returns a copy of d with intervals coarsened by factor, and a
 // note saying so; d is not modified.
 func (d *Document) Coarsened(factor int) (*Document, error) {
+	return d.coarsenedWith(factor, newIntervalAccumulator())
+}
+
+// coarsenedWith is Coarsened with the given accumulator.
+func (d *Document) coarsenedWith(factor int, acc *intervalAccumulator) (*Document, error) {
 	c, err := d.clone()
 	if err != nil {
 		return nil, err
@@ -56,7 +65,7 @@ func (d *Document) Coarsened(factor int) (*Document, error) {
 		return c, nil
 	}
 	before := d.IntervalSeconds
-	if err := c.Coarsen(factor); err != nil {
+	if err := c.coarsen(factor, acc); err != nil {
 		return nil, err
 	}
 	c.Notes = appendNew(c.Notes, coarsenedNote(before, c.IntervalSeconds))

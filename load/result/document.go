@@ -9,6 +9,10 @@
 package result
 
 import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/spanbench/spanbench/load/histogram"
@@ -133,14 +137,43 @@ type Counts struct {
 	Mutations uint64 `json:"mutations,omitempty"`
 }
 
-// Add adds o's counts to c.
-func (c *Counts) Add(o Counts) {
-	c.OK += o.OK
-	c.NotFound += o.NotFound
-	c.Retries += o.Retries
-	c.Rows += o.Rows
-	c.Mutations += o.Mutations
-	c.Errors = addCounts(c.Errors, o.Errors)
+// MaxCount is the largest count a result holds: every count, and the sum
+// of an operation's errors, must fit the status's int64 figures. Counts
+// come from pods; a merge that would pass it is refused, never wrapped.
+const MaxCount = math.MaxInt64
+
+// Add adds o's counts to c, or fails, leaving c unchanged, when a sum
+// would pass MaxCount.
+func (c *Counts) Add(o Counts) error {
+	sum := *c
+	var ok [6]bool
+	sum.OK, ok[0] = addCount(c.OK, o.OK)
+	sum.NotFound, ok[1] = addCount(c.NotFound, o.NotFound)
+	sum.Retries, ok[2] = addCount(c.Retries, o.Retries)
+	sum.Rows, ok[3] = addCount(c.Rows, o.Rows)
+	sum.Mutations, ok[4] = addCount(c.Mutations, o.Mutations)
+	ok[5] = true
+	if len(o.Errors) > 0 {
+		sum.Errors = make(map[string]uint64, len(c.Errors)+len(o.Errors))
+		maps.Copy(sum.Errors, c.Errors)
+		for code, n := range o.Errors {
+			var fits bool
+			if sum.Errors[code], fits = addCount(sum.Errors[code], n); !fits {
+				ok[5] = false
+			}
+		}
+	}
+	if _, fits := addCount(sum.ErrorCount(), sum.NotFound); !fits || slices.Contains(ok[:], false) {
+		return fmt.Errorf("counts overflow: a sum passes %d", uint64(MaxCount))
+	}
+	*c = sum
+	return nil
+}
+
+// addCount is a+b, and whether it is at most MaxCount.
+func addCount(a, b uint64) (uint64, bool) {
+	s := a + b
+	return s, a <= MaxCount && b <= MaxCount && s <= MaxCount
 }
 
 // Histograms are an operation's encoded HDR histograms (see
@@ -178,11 +211,14 @@ type Operation struct {
 	Histograms
 }
 
-// ErrorCount sums Errors.
+// ErrorCount sums Errors, saturating past MaxCount (which Add refuses).
 func (c *Counts) ErrorCount() uint64 {
 	var n uint64
-	for _, c := range c.Errors {
-		n += c
+	for _, e := range c.Errors {
+		var ok bool
+		if n, ok = addCount(n, e); !ok {
+			return math.MaxUint64
+		}
 	}
 	return n
 }

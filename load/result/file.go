@@ -11,14 +11,23 @@ import (
 // results are untrusted input.
 const MaxDocumentBytes = 64 << 20
 
-// Read decodes a document and checks its schema version.
+// Read decodes a document within FileBudget and checks its schema
+// version.
 func Read(r io.Reader) (*Document, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
+	return ReadWithin(r, FileBudget())
+}
+
+// ReadWithin decodes a document and checks its schema version. The
+// document is untrusted: r is read through a limited reader, and the JSON
+// scanned against b before it is decoded, so neither a large input nor a
+// small one that decodes into a large heap gets past b.
+func ReadWithin(r io.Reader, b Budget) (*Document, error) {
+	data, err := io.ReadAll(io.LimitReader(r, b.Bytes+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxDocumentBytes {
-		return nil, fmt.Errorf("result is larger than %d bytes", MaxDocumentBytes)
+	if err := b.Fits(data); err != nil {
+		return nil, err
 	}
 	var d Document
 	if err := json.Unmarshal(data, &d); err != nil {

@@ -54,6 +54,9 @@ func decodingSource(d *Document, c *codec) intervalSource {
 func derive(d *Document, c *codec, src intervalSource) error {
 	n := 0
 	for _, in := range d.Intervals {
+		if in.Index < 0 || in.Index >= MaxIntervals {
+			return fmt.Errorf("interval index %d is outside 0 to %d", in.Index, MaxIntervals-1)
+		}
 		n = max(n, in.Index+1)
 	}
 	points := make([]point, n)
@@ -97,12 +100,23 @@ func findWarmUp(d *Document, points []point) WarmUp {
 	switch wu.Mode {
 	case WarmUpFixed:
 		// Rounded up to whole intervals: results only exclude whole intervals.
-		w.Intervals = int(math.Ceil(wu.Duration.Seconds() / d.IntervalSeconds))
+		w.Intervals = wholeIntervals(wu.Duration, d.IntervalSeconds, len(points))
 	case WarmUpAuto:
 		w.Intervals, w.Stable = detectStable(d, points, wu)
 	}
 	w.End = d.Start.Add(time.Duration(w.Intervals) * d.interval())
 	return w
+}
+
+// wholeIntervals is how many intervals of the given length d spans,
+// rounded up, and at most n (the run's): the warm-up never extends past the
+// intervals there are, whatever a spec says.
+func wholeIntervals(d time.Duration, intervalSeconds float64, n int) int {
+	k := math.Ceil(d.Seconds() / intervalSeconds)
+	if !(k > 0) {
+		return 0
+	}
+	return int(min(k, float64(n)))
 }
 
 // computeTotals merges the intervals after the warm-up into per-operation
@@ -125,7 +139,9 @@ func computeTotals(d *Document, c *codec, src intervalSource) error {
 				return fmt.Errorf("interval %d has operation %q, which the spec does not define", in.Index, op.Name)
 			}
 			for _, t := range []*acc{a, overall} {
-				t.op.Counts.Add(op.Counts)
+				if err := t.op.Counts.Add(op.Counts); err != nil {
+					return fmt.Errorf("totals of %s: %w", t.op.Name, err)
+				}
 				t.hists.add(sets[op.Name])
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Merge combines shard documents of one run exactly: intervals are matched
@@ -36,21 +37,61 @@ type Merger struct {
 	out       *Document
 	acc       *intervalAccumulator
 	seenShard map[int]bool
+	// expect, when set, is the run every document must fit.
+	expect *Expect
 }
 
-// NewMerger returns an empty merger.
+// NewMerger returns an empty merger of trusted documents (written by this
+// process).
 func NewMerger() *Merger {
 	return &Merger{acc: newIntervalAccumulator(), seenShard: map[int]bool{}}
 }
 
+// NewCheckedMerger returns an empty merger of untrusted documents (from
+// runner pods, or files): each must pass e.Check, its histograms must hold
+// exactly its counts and its counts' sums must fit MaxCount, and the merged
+// histograms may take at most e.HistogramMemory. The merged document takes
+// its run, spec and settings from e, never from a document. A document is
+// added all or nothing: a refused one leaves the merge as it was, so the
+// others still merge (the one exception: a coarser document whose counts
+// overflow only once the merged intervals are coarsened to its length
+// leaves them coarsened).
+func NewCheckedMerger(e Expect) *Merger {
+	m := NewMerger()
+	m.expect = &e
+	m.acc.checked, m.acc.memoryLimit = true, e.HistogramMemory
+	return m
+}
+
 // Add merges d into the result; d is not modified.
 func (m *Merger) Add(d *Document) error {
-	if m.out == nil {
+	if m.expect != nil {
+		if err := m.expect.Check(d); err != nil {
+			return err
+		}
+	}
+	first := m.out == nil
+	if first {
 		m.out = &Document{
 			SchemaVersion: SchemaVersion, Run: d.Run, Spec: d.Spec, Target: d.Target, Environment: d.Environment,
 			Start: d.Start, End: d.End, IntervalSeconds: d.IntervalSeconds,
 		}
+		if m.expect != nil {
+			m.out.Run, m.out.Spec = m.expect.Run, m.expect.Spec
+		}
 	}
+	if err := m.add(d); err != nil {
+		if first {
+			m.out = nil // the next document sets the merged one's fields
+		}
+		return err
+	}
+	return nil
+}
+
+// add merges d, changing nothing but the intervals' resolution when it
+// fails.
+func (m *Merger) add(d *Document) error {
 	d, err := m.align(d)
 	if err != nil {
 		return err
@@ -58,20 +99,22 @@ func (m *Merger) Add(d *Document) error {
 	if err := checkMergeable([]*Document{m.out, d}); err != nil {
 		return err
 	}
-	if d.End.After(m.out.End) {
-		m.out.End = d.End
-	}
 	for _, s := range d.Shards {
 		if m.seenShard[s.Index] {
 			return fmt.Errorf("shard %d appears in more than one document", s.Index)
 		}
+	}
+	if err := m.acc.add(d.Intervals); err != nil {
+		return fmt.Errorf("run %s: %w", d.Run, err)
+	}
+	if d.End.After(m.out.End) {
+		m.out.End = d.End
+	}
+	for _, s := range d.Shards {
 		m.seenShard[s.Index] = true
 		m.out.Shards = append(m.out.Shards, s)
 	}
 	m.out.Notes = appendNew(m.out.Notes, d.Notes...)
-	if err := m.acc.add(d.Intervals); err != nil {
-		return fmt.Errorf("run %s: %w", d.Run, err)
-	}
 	return nil
 }
 
@@ -85,19 +128,41 @@ func (m *Merger) align(d *Document) (*Document, error) {
 		return d, nil
 	case d.IntervalSeconds > cur:
 		factor := d.IntervalSeconds / cur
-		if factor == float64(int(factor)) {
-			m.acc.coarsen(int(factor))
+		if factor == float64(int(factor)) && factor <= maxFactor {
+			if err := m.probe(d); err != nil {
+				return nil, err
+			}
+			if err := m.acc.coarsen(int(factor)); err != nil {
+				return nil, err
+			}
 			m.out.Notes = appendNew(m.out.Notes, coarsenedNote(cur, d.IntervalSeconds))
 			m.out.IntervalSeconds = d.IntervalSeconds
 		}
 		return d, nil
 	default:
 		factor := cur / d.IntervalSeconds
-		if factor != float64(int(factor)) {
+		if factor != float64(int(factor)) || factor > maxFactor {
 			return d, nil
 		}
-		return d.Coarsened(int(factor))
+		// Coarsening decodes d's histograms: as checked as merging them.
+		acc := newIntervalAccumulator()
+		acc.checked, acc.memoryLimit = m.acc.checked, m.acc.memoryLimit
+		return d.coarsenedWith(int(factor), acc)
 	}
+}
+
+// probe checks, for a checked merger, that d's intervals would merge
+// (histograms that hold their counts, within the memory left) before the
+// merged intervals are coarsened to d's: a refused document must not leave
+// the others' time series coarser. It decodes d once more; only a shard
+// coarser than those before it needs it.
+func (m *Merger) probe(d *Document) error {
+	if !m.acc.checked {
+		return nil
+	}
+	p := newIntervalAccumulator()
+	p.checked, p.memoryLimit = true, m.acc.memoryLimit-m.acc.memory.Load()
+	return p.add(d.Intervals)
 }
 
 // Result derives the merged document's figures and returns it. The merger
@@ -134,6 +199,12 @@ func checkMergeable(docs []*Document) error {
 // decoding each encoded histogram once and encoding each merged one once.
 type intervalAccumulator struct {
 	byIndex map[int]*mergedInterval
+	// checked says every decoded histogram must hold its counts exactly;
+	// memoryLimit, when positive, bounds memory, the merged histograms'
+	// bytes.
+	checked     bool
+	memoryLimit int64
+	memory      atomic.Int64
 	// c encodes; codecs[w] decodes for worker w.
 	c      codec
 	codecs [maxDecoders]codec
@@ -165,18 +236,94 @@ func (a *intervalAccumulator) interval(index int) *mergedInterval {
 }
 
 func (a *intervalAccumulator) add(intervals []Interval) error {
-	// Counts first, in order; then the histograms, decoded in parallel: a
-	// worker takes every interval whose index it owns, so each merged
-	// histogram has one writer.
+	if a.checked {
+		return a.addChecked(intervals)
+	}
+	// Counts first, in order; then the histograms, decoded in parallel.
 	jobs := make([]decodeJob, 0, len(intervals)*4)
 	for _, in := range intervals {
 		m := a.interval(in.Index)
 		m.TargetRate += in.TargetRate
-		m.Missed += in.Missed
+		var fits bool
+		if m.Missed, fits = addCount(m.Missed, in.Missed); !fits {
+			return fmt.Errorf("interval %d: missed sends overflow", in.Index)
+		}
 		for _, op := range in.Operations {
-			jobs = append(jobs, decodeJob{index: in.Index, op: op.Name, from: op.Histograms, into: m.op(op.Name, op.Counts)})
+			into, err := m.op(op.Name, op.Counts)
+			if err != nil {
+				return fmt.Errorf("interval %d, operation %s: %w", in.Index, op.Name, err)
+			}
+			jobs = append(jobs, decodeJob{index: in.Index, op: op.Name, from: op.Histograms, counts: op.Counts, into: into})
 		}
 	}
+	return a.decodeAll(jobs)
+}
+
+// addChecked adds untrusted intervals all or nothing: their counts' sums
+// are checked first, then their histograms decoded into histograms of
+// their own, each checked against its counts and the memory limit, and
+// only when all pass are counts and histograms merged. A refused document
+// leaves the accumulator as it was, so the other shards still merge.
+func (a *intervalAccumulator) addChecked(intervals []Interval) error {
+	if err := a.checkSums(intervals); err != nil {
+		return err
+	}
+	jobs := make([]decodeJob, 0, len(intervals)*4)
+	for _, in := range intervals {
+		for _, op := range in.Operations {
+			jobs = append(jobs, decodeJob{index: in.Index, op: op.Name, from: op.Histograms, counts: op.Counts, into: newHistSet()})
+		}
+	}
+	if err := a.decodeAll(jobs); err != nil {
+		for _, j := range jobs {
+			a.memory.Add(-j.into.bytes())
+		}
+		return err
+	}
+	for _, in := range intervals {
+		m := a.interval(in.Index)
+		m.TargetRate += in.TargetRate
+		m.Missed += in.Missed // checkSums checked it
+	}
+	for _, j := range jobs {
+		into, err := a.interval(j.index).op(j.op, j.counts)
+		if err != nil {
+			return fmt.Errorf("interval %d, operation %s: %w", j.index, j.op, err)
+		}
+		before := into.bytes()
+		into.add(j.into)
+		a.memory.Add(into.bytes() - before - j.into.bytes())
+	}
+	return nil
+}
+
+// checkSums reports the first count of intervals whose sum with the
+// merged one would pass MaxCount, changing nothing.
+func (a *intervalAccumulator) checkSums(intervals []Interval) error {
+	for _, in := range intervals {
+		var merged *mergedInterval
+		if merged = a.byIndex[in.Index]; merged == nil {
+			merged = &mergedInterval{}
+		}
+		if _, fits := addCount(merged.Missed, in.Missed); !fits {
+			return fmt.Errorf("interval %d: missed sends overflow", in.Index)
+		}
+		for _, op := range in.Operations {
+			var sum Counts
+			if m := merged.ops[op.Name]; m != nil {
+				sum = m.Counts
+			}
+			if err := sum.Add(op.Counts); err != nil {
+				return fmt.Errorf("interval %d, operation %s: %w", in.Index, op.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// decodeAll decodes the jobs' histograms in parallel: a worker takes every
+// interval whose index it owns, so each merged histogram has one writer.
+func (a *intervalAccumulator) decodeAll(jobs []decodeJob) error {
 	workers := min(runtime.GOMAXPROCS(0), maxDecoders)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -188,7 +335,7 @@ func (a *intervalAccumulator) add(intervals []Interval) error {
 				if (j.index%workers+workers)%workers != w {
 					continue
 				}
-				if err := j.from.addTo(&a.codecs[w], j.into); err != nil {
+				if err := a.decode(&a.codecs[w], j); err != nil {
 					errs[w] = fmt.Errorf("interval %d, operation %s: %w", j.index, j.op, err)
 					return
 				}
@@ -199,32 +346,55 @@ func (a *intervalAccumulator) add(intervals []Interval) error {
 	return errors.Join(errs...)
 }
 
+// decode adds j's histograms into its merged ones and, when the
+// accumulator is checked, holds them to j's counts and the memory limit.
+func (a *intervalAccumulator) decode(c *codec, j decodeJob) error {
+	before, bytesBefore := j.into.totals(), j.into.bytes()
+	if err := j.from.addTo(c, j.into); err != nil {
+		return err
+	}
+	if a.memory.Add(j.into.bytes()-bytesBefore) > a.memoryLimit && a.memoryLimit > 0 {
+		return fmt.Errorf("the merged histograms take more than %d MiB", a.memoryLimit>>20)
+	}
+	if !a.checked {
+		return nil
+	}
+	after := j.into.totals()
+	want := [3]uint64{j.counts.OK, j.counts.OK, j.counts.ErrorCount() + j.counts.NotFound}
+	for i, name := range [3]string{"latency", "service", "error latency"} {
+		if got := uint64(after[i] - before[i]); got != want[i] {
+			return fmt.Errorf("the %s histogram holds %d values, but its counts say %d", name, got, want[i])
+		}
+	}
+	return nil
+}
+
 // maxDecoders bounds the goroutines decoding a document's histograms.
 const maxDecoders = 4
 
 // decodeJob is one operation's histograms of one interval, and the merged
 // histograms they are added to.
 type decodeJob struct {
-	index int
-	op    string
-	from  Histograms
-	into  histSet
+	index  int
+	op     string
+	from   Histograms
+	counts Counts
+	into   histSet
 }
 
 // op adds c to the operation's counts and returns its histograms.
-func (m *mergedInterval) op(name string, c Counts) histSet {
+func (m *mergedInterval) op(name string, c Counts) (histSet, error) {
 	dst := m.ops[name]
 	if dst == nil {
 		dst = &mergedOp{IntervalOperation: IntervalOperation{Name: name}, hists: newHistSet()}
 		m.ops[name] = dst
 	}
-	dst.Counts.Add(c)
-	return dst.hists
+	return dst.hists, dst.Counts.Add(c)
 }
 
 // coarsen merges every factor consecutive merged intervals into one;
 // target rates are averaged over the intervals merged, as Coarsen does.
-func (a *intervalAccumulator) coarsen(factor int) {
+func (a *intervalAccumulator) coarsen(factor int) error {
 	coarse := map[int]*mergedInterval{}
 	for _, m := range a.byIndex {
 		c := coarse[m.Index/factor]
@@ -233,10 +403,17 @@ func (a *intervalAccumulator) coarsen(factor int) {
 			coarse[c.Index] = c
 		}
 		c.TargetRate += m.TargetRate
-		c.Missed += m.Missed
+		var fits bool
+		if c.Missed, fits = addCount(c.Missed, m.Missed); !fits {
+			return fmt.Errorf("interval %d: missed sends overflow", c.Index)
+		}
 		c.members++
 		for name, op := range m.ops {
-			c.op(name, op.Counts).add(op.hists)
+			hists, err := c.op(name, op.Counts)
+			if err != nil {
+				return fmt.Errorf("interval %d, operation %s: %w", c.Index, name, err)
+			}
+			hists.add(op.hists)
 		}
 	}
 	for _, c := range coarse {
@@ -244,6 +421,7 @@ func (a *intervalAccumulator) coarsen(factor int) {
 		c.members = 0
 	}
 	a.byIndex = coarse
+	return nil
 }
 
 // intervals lists the merged intervals in index order, without
@@ -302,19 +480,6 @@ func (a *intervalAccumulator) finish(d *Document) error {
 	}
 	a.byIndex = map[int]*mergedInterval{}
 	return nil
-}
-
-func addCounts(dst, src map[string]uint64) map[string]uint64 {
-	if len(src) == 0 {
-		return dst
-	}
-	if dst == nil {
-		dst = map[string]uint64{}
-	}
-	for k, v := range src {
-		dst[k] += v
-	}
-	return dst
 }
 
 func appendNew(dst []string, items ...string) []string {

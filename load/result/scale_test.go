@@ -204,3 +204,36 @@ func TestMergeOfDenseShardsStaysUnderAMemoryCap(t *testing.T) {
 		t.Errorf("merged %d operations, want %d", d.Overall.OK, want)
 	}
 }
+
+// TestCheckedMergeOfDenseShardsStaysUnderAMemoryCap: the checked merge the
+// controller uses (each shard's histograms decoded into their own before
+// they are merged, so that a refused shard changes nothing) stays under the
+// same cap, and accepts every dense shard.
+func TestCheckedMergeOfDenseShardsStaysUnderAMemoryCap(t *testing.T) {
+	const limit = 128 << 20
+	pool, spec := newDensePool(t, 16), denseSpec(t)
+	e := Expect{Run: "dense", Spec: spec, Interval: 10 * time.Second, Duration: 30 * time.Minute, Overrun: time.Minute,
+		Start: t0, Skew: time.Minute, Shard: -1, Shards: 8, HistogramMemory: 96 << 20}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	peak := startHeapPeak()
+	m := NewCheckedMerger(e)
+	for i := range 8 {
+		d := pool.shard(spec, i, 8, 60)
+		d.Shards[0].Started, d.Shards[0].Ended = d.Start, d.End
+		if err := m.Add(d); err != nil {
+			t.Fatalf("dense shard %d refused: %v", i, err)
+		}
+	}
+	d, err := m.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := peak.MiB(); got > limit>>20 {
+		t.Errorf("the checked merge of 8 dense shards of 60 intervals peaked at %.0f MiB of heap; want under %d MiB", got, limit>>20)
+	} else {
+		t.Logf("peak heap %.0f MiB", got)
+	}
+	if want := uint64(8 * denseOps * (60 - 6) * denseSamples); d.Overall.OK != want {
+		t.Errorf("merged %d operations, want %d", d.Overall.OK, want)
+	}
+}

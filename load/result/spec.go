@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -107,6 +108,16 @@ func (s Spec) Equal(o Spec) bool {
 		return bytes.Equal(s.raw, o.raw)
 	}
 	return bytes.Equal(a.Bytes(), b.Bytes())
+}
+
+// Hash is the SHA-256 of the spec's compacted JSON: two specs are Equal
+// when their hashes are.
+func (s Spec) Hash() [sha256.Size]byte {
+	var b bytes.Buffer
+	if json.Compact(&b, s.raw) != nil {
+		return sha256.Sum256(s.raw)
+	}
+	return sha256.Sum256(b.Bytes())
 }
 
 // MarshalJSON writes the spec as recorded ("null" when there is none).

@@ -11,11 +11,11 @@ import (
 // each stay within tolerancePercent of the window's mean. Without such a
 // window before `max`, the warm-up ends at max and is reported unstable.
 func detectStable(d *Document, points []point, wu WarmUpSettings) (intervals int, stable bool) {
-	window := orDefault(wu.Window, DefaultWarmUpWindow)
+	window := max(orDefault(wu.Window, DefaultWarmUpWindow), 1)
 	tol := float64(orDefault(wu.TolerancePercent, DefaultWarmUpTolerance)) / 100
-	maxIntervals := len(d.Intervals)
+	maxIntervals := len(points)
 	if wu.Max > 0 {
-		maxIntervals = int(math.Ceil(wu.Max.Seconds() / d.IntervalSeconds))
+		maxIntervals = wholeIntervals(wu.Max, d.IntervalSeconds, len(points))
 	}
 	for start := 0; start <= maxIntervals && start+window <= len(points); start++ {
 		if withinTolerance(points[start:start+window], tol) {

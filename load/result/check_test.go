@@ -1,0 +1,73 @@
+package result_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spanbench/spanbench/internal/shardtest"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
+)
+
+// TestHistogramsPastTheMemoryLimitAreRefused: ten minutes of 1 s
+// intervals whose histograms each populate every bucket (a few hundred
+// bytes each encoded, 216 KiB each decoded, over 500 MiB in all) is refused once the merged
+// histograms pass the limit, and the merger, unchanged, still merges a
+// valid shard.
+func TestHistogramsPastTheMemoryLimitAreRefused(t *testing.T) {
+	w := shardtest.Workload(10 * time.Minute)
+	start := time.Now().Add(-2 * time.Hour).Truncate(time.Second)
+	e, err := protocol.ResultExpectation("bomb", &w, start, time.Minute, -1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.HistogramMemory = 64 << 20
+	m := result.NewCheckedMerger(e)
+	bomb := shardtest.Shard("bomb", w, start, 1, 2)
+	shardtest.FillBuckets(bomb)
+	err = m.Add(bomb)
+	if err == nil || !strings.Contains(err.Error(), "the merged histograms take more than 64 MiB") {
+		t.Fatalf("adding the bucket bomb: %v; want a refusal past the 64 MiB limit", err)
+	}
+	good := shardtest.Shard("bomb", w, start, 0, 2)
+	if err := m.Add(good); err != nil {
+		t.Fatalf("a valid shard after the refused one: %v", err)
+	}
+	d, err := m.Result()
+	if err != nil || len(d.Shards) != 1 || d.Overall.OK == 0 {
+		t.Fatalf("the merge of the valid shard alone: %v, %+v", err, d.Shards)
+	}
+}
+
+// TestARefusedCoarserShardLeavesTheTimeSeriesAsItWas: a shard whose
+// intervals are coarser than those merged so far, refused for histograms
+// that do not hold its counts, leaves the merged time series at its
+// resolution.
+func TestARefusedCoarserShardLeavesTheTimeSeriesAsItWas(t *testing.T) {
+	w := shardtest.Workload(8 * time.Second)
+	start := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	e, err := protocol.ResultExpectation("coarse", &w, start, time.Minute, -1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := result.NewCheckedMerger(e)
+	if err := m.Add(shardtest.Shard("coarse", w, start, 0, 2)); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := shardtest.Shard("coarse", w, start, 1, 2).Coarsened(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Intervals[0].Operations[0].OK++
+	if err := m.Add(bad); err == nil || !strings.Contains(err.Error(), "histogram holds") {
+		t.Fatalf("adding a coarser shard whose histograms disagree with its counts: %v; want a refusal", err)
+	}
+	d, err := m.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.IntervalSeconds != 1 || len(d.Notes) != 0 {
+		t.Errorf("after the refused shard the merge has %gs intervals, notes %q; want shard 0's 1 s intervals, no note", d.IntervalSeconds, d.Notes)
+	}
+}
