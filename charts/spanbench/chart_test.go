@@ -170,11 +170,14 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 		"ClusterRole/spanbench-manager",
 		"ClusterRole/spanbench-metrics-reader",
 		"ClusterRoleBinding/spanbench-manager",
+		"ConfigMap/spanbench-tenancy",
 		"CustomResourceDefinition/benchmarkcampaigns.bench.spanbench.io",
 		"CustomResourceDefinition/benchmarkruns.bench.spanbench.io",
 		"Deployment/spanbench-manager",
 		"Service/spanbench-manager-metrics",
 		"ServiceAccount/spanbench-manager",
+		"ValidatingAdmissionPolicy/spanbench-tenancy",
+		"ValidatingAdmissionPolicyBinding/spanbench-tenancy",
 	}
 	for _, tc := range []struct {
 		name string
@@ -212,7 +215,8 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 // Every object but the cluster-scoped ones lands in the release namespace.
 func TestTemplateNamespacesObjects(t *testing.T) {
 	t.Parallel()
-	clusterScoped := map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true}
+	clusterScoped := map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true,
+		"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true}
 	for key, u := range template(t, "--values", allOnValues) {
 		if ns := u.GetNamespace(); clusterScoped[u.GetKind()] != (ns == "") || (ns != "" && ns != namespace) {
 			t.Errorf("%s: namespace %q, want %q for namespaced kinds and none for cluster-scoped ones", key, ns, namespace)
@@ -360,6 +364,8 @@ func TestValuesAreValidated(t *testing.T) {
 		"dashboards namespace":       {"grafanaDashboards.namespace=Monitoring", "/grafanaDashboards/namespace"},
 		"alerts toggle":              {"prometheusRule.enabled=1", "/prometheusRule/enabled"},
 		"unknown token secret key":   {"serviceMonitor.tokenSecret.nam=x", "additional properties 'nam' not allowed"},
+		"opt-in without namespace":   {"admissionPolicy.serviceAccounts={runner}", "/admissionPolicy/serviceAccounts/0"},
+		"policy toggle":              {"admissionPolicy.enabled=on", "/admissionPolicy/enabled"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -524,7 +530,7 @@ func TestTemplateGrafanaDashboards(t *testing.T) {
 		t.Fatal("kubectl kustomize config/grafana renders no ConfigMap")
 	}
 	for key, c := range chart {
-		if c.GetKind() == "ConfigMap" && kust[key] == nil {
+		if c.GetKind() == "ConfigMap" && c.GetLabels()["grafana_dashboard"] == "1" && kust[key] == nil {
 			t.Errorf("the chart renders %s, config/grafana does not: list its JSON in config/grafana/kustomization.yaml", key)
 		}
 	}
