@@ -236,6 +236,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--runner-image-pull-policy=IfNotPresent", "--metrics-bind-address=:8443", "--metrics-secure=true",
 		"--health-probe-bind-address=:8081", "--max-runners=100", "--max-duration=24h",
 		"--max-processing-units=10000", "--max-ephemeral-duration=8h", "--keep-runners=false", "--runner-ttl-seconds=-1",
+		"--allowed-emulator-hosts=10.245.255.1:9010",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("default args %q lack %q", args, want)
@@ -263,6 +264,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--allowed-instance-configs=regional-asia-northeast1,asia1", "--max-ephemeral-duration=4h",
 		"--cluster-id=gke-perf-tokyo", "--sweep-projects=my-project,my-other-project", "--sweep-interval=5m",
 		"--spanner-endpoint=asia-northeast1-spanner.googleapis.com:443",
+		"--allowed-emulator-hosts=emulator.perf.svc:9010,localhost:9010",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("all-on args %q lack %q", c.Args, want)
@@ -365,6 +367,7 @@ func TestValuesAreValidated(t *testing.T) {
 		"alerts toggle":              {"prometheusRule.enabled=1", "/prometheusRule/enabled"},
 		"unknown token secret key":   {"serviceMonitor.tokenSecret.nam=x", "additional properties 'nam' not allowed"},
 		"opt-in without namespace":   {"admissionPolicy.serviceAccounts={runner}", "/admissionPolicy/serviceAccounts/0"},
+		"emulator host without port": {"emulatorHosts={emulator.perf.svc}", "/emulatorHosts/0"},
 		"policy toggle":              {"admissionPolicy.enabled=on", "/admissionPolicy/enabled"},
 	} {
 		t.Run(name, func(t *testing.T) {
