@@ -3,7 +3,9 @@ package controllers_test
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 // countingListener is a TCP server on loopback that counts the
@@ -101,5 +104,43 @@ func TestManagerNeverDialsAnEmulatorOutsideItsAllowlist(t *testing.T) {
 	h.eventually("the refused run is released", 30*time.Second, func() bool { return h.current(open) == nil })
 	if n := probe.accepted.Load(); n != 0 {
 		t.Errorf("the manager made %d connections to %s, which its allowlist refuses", n, probe.Addr())
+	}
+}
+
+// TestSweepSkipsEmulatorsOutsideTheAllowlist: the orphan sweep visits the
+// emulators that runs name, but never one its allowlist refuses.
+func TestSweepSkipsEmulatorsOutsideTheAllowlist(t *testing.T) {
+	h := newHarness(t)
+	probe := listenCounting(t)
+	refused := h.ephemeralSpec("refused", 1)
+	refused.Spec.Target.EmulatorHost = probe.Addr().String()
+	allowed := h.ephemeralSpec("allowed", 1)
+	h.create(refused)
+	h.create(allowed)
+
+	list, err := endpoint.AllowEmulators(h.emu.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var opened []string
+	sweeper := &controllers.InstanceSweeper{Client: h.c, APIReader: h.c, Emulators: list, CallTimeout: 5 * time.Second,
+		OpenInstanceAdmin: func(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			opened = append(opened, ep.EmulatorHost())
+			return target.OpenInstanceAdmin(ctx, ep)
+		}}
+	sweeper.Sweep(context.Background())
+	mu.Lock()
+	defer mu.Unlock()
+	if slices.Contains(opened, probe.Addr().String()) {
+		t.Errorf("the sweep opened %s, which its allowlist refuses (opened %v)", probe.Addr(), opened)
+	}
+	if !slices.Contains(opened, h.emu.Host()) {
+		t.Errorf("the sweep did not visit the allowed emulator %s (opened %v)", h.emu.Host(), opened)
+	}
+	if n := probe.accepted.Load(); n != 0 {
+		t.Errorf("%d connections reached %s, which the allowlist refuses", n, probe.Addr())
 	}
 }
