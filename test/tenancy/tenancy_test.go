@@ -89,6 +89,10 @@ func TestAdmissionRefusesTheConfusedDeputy(t *testing.T) {
 			want: []string{"spec.runners.serviceAccountName", `"default" is refused`}},
 		{name: "the default account, even for a pod creator", user: podMaker, obj: runWith("dflt", serviceAccount("default")),
 			want: []string{"spec.runners.serviceAccountName", `"default" is refused`}},
+		// The CRD's own name syntax may refuse it first; either way, refused
+		// naming the field.
+		{name: "an account of another namespace", user: podMaker, obj: runWith("xns", serviceAccount("system:serviceaccount:kube-system:admin")),
+			want: []string{"spec.runners.serviceAccountName"}},
 		{name: "another account of the namespace", user: tenant, obj: runWith("sa", serviceAccount("wi-runner")),
 			want: []string{"spec.runners.serviceAccountName", "user tenant may not use service account wi-runner",
 				"create pods in namespace team", "impersonate serviceaccount team/wi-runner"}},
