@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -169,6 +170,11 @@ func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alp
 	name := run.Spec.Target.Instance.Name
 	err = r.Preparer.ReleaseInstance(ctx, run, r.owner(run))
 	switch {
+	case errors.Is(err, endpoint.ErrNotAllowed):
+		// Never dialed: the manager may not reach that emulator (whose
+		// instances cost nothing), so there is nothing it can release.
+		outbox.warning(v1alpha1.ReasonEndpointNotAllowed, fmt.Sprintf("instance %s left alone: %v", name, err))
+		return false, nil
 	case errors.Is(err, target.ErrNotOwned):
 		outbox.warning(v1alpha1.ReasonInstanceNotOwned, fmt.Sprintf("instance %s was not created for this run; spanbench left it alone: %v", name, err))
 		return false, nil

@@ -75,12 +75,24 @@ type SpannerPreparer struct {
 	// target.OpenInstanceAdmin; tests wrap it to inject the errors of a
 	// real project (quota, permission).
 	OpenInstanceAdmin func(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error)
+	// Emulators are the emulator addresses the preparer may dial
+	// (--allowed-emulator-hosts); every call refuses any other before
+	// dialing, with an error wrapping endpoint.ErrNotAllowed. The zero
+	// value restricts nothing (tests).
+	Emulators endpoint.EmulatorAllowlist
 }
 
-// endpoint is where run's target is.
 // Endpoint implements TargetPreparer.
 func (p SpannerPreparer) Endpoint(run *v1alpha1.BenchmarkRun) endpoint.Endpoint {
 	return endpoint.For(run.Spec.Target, p.Cloud)
+}
+
+// dialable is run's endpoint if the allowlist lets the preparer dial it.
+// Every method that connects asks it first: a refused address is never
+// dialed, so no dial error about it reaches the run's conditions.
+func (p SpannerPreparer) dialable(run *v1alpha1.BenchmarkRun) (endpoint.Endpoint, error) {
+	ep := p.Endpoint(run)
+	return ep, p.Emulators.Check(ep)
 }
 
 func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error) {
@@ -92,7 +104,11 @@ func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, ep endpoint.Endp
 
 // Instance implements TargetPreparer.
 func (p SpannerPreparer) Instance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) (target.InstanceInfo, error) {
-	t, ep := run.Spec.Target, p.Endpoint(run)
+	t := run.Spec.Target
+	ep, err := p.dialable(run)
+	if err != nil {
+		return target.InstanceInfo{}, err
+	}
 	if err := session.Probe(ctx, ep, t); err != nil {
 		return target.InstanceInfo{}, err
 	}
@@ -141,7 +157,11 @@ const emulatorGoneAfter = 10 * time.Second
 // that does not answer counts as gone: its instances live in its memory
 // and cost nothing.
 func (p SpannerPreparer) ReleaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) error {
-	t, ep := run.Spec.Target, p.Endpoint(run)
+	t := run.Spec.Target
+	ep, err := p.dialable(run)
+	if err != nil {
+		return err
+	}
 	if ep.IsEmulator() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, emulatorGoneAfter)
@@ -170,7 +190,11 @@ func unreachable(ctx context.Context, err error) bool {
 
 // Prepare implements TargetPreparer.
 func (p SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) (DatasetPlan, error) {
-	t, ep := run.Spec.Target, p.Endpoint(run)
+	t := run.Spec.Target
+	ep, err := p.dialable(run)
+	if err != nil {
+		return DatasetPlan{}, err
+	}
 	schema, err := workload.SchemaFor(spec, t.Dialect)
 	if err != nil {
 		return DatasetPlan{}, err
@@ -212,7 +236,11 @@ func (p SpannerPreparer) AddSplitPoints(ctx context.Context, run *v1alpha1.Bench
 	if err != nil {
 		return err
 	}
-	ia, da, err := target.AdminClients(ctx, p.Endpoint(run))
+	ep, err := p.dialable(run)
+	if err != nil {
+		return err
+	}
+	ia, da, err := target.AdminClients(ctx, ep)
 	if err != nil {
 		return err
 	}
@@ -227,7 +255,11 @@ func (p SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.Benc
 	if err != nil {
 		return err
 	}
-	s, err := session.Open(ctx, p.Endpoint(run), run.Spec.Target)
+	ep, err := p.dialable(run)
+	if err != nil {
+		return err
+	}
+	s, err := session.Open(ctx, ep, run.Spec.Target)
 	if err != nil {
 		return err
 	}

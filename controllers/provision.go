@@ -14,6 +14,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -127,6 +128,8 @@ func (r *BenchmarkRunReconciler) targetError(run *v1alpha1.BenchmarkRun, outbox 
 // trying again may help (until the stage's deadline).
 func classify(err error) (reason string, retry bool) {
 	switch {
+	case errors.Is(err, endpoint.ErrNotAllowed):
+		return v1alpha1.ReasonEndpointNotAllowed, false
 	case errors.Is(err, dataset.ErrMismatch):
 		return v1alpha1.ReasonDatasetMismatch, false
 	case errors.Is(err, target.ErrNotOwned):

@@ -56,8 +56,12 @@ type InstanceSweeper struct {
 	APIReader client.Reader
 	// Cloud is the Cloud Spanner endpoint swept (--spanner-endpoint); the
 	// zero value is Cloud Spanner's default endpoint. Emulators are swept
-	// at the hosts runs name.
+	// at the hosts runs name, if Emulators allows them.
 	Cloud endpoint.Endpoint
+	// Emulators are the emulator addresses the sweeper may dial
+	// (--allowed-emulator-hosts): a run naming another is skipped, never
+	// dialed. The zero value restricts nothing (tests).
+	Emulators endpoint.EmulatorAllowlist
 	// OpenInstanceAdmin opens the instance admin API of an endpoint; nil
 	// is target.OpenInstanceAdmin.
 	OpenInstanceAdmin func(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error)
@@ -145,7 +149,11 @@ func (s *InstanceSweeper) scopes(ctx context.Context) ([]sweepScope, error) {
 	}
 	for _, r := range runs.Items {
 		t := r.Spec.Target
-		if ep := endpoint.For(t, s.Cloud); ep.IsEmulator() || t.Instance.Mode == v1alpha1.InstanceEphemeral {
+		ep := endpoint.For(t, s.Cloud)
+		if !s.Emulators.Allows(ep) {
+			continue
+		}
+		if ep.IsEmulator() || t.Instance.Mode == v1alpha1.InstanceEphemeral {
 			add(sweepScope{host: ep.EmulatorHost(), project: t.Project})
 		}
 	}

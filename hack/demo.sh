@@ -105,7 +105,12 @@ install() {
   local existed=false
   kc -n spanbench-system get deployment spanbench-manager >/dev/null 2>&1 && existed=true
   log "installing spanbench: kubectl apply -k config/default"
-  kc apply -k "${ROOT}/config/default" >/dev/null
+  # config/default lets the manager dial the default node address's
+  # emulator only (--allowed-emulator-hosts, docs/security.md); follow
+  # CLUSTER_NODE_IP.
+  kc kustomize "${ROOT}/config/default" \
+    | sed "s/--allowed-emulator-hosts=10\.245\.255\.1:9010\$/--allowed-emulator-hosts=${NODE_IP}:${EMULATOR_PORT}/" \
+    | kc apply -f - >/dev/null
   kc wait --for=condition=Established crd/benchmarkruns.bench.spanbench.io --timeout=30s >/dev/null
   if "${existed}"; then
     kc -n spanbench-system rollout restart deployment/spanbench-manager >/dev/null

@@ -88,6 +88,10 @@ const (
 	// lifetime of an Ephemeral instance, or its allowed instance
 	// configurations). Nothing was created.
 	ReasonLimitExceeded = "LimitExceeded"
+	// ReasonEndpointNotAllowed: spec.target.emulatorHost is not among the
+	// emulator addresses the manager may dial (--allowed-emulator-hosts).
+	// Nothing was dialed.
+	ReasonEndpointNotAllowed = "EndpointNotAllowed"
 	// ReasonQuotaExceeded: Spanner refused for lack of quota (nodes or
 	// processing units in the project and region); ask for more quota or a
 	// smaller instance. Nothing paid for is left behind.

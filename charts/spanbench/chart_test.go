@@ -170,11 +170,14 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 		"ClusterRole/spanbench-manager",
 		"ClusterRole/spanbench-metrics-reader",
 		"ClusterRoleBinding/spanbench-manager",
+		"ConfigMap/spanbench-tenancy",
 		"CustomResourceDefinition/benchmarkcampaigns.bench.spanbench.io",
 		"CustomResourceDefinition/benchmarkruns.bench.spanbench.io",
 		"Deployment/spanbench-manager",
 		"Service/spanbench-manager-metrics",
 		"ServiceAccount/spanbench-manager",
+		"ValidatingAdmissionPolicy/spanbench-tenancy",
+		"ValidatingAdmissionPolicyBinding/spanbench-tenancy",
 	}
 	for _, tc := range []struct {
 		name string
@@ -214,7 +217,8 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 // Every object but the cluster-scoped ones lands in the release namespace.
 func TestTemplateNamespacesObjects(t *testing.T) {
 	t.Parallel()
-	clusterScoped := map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true}
+	clusterScoped := map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true,
+		"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true}
 	for key, u := range template(t, "--values", allOnValues) {
 		if ns := u.GetNamespace(); clusterScoped[u.GetKind()] != (ns == "") || (ns != "" && ns != namespace) {
 			t.Errorf("%s: namespace %q, want %q for namespaced kinds and none for cluster-scoped ones", key, ns, namespace)
@@ -234,6 +238,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--runner-image-pull-policy=IfNotPresent", "--metrics-bind-address=:8443", "--metrics-secure=true",
 		"--health-probe-bind-address=:8081", "--max-runners=100", "--max-duration=24h",
 		"--max-processing-units=10000", "--max-ephemeral-duration=8h", "--keep-runners=false", "--runner-ttl-seconds=-1",
+		"--allowed-emulator-hosts=10.245.255.1:9010",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("default args %q lack %q", args, want)
@@ -261,6 +266,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--allowed-instance-configs=regional-asia-northeast1,asia1", "--max-ephemeral-duration=4h",
 		"--cluster-id=gke-perf-tokyo", "--sweep-projects=my-project,my-other-project", "--sweep-interval=5m",
 		"--spanner-endpoint=asia-northeast1-spanner.googleapis.com:443",
+		"--allowed-emulator-hosts=emulator.perf.svc:9010,localhost:9010",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("all-on args %q lack %q", c.Args, want)
@@ -362,6 +368,9 @@ func TestValuesAreValidated(t *testing.T) {
 		"dashboards namespace":       {"grafanaDashboards.namespace=Monitoring", "/grafanaDashboards/namespace"},
 		"alerts toggle":              {"prometheusRule.enabled=1", "/prometheusRule/enabled"},
 		"unknown token secret key":   {"serviceMonitor.tokenSecret.nam=x", "additional properties 'nam' not allowed"},
+		"opt-in without namespace":   {"admissionPolicy.serviceAccounts={runner}", "/admissionPolicy/serviceAccounts/0"},
+		"emulator host without port": {"emulatorHosts={emulator.perf.svc}", "/emulatorHosts/0"},
+		"policy toggle":              {"admissionPolicy.enabled=on", "/admissionPolicy/enabled"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -526,7 +535,7 @@ func TestTemplateGrafanaDashboards(t *testing.T) {
 		t.Fatal("kubectl kustomize config/grafana renders no ConfigMap")
 	}
 	for key, c := range chart {
-		if c.GetKind() == "ConfigMap" && kust[key] == nil {
+		if c.GetKind() == "ConfigMap" && c.GetLabels()["grafana_dashboard"] == "1" && kust[key] == nil {
 			t.Errorf("the chart renders %s, config/grafana does not: list its JSON in config/grafana/kustomization.yaml", key)
 		}
 	}

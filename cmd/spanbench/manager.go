@@ -48,7 +48,14 @@ type managerFlags struct {
 	sweepProjects          []string
 	sweepInterval          time.Duration
 	spannerEndpoint        string
+	emulators              endpoint.EmulatorAllowlist
 }
+
+// defaultEmulatorHosts are the emulator addresses the manager may dial
+// unless told otherwise: an emulator beside it on loopback, at the
+// emulator's default port. The installs name their own (config/manager,
+// the chart's emulatorHosts).
+const defaultEmulatorHosts = "localhost:9010,127.0.0.1:9010"
 
 func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	f := &managerFlags{}
@@ -81,8 +88,15 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.DurationVar(&f.sweepInterval, "sweep-interval", controllers.DefaultSweepInterval, "how often to look for instances whose run is gone (0: never)")
 	fs.StringVar(&f.spannerEndpoint, "spanner-endpoint", "", "host:port of the Cloud Spanner API the manager calls for runs that name no emulator, such as a regional endpoint "+
 		"or a Private Service Connect address (default: "+endpoint.CloudDefault+")")
+	emulatorHosts := fs.String("allowed-emulator-hosts", defaultEmulatorHosts, "comma-separated host:port addresses of the Cloud Spanner emulators "+
+		"the manager may dial for runs that name one (spec.target.emulatorHost), compared exactly; a run naming another fails with reason "+
+		v1alpha1.ReasonEndpointNotAllowed+", undialed (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	var err error
+	if f.emulators, err = endpoint.AllowEmulators(splitList(*emulatorHosts)...); err != nil {
+		return nil, fmt.Errorf("--allowed-emulator-hosts: %w", err)
 	}
 	if f.runnerImage == "" {
 		return nil, fmt.Errorf("--runner-image is required")
@@ -159,7 +173,7 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 	cloud := endpoint.Cloud(f.spannerEndpoint)
 	r := &controllers.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
-		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{Cloud: cloud}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
+		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
 		Runner: controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
 	}
 	if f.runnerTTL >= 0 {
@@ -175,7 +189,7 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	if f.sweepInterval > 0 {
-		sweeper := &controllers.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster, Cloud: cloud,
+		sweeper := &controllers.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster, Cloud: cloud, Emulators: f.emulators,
 			Projects: f.sweepProjects, Interval: f.sweepInterval, Recorder: mgr.GetEventRecorderFor("spanbench-sweep")}
 		if err := mgr.Add(sweeper); err != nil {
 			return nil, err

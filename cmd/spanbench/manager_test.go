@@ -70,3 +70,37 @@ func TestManagerSpannerEndpointFlag(t *testing.T) {
 		t.Errorf("no --spanner-endpoint: the manager calls %q; want %q", got, endpoint.CloudDefault)
 	}
 }
+
+// TestManagerEmulatorAllowlistFlag: by default the manager dials only an
+// emulator on its own loopback; --allowed-emulator-hosts names others, an
+// empty value none, and a malformed entry stops the manager.
+func TestManagerEmulatorAllowlistFlag(t *testing.T) {
+	d, err := parseManagerFlags([]string{"--runner-image", "x"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]bool{"localhost:9010": true, "127.0.0.1:9010": true,
+		"10.245.255.1:9010": false, "169.254.169.254:80": false, "kubernetes.default.svc:443": false} {
+		if got := d.emulators.Allows(endpoint.Emulator(host)); got != want {
+			t.Errorf("default allowlist (%s) allows %s: %t, want %t", d.emulators, host, got, want)
+		}
+	}
+	f, err := parseManagerFlags([]string{"--runner-image", "x", "--allowed-emulator-hosts", "10.245.255.1:9010, emulator.bench.svc:9010"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.emulators.Allows(endpoint.Emulator("emulator.bench.svc:9010")) || f.emulators.Allows(endpoint.Emulator("localhost:9010")) {
+		t.Errorf("--allowed-emulator-hosts replaces the default: got %s", f.emulators)
+	}
+	none, err := parseManagerFlags([]string{"--runner-image", "x", "--allowed-emulator-hosts="}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.emulators.Allows(endpoint.Emulator("localhost:9010")) {
+		t.Errorf("--allowed-emulator-hosts= allows localhost:9010")
+	}
+	if _, err := parseManagerFlags([]string{"--runner-image", "x", "--allowed-emulator-hosts", "emulator"}, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "--allowed-emulator-hosts") {
+		t.Errorf("a malformed entry: %v; want a refusal naming the flag", err)
+	}
+}
