@@ -311,4 +311,3 @@ func copyInt32(p *int32) *int32 {
 	}
 	return ptr.To(*p)
 }
-

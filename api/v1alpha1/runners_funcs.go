@@ -48,7 +48,7 @@ func validateNodeSelector(path *field.Path, sel map[string]LabelValue) field.Err
 		if !validLabelKey(k) {
 			errs = append(errs, field.Invalid(path, truncated(k), "keys must be label keys: an optional DNS-subdomain prefix (at most 253 characters) and '/', then at most 63 letters, digits, '-', '_' and '.'"))
 		}
-		errs = append(errs, syntax(path.Key(truncated(k)), string(sel[k]), maxLabelValueLength, labelValuePattern)...)
+		errs = append(errs, syntax(path.Child(truncated(k)), string(sel[k]), maxLabelValueLength, labelValuePattern)...)
 	}
 	return errs
 }

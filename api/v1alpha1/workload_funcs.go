@@ -461,8 +461,10 @@ func (w *WorkloadSpec) validateDurations(path *field.Path) field.ErrorList {
 		switch {
 		case iv.Duration < MinInterval || iv.Duration > MaxInterval:
 			errs = append(errs, field.Invalid(path.Child("interval"), iv.Duration.String(), "must be a duration from 1s to 1h"))
-		case runKnown && iv.Duration > run:
-			errs = append(errs, field.Invalid(path.Child("interval"), iv.Duration.String(), fmt.Sprintf("must not be longer than the run's duration (%s)", run)))
+		case runKnown && iv.Duration > run && iv.Duration != DefaultInterval:
+			// The default is exempt: Resolved gives it to runs shorter than
+			// 10s too, and a resolved spec must still validate.
+			errs = append(errs, field.Invalid(path.Child("interval"), iv.Duration.String(), fmt.Sprintf("must not be longer than the run's duration (%s), unless it is the default 10s", run)))
 		}
 	}
 	if r := w.Load.Ramp; r != nil && w.Duration != nil && runKnown && r.Duration.Duration > run {
@@ -494,7 +496,7 @@ func (wu *WarmUpSpec) validateRoom(path *field.Path, run, interval time.Duration
 	}
 	limit := run / 2
 	if wu.Max != nil {
-		if wu.Max.Duration <= 0 || wu.Max.Duration > MaxRunDuration {
+		if wu.Max.Duration > MaxRunDuration {
 			return nil // reported on max itself
 		}
 		limit = wu.Max.Duration
