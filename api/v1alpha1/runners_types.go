@@ -43,7 +43,7 @@ type ResourceQuantities struct {
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:Pattern=`^([0-9]{1,15}|[0-9]{1,6}([.][0-9]{1,3})?(k|M|G|T|Ki|Mi|Gi|Ti))$`
-	// +kubebuilder:validation:XValidation:rule="type(self) == string || self >= 0",message="memory: an integer number of bytes must not be negative"
+	// +kubebuilder:validation:XValidation:rule="type(self) == string || (self >= 0 && self <= 2147483647)",message="memory: an integer number of bytes must be between 0 and 2147483647 (2Gi - 1); write larger amounts with a suffix, such as 4Gi"
 	Memory *intstr.IntOrString `json:"memory,omitempty"`
 
 	// ephemeral-storage is in bytes, such as 1Gi.
@@ -51,7 +51,7 @@ type ResourceQuantities struct {
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:Pattern=`^([0-9]{1,15}|[0-9]{1,6}([.][0-9]{1,3})?(k|M|G|T|Ki|Mi|Gi|Ti))$`
-	// +kubebuilder:validation:XValidation:rule="type(self) == string || self >= 0",message="ephemeral-storage: an integer number of bytes must not be negative"
+	// +kubebuilder:validation:XValidation:rule="type(self) == string || (self >= 0 && self <= 2147483647)",message="ephemeral-storage: an integer number of bytes must be between 0 and 2147483647 (2Gi - 1); write larger amounts with a suffix, such as 4Gi"
 	EphemeralStorage *intstr.IntOrString `json:"ephemeral-storage,omitempty"` //nolint:kubeapilinter // jsontags: the resource's Kubernetes name, as in a pod's resources.
 }
 

@@ -69,6 +69,21 @@ spec:
         cpu: -1`,
 	},
 	{
+		// An integer the manager's int32 decode cannot hold: the server
+		// once stored it, and every typed decode of the list then failed.
+		name:    "quantity-integer-beyond-int32",
+		goField: decodeError,
+		want: []cause{
+			{"spec.runners.resources.limits.memory", "Invalid value: \"\": memory: an integer number of bytes must be between 0 and 2147483647 (2Gi - 1); write larger amounts with a suffix, such as 4Gi"},
+		},
+		patch: `
+spec:
+  runners:
+    resources:
+      limits:
+        memory: 2147483648`,
+	},
+	{
 		name:        "quantity-of-another-resource",
 		goField:     decodeError,
 		wantMessage: `BenchmarkRun in version "v1alpha1" cannot be handled as a BenchmarkRun: strict decoding error: unknown field "spec.runners.resources.limits.nvidia.com/gpu"`,
