@@ -92,6 +92,12 @@ test: test-unit test-e2e ## every suite: unit, emulator, envtest, Helm chart, th
 test-unit: test-deps verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool), HTML report (headless Chromium)
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
 
+FUZZTIME ?= 1m
+
+.PHONY: fuzz
+fuzz: ## explore every Go fuzz target for FUZZTIME each (default 1m); `go test` runs only their seeds
+	FUZZTIME=$(FUZZTIME) hack/fuzz.sh
+
 .PHONY: bench
 bench: ## measure the load engine (see docs/performance.md)
 	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/ ./load/histogram/ ./load/result/
