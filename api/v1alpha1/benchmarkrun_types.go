@@ -85,7 +85,7 @@ type RunnersSpec struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
-	Tolerations []Toleration `json:"tolerations,omitempty"`
+	Tolerations []Toleration `json:"tolerations,omitempty"` //nolint:kubeapilinter // arrayofstruct: a toleration of every taint has only operator Exists, so no one field is required (CEL checks the combinations).
 }
 
 // DeadlinesSpec bounds each stage of a run. Every field is a duration such

@@ -45,7 +45,7 @@ const (
 	// as regional-asia-northeast1, asia1 or custom-my-config: never a full
 	// resource name (projects/P/instanceConfigs/ID), so that the project a
 	// configuration belongs to is always the target's project.
-	InstanceConfigSyntax = `^[a-z][-a-z0-9]*[a-z0-9]$`
+	InstanceConfigSyntax = `^[a-z]([-a-z0-9]*[a-z0-9])?$`
 	// LocationSyntax is a Spanner replica location (a region), such as
 	// asia-northeast1 or us-east1.
 	LocationSyntax = `^[a-z][-a-z0-9]*[a-z0-9]$`
@@ -79,12 +79,3 @@ const (
 func validLabelKey(s string) bool {
 	return len(s) <= maxLabelKeyLength && labelKeyPattern.MatchString(s) && strings.Index(s, "/") <= maxLabelKeyPrefix
 }
-
-// validLabelValue reports whether s is a label value within its bounds.
-func validLabelValue(s string) bool {
-	return len(s) <= maxLabelValueLength && labelValuePattern.MatchString(s)
-}
-
-// ValidDurationText reports whether s is a duration the API admits as
-// text (DurationSyntax); its value is bounded apart.
-func ValidDurationText(s string) bool { return durationPattern.MatchString(s) }

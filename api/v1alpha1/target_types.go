@@ -145,7 +145,7 @@ type InstanceSpec struct {
 	// configurations compares the whole name. Required for Ephemeral.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:Pattern=`^[a-z][-a-z0-9]*[a-z0-9]$`
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
 	Config string `json:"config,omitempty"`
 
 	// nodes is the instance's node count (1 node = 1000 processing units).

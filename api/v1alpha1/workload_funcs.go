@@ -457,6 +457,20 @@ func (w *WorkloadSpec) validateDurations(path *field.Path) field.ErrorList {
 	}
 	run := w.TotalDuration()
 	runKnown := run > 0 && run <= MaxRunDuration
+	errs = append(errs, w.validateWithinRun(path, run, runKnown)...)
+	if wu := w.WarmUp; wu != nil {
+		errs = append(errs, wu.validate(path.Child("warmUp"), run)...)
+		if runKnown {
+			errs = append(errs, wu.validateRoom(path.Child("warmUp"), run, w.intervalOrDefault())...)
+		}
+	}
+	return append(errs, w.validateRows(path.Child("dataset", "rows"))...)
+}
+
+// validateWithinRun bounds the interval and keeps it and the ramp within
+// the run, when the run's length is known and valid.
+func (w *WorkloadSpec) validateWithinRun(path *field.Path, run time.Duration, runKnown bool) field.ErrorList {
+	var errs field.ErrorList
 	if iv := w.Interval; iv != nil {
 		switch {
 		case iv.Duration < MinInterval || iv.Duration > MaxInterval:
@@ -470,13 +484,7 @@ func (w *WorkloadSpec) validateDurations(path *field.Path) field.ErrorList {
 	if r := w.Load.Ramp; r != nil && w.Duration != nil && runKnown && r.Duration.Duration > run {
 		errs = append(errs, field.Invalid(path.Child("load", "ramp", "duration"), r.Duration.Duration.String(), fmt.Sprintf("must not be longer than the run's duration (%s)", run)))
 	}
-	if wu := w.WarmUp; wu != nil {
-		errs = append(errs, wu.validate(path.Child("warmUp"), run)...)
-		if runKnown {
-			errs = append(errs, wu.validateRoom(path.Child("warmUp"), run, w.intervalOrDefault())...)
-		}
-	}
-	return append(errs, w.validateRows(path.Child("dataset", "rows"))...)
+	return errs
 }
 
 func (w *WorkloadSpec) intervalOrDefault() time.Duration {

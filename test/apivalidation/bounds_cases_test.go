@@ -307,7 +307,7 @@ spec:
 	{
 		name: "instance-config-full-name",
 		want: []cause{
-			{"spec.target.instance.config", "Invalid value: \"projects/other/instanceConfigs/regional-us-central1\": spec.target.instance.config in body should match '^[a-z][-a-z0-9]*[a-z0-9]$'"},
+			{"spec.target.instance.config", "Invalid value: \"projects/other/instanceConfigs/regional-us-central1\": spec.target.instance.config in body should match '^[a-z]([-a-z0-9]*[a-z0-9])?$'"},
 		},
 		patch: `
 spec:
