@@ -8,7 +8,7 @@ import (
 // memory and ephemeral storage, each a bounded quantity. They are not
 // corev1.ResourceRequirements on purpose: a resource.Quantity is parsed
 // while the object is decoded, and some texts the Kubernetes quantity
-// grammar allows (a 13-character "1e-999999999") take the parser minutes
+// grammar allows (12 characters: "1e-999999999") take the parser minutes
 // and gigabytes, in the manager's cache and in `spanbench run` alike. Here
 // the schema refuses anything but short decimals with a fixed set of
 // suffixes before Go ever parses them.
