@@ -66,15 +66,15 @@ type TaintEffect string
 // Toleration lets runners onto nodes with a matching taint: the fields of
 // a pod's toleration, each bounded and checked for syntax, so that a bad
 // one is refused when the run is created, not when its Job is.
-// +kubebuilder:validation:XValidation:rule="has(self.key) || (has(self.operator) && self.operator == 'Exists')",message="tolerations: a toleration without a key must use operator Exists"
-// +kubebuilder:validation:XValidation:rule="!has(self.value) || !has(self.operator) || self.operator == 'Equal'",message="tolerations: value must be empty when operator is Exists"
+// +kubebuilder:validation:XValidation:rule="(has(self.key) && self.key != '') || (has(self.operator) && self.operator == 'Exists')",message="tolerations: a toleration without a key must use operator Exists"
+// +kubebuilder:validation:XValidation:rule="!has(self.value) || self.value == '' || !has(self.operator) || self.operator == 'Equal'",message="tolerations: value must be empty when operator is Exists"
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",message="tolerations: tolerationSeconds applies only to effect NoExecute"
 type Toleration struct {
 	// key is the taint key matched, a label key; empty matches every key
 	// (with operator Exists).
 	// +optional
 	// +kubebuilder:validation:MaxLength=317
-	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	// +kubebuilder:validation:Pattern=`^(([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`
 	// +kubebuilder:validation:XValidation:rule="self.indexOf('/') <= 253",message="tolerations.key: the prefix before '/' must be at most 253 characters"
 	Key string `json:"key,omitempty"`
 

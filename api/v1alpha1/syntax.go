@@ -28,27 +28,33 @@ const (
 	// optional DNS-subdomain prefix and '/', then a name of at most 63
 	// characters. The prefix's 253-character bound is checked apart.
 	LabelKeySyntax = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	// TaintKeySyntax is a toleration's key: a label key, or empty (with
+	// operator Exists, every key).
+	TaintKeySyntax = `^(([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`
 	// LabelValueSyntax is a Kubernetes label value (at most 63 characters,
 	// bounded apart), possibly empty.
 	LabelValueSyntax = `^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`
 	// DNSSubdomainSyntax is a Kubernetes object name such as a service
 	// account's or a Secret's (at most 253 characters, bounded apart).
 	DNSSubdomainSyntax = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// OptionalDNSSubdomainSyntax is DNSSubdomainSyntax or empty, for an
+	// optional name (the service account).
+	OptionalDNSSubdomainSyntax = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$`
 	// SecretKeySyntax is a key of a Secret's data: letters, digits, '-',
 	// '_' and '.', neither "." nor ".." nor starting with "..".
-	SecretKeySyntax = `^([.][-_A-Za-z0-9]|[-_A-Za-z0-9])[-._A-Za-z0-9]*$`
+	SecretKeySyntax = `^(([.][-_A-Za-z0-9]|[-_A-Za-z0-9])[-._A-Za-z0-9]*)?$`
 	// ImageSyntax is a container image reference: an optional registry
 	// host (with a port), a lower-case repository path, an optional tag
 	// and an optional sha256 digest.
-	ImageSyntax = `^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?$`
+	ImageSyntax = `^(([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?)?$`
 	// InstanceConfigSyntax is a Spanner instance configuration's ID, such
 	// as regional-asia-northeast1, asia1 or custom-my-config: never a full
 	// resource name (projects/P/instanceConfigs/ID), so that the project a
 	// configuration belongs to is always the target's project.
-	InstanceConfigSyntax = `^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	InstanceConfigSyntax = `^([a-z]([-a-z0-9]*[a-z0-9])?)?$`
 	// LocationSyntax is a Spanner replica location (a region), such as
 	// asia-northeast1 or us-east1.
-	LocationSyntax = `^[a-z][-a-z0-9]*[a-z0-9]$`
+	LocationSyntax = `^([a-z][-a-z0-9]*[a-z0-9])?$`
 )
 
 var (

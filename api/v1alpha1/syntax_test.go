@@ -72,15 +72,18 @@ func TestCRDPatternsAreTheGoPatterns(t *testing.T) {
 	}{
 		// Every duration field's rule, plus the workload rules that
 		// compare durations.
-		"DurationSyntax":       {DurationSyntax, 15},
-		"CPUSyntax":            {CPUSyntax, 2},
-		"BytesSyntax":          {BytesSyntax, 4},
-		"LabelKeySyntax":       {LabelKeySyntax, 2},
-		"LabelValueSyntax":     {LabelValueSyntax, 4},
-		"DNSSubdomainSyntax":   {DNSSubdomainSyntax, 2},
-		"SecretKeySyntax":      {SecretKeySyntax, 1},
-		"ImageSyntax":          {ImageSyntax, 1},
-		"InstanceConfigSyntax": {InstanceConfigSyntax, 1},
+		"DurationSyntax":             {DurationSyntax, 15},
+		"CPUSyntax":                  {CPUSyntax, 2},
+		"BytesSyntax":                {BytesSyntax, 4},
+		"LabelKeySyntax":             {LabelKeySyntax, 1},
+		"TaintKeySyntax":             {TaintKeySyntax, 1},
+		"OptionalDNSSubdomainSyntax": {OptionalDNSSubdomainSyntax, 1},
+		"LocationSyntax":             {LocationSyntax, 1},
+		"LabelValueSyntax":           {LabelValueSyntax, 4},
+		"DNSSubdomainSyntax":         {DNSSubdomainSyntax, 1},
+		"SecretKeySyntax":            {SecretKeySyntax, 1},
+		"ImageSyntax":                {ImageSyntax, 1},
+		"InstanceConfigSyntax":       {InstanceConfigSyntax, 1},
 	} {
 		if n := strings.Count(text, tc.syntax); n < tc.min {
 			t.Errorf("%s appears %d times in the CRD, want at least %d: a marker and syntax.go differ", name, n, tc.min)

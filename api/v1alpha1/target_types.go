@@ -145,7 +145,7 @@ type InstanceSpec struct {
 	// configurations compares the whole name. Required for Ephemeral.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:Pattern=`^([a-z]([-a-z0-9]*[a-z0-9])?)?$`
 	Config string `json:"config,omitempty"`
 
 	// nodes is the instance's node count (1 node = 1000 processing units).
@@ -180,6 +180,6 @@ type CredentialsSpec struct {
 	// '-', '_' and '.', not "." nor starting with "..". Default key.json.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^([.][-_A-Za-z0-9]|[-_A-Za-z0-9])[-._A-Za-z0-9]*$`
+	// +kubebuilder:validation:Pattern=`^(([.][-_A-Za-z0-9]|[-_A-Za-z0-9])[-._A-Za-z0-9]*)?$`
 	Key string `json:"key,omitempty"`
 }

@@ -252,7 +252,7 @@ type OperationSpec struct {
 	// (spanbench/<run>/<name>). Default: the type in lower case.
 	// +optional
 	// +kubebuilder:validation:MaxLength=40
-	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*$`
+	// +kubebuilder:validation:Pattern=`^([a-z][a-z0-9-]*)?$`
 	Name string `json:"name,omitempty"`
 
 	// type is the operation.
@@ -345,13 +345,12 @@ type DirectedReadSpec struct {
 }
 
 // ReplicaSelection selects replicas by location, type, or both.
-// +kubebuilder:validation:XValidation:rule="has(self.location) || has(self.type)",message="directedRead: each replica selection needs a location, a type or both"
+// +kubebuilder:validation:XValidation:rule="(has(self.location) && self.location != '') || has(self.type)",message="directedRead: each replica selection needs a location, a type or both"
 type ReplicaSelection struct {
 	// location is a Spanner region, such as asia-northeast1.
 	// +optional
-	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-z][-a-z0-9]*[a-z0-9]$`
+	// +kubebuilder:validation:Pattern=`^([a-z][-a-z0-9]*[a-z0-9])?$`
 	Location string `json:"location,omitempty"`
 
 	// type is ReadWrite or ReadOnly.

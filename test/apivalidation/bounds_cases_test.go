@@ -307,7 +307,7 @@ spec:
 	{
 		name: "instance-config-full-name",
 		want: []cause{
-			{"spec.target.instance.config", "Invalid value: \"projects/other/instanceConfigs/regional-us-central1\": spec.target.instance.config in body should match '^[a-z]([-a-z0-9]*[a-z0-9])?$'"},
+			{"spec.target.instance.config", "Invalid value: \"projects/other/instanceConfigs/regional-us-central1\": spec.target.instance.config in body should match '^([a-z]([-a-z0-9]*[a-z0-9])?)?$'"},
 		},
 		patch: `
 spec:
@@ -318,7 +318,7 @@ spec:
 	{
 		name: "image-with-spaces",
 		want: []cause{
-			{"spec.runners.image", "Invalid value: \"evil image; rm -rf /\": spec.runners.image in body should match '^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?$'"},
+			{"spec.runners.image", "Invalid value: \"evil image; rm -rf /\": spec.runners.image in body should match '^(([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?)?$'"},
 		},
 		patch: `
 spec:
@@ -328,7 +328,7 @@ spec:
 	{
 		name: "image-upper-case-repository",
 		want: []cause{
-			{"spec.runners.image", "Invalid value: \"registry.example/Spanbench:dev\": spec.runners.image in body should match '^([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?$'"},
+			{"spec.runners.image", "Invalid value: \"registry.example/Spanbench:dev\": spec.runners.image in body should match '^(([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?)?$'"},
 		},
 		patch: `
 spec:
@@ -338,7 +338,7 @@ spec:
 	{
 		name: "service-account-with-slash",
 		want: []cause{
-			{"spec.runners.serviceAccountName", "Invalid value: \"kube-system/default\": spec.runners.serviceAccountName in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'"},
+			{"spec.runners.serviceAccountName", "Invalid value: \"kube-system/default\": spec.runners.serviceAccountName in body should match '^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$'"},
 		},
 		patch: `
 spec:
@@ -380,7 +380,7 @@ spec:
 	{
 		name: "secret-key-dot-dot",
 		want: []cause{
-			{"spec.target.credentials.key", "Invalid value: \"../../etc/passwd\": spec.target.credentials.key in body should match '^([.][-_A-Za-z0-9]|[-_A-Za-z0-9])[-._A-Za-z0-9]*$'"},
+			{"spec.target.credentials.key", "Invalid value: \"../../etc/passwd\": spec.target.credentials.key in body should match '^(([.][-_A-Za-z0-9]|[-_A-Za-z0-9])[-._A-Za-z0-9]*)?$'"},
 		},
 		patch: `
 spec:
@@ -392,7 +392,7 @@ spec:
 	{
 		name: "directed-read-location-with-slash",
 		want: []cause{
-			{"spec.workload.operations[0].directedRead.include[0].location", "Invalid value: \"us-east1/../x\": spec.workload.operations[0].directedRead.include[0].location in body should match '^[a-z][-a-z0-9]*[a-z0-9]$'"},
+			{"spec.workload.operations[0].directedRead.include[0].location", "Invalid value: \"us-east1/../x\": spec.workload.operations[0].directedRead.include[0].location in body should match '^([a-z][-a-z0-9]*[a-z0-9])?$'"},
 		},
 		patch: `
 spec:

@@ -272,7 +272,7 @@ spec:
       type: Read
       weight: 1`,
 		want: []cause{
-			{"spec.workload.operations[0].name", "Invalid value: \"Get_By_ID\": spec.workload.operations[0].name in body should match '^[a-z][a-z0-9-]*$'"},
+			{"spec.workload.operations[0].name", "Invalid value: \"Get_By_ID\": spec.workload.operations[0].name in body should match '^([a-z][a-z0-9-]*)?$'"},
 		},
 	},
 	{

@@ -25,7 +25,7 @@ var (
 		0, 1, -1, 1000000, 1000001, 2147483647, 2147483648, 9223372036854775807, 1e30, 0.5,
 	}
 	oracleLabelKeys = []string{
-		"pool", "a/b", "example.com/pool", "Example.com/pool", "-a", "a-", "a_b", "a.b", "a..b/c", "/a", "a/", "a/b/c",
+		"", "pool", "a/b", "example.com/pool", "Example.com/pool", "-a", "a-", "a_b", "a.b", "a..b/c", "/a", "a/", "a/b/c",
 		strings.Repeat("a", 63), strings.Repeat("a", 64), strings.Repeat("a", 253) + "/b", strings.Repeat("a", 254) + "/b",
 		"kubernetes.io/hostname", "ñ", "a b",
 	}
@@ -33,10 +33,10 @@ var (
 	oracleImages      = []string{
 		"spanbench", "spanbench:dev", "localhost/spanbench:dev", "gcr.io/p/x@sha256:" + strings.Repeat("a", 64),
 		"registry:5000/a/b:c", "Registry.Example/a", "UPPER/x", "x/UPPER", "x:", "x@sha256:abc", "a//b", ":tag", "a b",
-		"a__b", "a___b", "a--b", "a.-b", "x:" + strings.Repeat("t", 128), "x:" + strings.Repeat("t", 129),
+		"", "a__b", "a___b", "a--b", "a.-b", "x:" + strings.Repeat("t", 128), "x:" + strings.Repeat("t", 129),
 	}
 	oracleNames = []string{
-		"asia1", "regional-us-central1", "projects/p/instanceConfigs/asia1", "Asia1", "1abc", "a", "a-", "nam-eur-asia1",
+		"", "asia1", "regional-us-central1", "projects/p/instanceConfigs/asia1", "Asia1", "1abc", "a", "a-", "nam-eur-asia1",
 		"a.b", "a_b", "..", ".key", "-x", strings.Repeat("n", 64), strings.Repeat("n", 254),
 	}
 )
@@ -69,7 +69,8 @@ func oracleCases() map[string]map[string]any {
 	}
 	for i, k := range oracleLabelKeys {
 		add(fmt.Sprintf("node-selector-key-%d", i), spec(map[string]any{"runners": map[string]any{"nodeSelector": map[string]any{k: "v"}}}))
-		add(fmt.Sprintf("toleration-key-%d", i), spec(map[string]any{"runners": map[string]any{"tolerations": []any{map[string]any{"key": k, "operator": "Exists"}}}}))
+		add(fmt.Sprintf("toleration-exists-key-%d", i), spec(map[string]any{"runners": map[string]any{"tolerations": []any{map[string]any{"key": k, "operator": "Exists"}}}}))
+		add(fmt.Sprintf("toleration-key-%d", i), spec(map[string]any{"runners": map[string]any{"tolerations": []any{map[string]any{"key": k, "value": "v"}}}}))
 	}
 	for i, v := range oracleLabelValues {
 		add(fmt.Sprintf("node-selector-value-%d", i), spec(map[string]any{"runners": map[string]any{"nodeSelector": map[string]any{"pool": v}}}))
@@ -85,6 +86,10 @@ func oracleCases() map[string]map[string]any {
 		add(fmt.Sprintf("account-%d", i), spec(map[string]any{"runners": map[string]any{"serviceAccountName": n}}))
 		add(fmt.Sprintf("location-%d", i), spec(map[string]any{"workload": map[string]any{"operations": []any{
 			map[string]any{"type": "Read", "weight": 1, "directedRead": map[string]any{"include": []any{map[string]any{"location": n}}}}}}}))
+		add(fmt.Sprintf("location-and-type-%d", i), spec(map[string]any{"workload": map[string]any{"operations": []any{
+			map[string]any{"type": "Read", "weight": 1, "directedRead": map[string]any{"include": []any{map[string]any{"location": n, "type": "ReadOnly"}}}}}}}))
+		add(fmt.Sprintf("operation-name-%d", i), spec(map[string]any{"workload": map[string]any{"operations": []any{
+			map[string]any{"name": n, "type": "Read", "weight": 1}}}}))
 	}
 	return cases
 }
