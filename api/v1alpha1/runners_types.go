@@ -56,11 +56,11 @@ type ResourceQuantities struct {
 }
 
 // TolerationOperator is how a toleration matches a taint's value.
-// +kubebuilder:validation:Enum=Exists;Equal
+// +kubebuilder:validation:Enum=Exists;Equal;""
 type TolerationOperator string
 
 // TaintEffect is the effect of a taint a toleration tolerates.
-// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute;""
 type TaintEffect string
 
 // Toleration lets runners onto nodes with a matching taint: the fields of

@@ -2,7 +2,7 @@ package v1alpha1
 
 // InstanceMode says whether spanbench creates the instance or uses one that
 // exists.
-// +kubebuilder:validation:Enum=Existing;Ephemeral
+// +kubebuilder:validation:Enum=Existing;Ephemeral;""
 type InstanceMode string
 
 const (
@@ -15,7 +15,7 @@ const (
 
 // Dialect is the database's SQL dialect. Both built-in workloads speak
 // both, with the same table and column names.
-// +kubebuilder:validation:Enum=GoogleSQL;PostgreSQL
+// +kubebuilder:validation:Enum=GoogleSQL;PostgreSQL;""
 type Dialect string
 
 const (
@@ -105,7 +105,7 @@ type SplitPointsSpec struct {
 
 // Edition is a Spanner edition. Multi-region configurations need
 // EnterprisePlus.
-// +kubebuilder:validation:Enum=Standard;Enterprise;EnterprisePlus
+// +kubebuilder:validation:Enum=Standard;Enterprise;EnterprisePlus;""
 type Edition string
 
 const (

@@ -47,7 +47,7 @@ const (
 )
 
 // ReadAPI selects the Spanner API a read goes through.
-// +kubebuilder:validation:Enum=Read;SQL
+// +kubebuilder:validation:Enum=Read;SQL;""
 type ReadAPI string
 
 const (
@@ -58,7 +58,7 @@ const (
 )
 
 // WritePath selects how a write reaches Spanner.
-// +kubebuilder:validation:Enum=Mutation;DML
+// +kubebuilder:validation:Enum=Mutation;DML;""
 type WritePath string
 
 const (
@@ -69,7 +69,7 @@ const (
 )
 
 // KeyDistribution chooses which existing keys an operation touches.
-// +kubebuilder:validation:Enum=Uniform;Zipfian;Latest
+// +kubebuilder:validation:Enum=Uniform;Zipfian;Latest;""
 type KeyDistribution string
 
 const (
@@ -83,7 +83,7 @@ const (
 )
 
 // RPCPriority is the Spanner request priority.
-// +kubebuilder:validation:Enum=Low;Medium;High
+// +kubebuilder:validation:Enum=Low;Medium;High;""
 type RPCPriority string
 
 const (
@@ -96,7 +96,7 @@ const (
 )
 
 // ReplicaType restricts a directed read to read-write or read-only replicas.
-// +kubebuilder:validation:Enum=ReadWrite;ReadOnly
+// +kubebuilder:validation:Enum=ReadWrite;ReadOnly;""
 type ReplicaType string
 
 const (
@@ -107,7 +107,7 @@ const (
 )
 
 // Arrivals shapes the intended send times of an open-loop load.
-// +kubebuilder:validation:Enum=Uniform;Poisson
+// +kubebuilder:validation:Enum=Uniform;Poisson;""
 type Arrivals string
 
 const (
@@ -119,7 +119,7 @@ const (
 )
 
 // WarmUpMode says how the warm-up at the start of a run ends.
-// +kubebuilder:validation:Enum=None;Fixed;Auto
+// +kubebuilder:validation:Enum=None;Fixed;Auto;""
 type WarmUpMode string
 
 const (

@@ -456,7 +456,7 @@ spec:
 		name: "toleration-unknown-operator",
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.runners.tolerations[0].operator", "Unsupported value: \"Matches\": supported values: \"Exists\", \"Equal\""},
+			{"spec.runners.tolerations[0].operator", "Unsupported value: \"Matches\": supported values: \"Exists\", \"Equal\", \"\""},
 		},
 		patch: `
 spec:

@@ -407,7 +407,7 @@ spec:
     dialect: MySQL`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.target.dialect", "Unsupported value: \"MySQL\": supported values: \"GoogleSQL\", \"PostgreSQL\""},
+			{"spec.target.dialect", "Unsupported value: \"MySQL\": supported values: \"GoogleSQL\", \"PostgreSQL\", \"\""},
 		},
 	},
 	{
@@ -419,7 +419,7 @@ spec:
       edition: Premium`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.target.instance.edition", "Unsupported value: \"Premium\": supported values: \"Standard\", \"Enterprise\", \"EnterprisePlus\""},
+			{"spec.target.instance.edition", "Unsupported value: \"Premium\": supported values: \"Standard\", \"Enterprise\", \"EnterprisePlus\", \"\""},
 		},
 	},
 	{

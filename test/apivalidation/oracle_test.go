@@ -91,6 +91,23 @@ func oracleCases() map[string]map[string]any {
 		add(fmt.Sprintf("operation-name-%d", i), spec(map[string]any{"workload": map[string]any{"operations": []any{
 			map[string]any{"name": n, "type": "Read", "weight": 1}}}}))
 	}
+	// Empty strings in enums: unset for Go.
+	for name, patch := range map[string]map[string]any{
+		"mode":      {"target": map[string]any{"instance": map[string]any{"mode": ""}}},
+		"dialect":   {"target": map[string]any{"dialect": ""}},
+		"edition":   {"target": map[string]any{"instance": map[string]any{"edition": ""}}},
+		"api":       {"workload": map[string]any{"operations": []any{map[string]any{"type": "Read", "weight": 1, "api": ""}}}},
+		"keys":      {"workload": map[string]any{"operations": []any{map[string]any{"type": "Read", "weight": 1, "keys": ""}}}},
+		"priority":  {"workload": map[string]any{"operations": []any{map[string]any{"type": "Read", "weight": 1, "priority": ""}}}},
+		"arrivals":  {"workload": map[string]any{"load": map[string]any{"arrivals": ""}}},
+		"warm-up":   {"workload": map[string]any{"warmUp": map[string]any{"mode": ""}}},
+		"operator":  {"runners": map[string]any{"tolerations": []any{map[string]any{"key": "k", "operator": ""}}}},
+		"effect":    {"runners": map[string]any{"tolerations": []any{map[string]any{"key": "k", "effect": ""}}}},
+		"replica":   {"workload": map[string]any{"operations": []any{map[string]any{"type": "Read", "weight": 1, "directedRead": map[string]any{"include": []any{map[string]any{"location": "us-east1", "type": ""}}}}}}},
+		"writepath": {"workload": map[string]any{"operations": []any{map[string]any{"type": "Insert", "weight": 1, "writePath": ""}}}},
+	} {
+		add("empty-enum-"+name, spec(patch))
+	}
 	return cases
 }
 
