@@ -1,8 +1,10 @@
 package v1alpha1
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -97,6 +99,8 @@ func quantity(path *field.Path, q *intstr.IntOrString, re interface{ MatchString
 	switch {
 	case q == nil:
 		return nil
+	case q.Type == intstr.Int && q.IntVal == OutOfRangeQuantity:
+		return field.ErrorList{field.Invalid(path, "", fmt.Sprintf("an integer quantity must be between 0 and %d; write larger amounts with a suffix, such as 4Gi", maxInt))}
 	case q.Type == intstr.Int:
 		return inRange(path, ptrTo(int64(q.IntVal)), 0, maxInt)
 	case !re.MatchString(q.StrVal):
@@ -191,3 +195,42 @@ func truncated(s string) string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// OutOfRangeQuantity is the value an integer quantity that an
+// intstr.IntOrString cannot hold (beyond int32, or a fraction) decodes
+// to. Validate refuses it; Requirements leaves it out.
+const OutOfRangeQuantity = math.MinInt32
+
+// UnmarshalJSON reads each quantity as an intstr.IntOrString does, except
+// that an integer it cannot hold decodes as OutOfRangeQuantity instead of
+// failing: a run stored before the schema bounded integer quantities must
+// not fail the manager's typed list of every run. Keys other than cpu,
+// memory and ephemeral-storage are refused, as strict decoding would.
+func (q *ResourceQuantities) UnmarshalJSON(data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
+	}
+	*q = ResourceQuantities{}
+	for key, raw := range fields {
+		var v *intstr.IntOrString
+		if err := json.Unmarshal(raw, &v); err != nil {
+			var n json.Number
+			if json.Unmarshal(raw, &n) != nil {
+				return fmt.Errorf("quantity %s: %w", key, err)
+			}
+			v = ptrTo(intstr.FromInt32(OutOfRangeQuantity))
+		}
+		switch key {
+		case "cpu":
+			q.CPU = v
+		case "memory":
+			q.Memory = v
+		case "ephemeral-storage":
+			q.EphemeralStorage = v
+		default:
+			return fmt.Errorf("unknown field %q: resources take cpu, memory and ephemeral-storage", key)
+		}
+	}
+	return nil
+}

@@ -107,3 +107,34 @@ func TestSaturatingSumNeverWraps(t *testing.T) {
 		t.Errorf("three 292-year steps last %v; want the largest duration, not a wrapped one", got)
 	}
 }
+
+// TestARunStoredWithAHugeIntegerQuantityStillDecodes: a run stored before
+// the schema bounded integer quantities (memory: 4294967296, or a
+// fraction) must decode, or the manager's typed list of every run fails;
+// Validate refuses it, and the pod gets no such quantity.
+func TestARunStoredWithAHugeIntegerQuantityStillDecodes(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	decoder := serializer.NewCodecFactory(scheme).UniversalDeserializer()
+	doc := `{"apiVersion":"bench.spanbench.io/v1alpha1","kind":"BenchmarkRun","metadata":{"name":"r"},"spec":{` +
+		`"target":{"project":"my-project","instance":{"name":"bench"},"database":"db"},` +
+		`"workload":{"type":"YCSB","operations":[{"type":"Read","weight":1}],"load":{"rate":1},"duration":"1m"},` +
+		`"runners":{"resources":{"requests":{"cpu":0.5,"memory":4294967296},"limits":{"memory":"1Gi"}}}}}`
+	obj, _, err := decoder.Decode([]byte(doc), nil, nil)
+	if err != nil {
+		t.Fatalf("the stored run does not decode: %v", err)
+	}
+	run := obj.(*BenchmarkRun)
+	got := run.Validate().ToAggregate()
+	for _, f := range []string{"spec.runners.resources.requests.cpu", "spec.runners.resources.requests.memory"} {
+		if got == nil || !strings.Contains(got.Error(), f) {
+			t.Errorf("Validate = %v; want a refusal at %s", got, f)
+		}
+	}
+	req := run.Spec.Runners.Resources.Requirements()
+	if len(req.Requests) != 0 || req.Limits.Memory().String() != "1Gi" {
+		t.Errorf("Requirements = %v; want no requests and the 1Gi limit", req)
+	}
+}

@@ -66,8 +66,8 @@ type TaintEffect string
 // Toleration lets runners onto nodes with a matching taint: the fields of
 // a pod's toleration, each bounded and checked for syntax, so that a bad
 // one is refused when the run is created, not when its Job is.
-// +kubebuilder:validation:XValidation:rule="(has(self.key) && self.key != '') || (has(self.operator) && self.operator == 'Exists')",message="tolerations: a toleration without a key must use operator Exists"
-// +kubebuilder:validation:XValidation:rule="!has(self.value) || self.value == '' || !has(self.operator) || self.operator == 'Equal'",message="tolerations: value must be empty when operator is Exists"
+// +kubebuilder:validation:XValidation:rule="(has(self.key) && size(self.key) > 0) || (has(self.operator) && self.operator == 'Exists')",message="tolerations: a toleration without a key must use operator Exists"
+// +kubebuilder:validation:XValidation:rule="!has(self.value) || size(self.value) == 0 || !has(self.operator) || self.operator == 'Equal'",message="tolerations: value must be empty when operator is Exists"
 // +kubebuilder:validation:XValidation:rule="!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",message="tolerations: tolerationSeconds applies only to effect NoExecute"
 type Toleration struct {
 	// key is the taint key matched, a label key; empty matches every key

@@ -345,7 +345,7 @@ type DirectedReadSpec struct {
 }
 
 // ReplicaSelection selects replicas by location, type, or both.
-// +kubebuilder:validation:XValidation:rule="(has(self.location) && self.location != '') || has(self.type)",message="directedRead: each replica selection needs a location, a type or both"
+// +kubebuilder:validation:XValidation:rule="(has(self.location) && size(self.location) > 0) || has(self.type)",message="directedRead: each replica selection needs a location, a type or both"
 type ReplicaSelection struct {
 	// location is a Spanner region, such as asia-northeast1.
 	// +optional

@@ -69,10 +69,9 @@ spec:
         cpu: -1`,
 	},
 	{
-		// An integer the manager's int32 decode cannot hold: the server
-		// once stored it, and every typed decode of the list then failed.
-		name:    "quantity-integer-beyond-int32",
-		goField: decodeError,
+		// An integer an IntOrString cannot hold: the server once stored
+		// it, and a typed decode of the list of runs then failed.
+		name: "quantity-integer-beyond-int32",
 		want: []cause{
 			{"spec.runners.resources.limits.memory", "Invalid value: \"\": memory: an integer number of bytes must be between 0 and 2147483647 (2Gi - 1); write larger amounts with a suffix, such as 4Gi"},
 		},
