@@ -93,16 +93,17 @@ test-unit: test-deps verify lint envtest-assets emulator-check ## the suites tha
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME_UNIT)
 
-# FUZZERS are the fuzz targets of untrusted input, as package:target. Each
-# runs for FUZZTIME in `make fuzz`, for FUZZTIME_UNIT in `make test-unit`
-# (3 x 15 s); their seed corpora and committed crashers (testdata/fuzz) run
-# with every `go test`.
-FUZZERS := ./protocol:FuzzDecodeResult ./load/result:FuzzReadAndMerge ./load/result:FuzzMergePair
-FUZZTIME ?= 10s
-FUZZTIME_UNIT ?= 15s
+# FUZZERS are the fuzz targets of untrusted input (shard results, campaign
+# history, manifests, durations), as package:target. Each runs for FUZZTIME
+# in `make fuzz`, for FUZZTIME_UNIT in `make test-unit`; their seed corpora
+# and committed crashers (testdata/fuzz) run with every `go test`.
+FUZZERS := ./protocol:FuzzDecodeResult ./load/result:FuzzReadAndMerge ./load/result:FuzzMergePair \
+	./campaign/history:FuzzDecode ./cmd/spanbench/manifest:FuzzParse ./api/v1alpha1:FuzzDurationSyntaxIsGoGrammar
+FUZZTIME ?= 1m
+FUZZTIME_UNIT ?= 5s
 
 .PHONY: fuzz
-fuzz: ## fuzz the shard decode and merge paths, each target for FUZZTIME (default 10s); a crasher lands in testdata/fuzz: commit it
+fuzz: ## fuzz untrusted-input parsers, each target for FUZZTIME (default 1m); a crasher lands in testdata/fuzz: commit it
 	@set -e; for f in $(FUZZERS); do \
 		echo "fuzz $${f#*:} ($${f%%:*}) for $(FUZZTIME)"; \
 		go test -run '^$$' -fuzz "^$${f#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s "$${f%%:*}"; \

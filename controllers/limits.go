@@ -63,7 +63,7 @@ func (l Limits) check(run *v1alpha1.BenchmarkRun) string {
 // run's creation, every stage may take its whole deadline.
 func ephemeralLifetime(run *v1alpha1.BenchmarkRun) time.Duration {
 	d := run.Spec.Deadlines.Resolve()
-	return d.Prepare + d.Load + d.RunnersReady + run.Spec.Workload.TotalDuration() + d.Overrun + d.Aggregate
+	return v1alpha1.SaturatingSum(d.Prepare, d.Load, d.RunnersReady, run.Spec.Workload.TotalDuration(), d.Overrun, d.Aggregate)
 }
 
 // configID is an instance configuration's ID, from an ID or a full name

@@ -33,7 +33,6 @@ func TestLimitsRefuseWhatTheOperatorDoesNotAllow(t *testing.T) {
 		}(), "dataset.loaderPods 5 exceeds the operator's limit of 4 pods (--max-runners)"},
 		{"too big an instance", newBuilderRun("big").ephemeral("asia1", 4).obj(), "--max-processing-units"},
 		{"an allowed configuration", newBuilderRun("tokyo").ephemeral("regional-asia-northeast1", 3).obj(), ""},
-		{"an allowed configuration by full name", newBuilderRun("full").ephemeral("projects/p/instanceConfigs/asia1", 1).obj(), ""},
 		{"a configuration not allowed", newBuilderRun("nam").ephemeral("nam-eur-asia1", 1).obj(), "--allowed-instance-configs"},
 		{"an Existing instance of any configuration", func() *v1alpha1.BenchmarkRun {
 			r := newBuilderRun("theirs").obj()

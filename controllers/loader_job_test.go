@@ -55,8 +55,8 @@ func TestNewLoaderJob(t *testing.T) {
 func TestLoaderPodsAreRunnerPods(t *testing.T) {
 	run := newBuilderRun("r").credentials("spanner-key", "sa.json").runners(func(s *v1alpha1.RunnersSpec) {
 		s.Region, s.Zone = "asia-northeast1", "asia-northeast1-b"
-		s.NodeSelector = map[string]string{"pool": "bench"}
-		s.Tolerations = []corev1.Toleration{{Key: "bench", Operator: corev1.TolerationOpExists}}
+		s.NodeSelector = map[string]v1alpha1.LabelValue{"pool": "bench"}
+		s.Tolerations = []v1alpha1.Toleration{{Key: "bench", Operator: "Exists"}}
 		s.Image = "spanbench:custom"
 	}).obj()
 	cfg := RunnerConfig{Image: "spanbench:v1", ImagePullPolicy: corev1.PullNever}

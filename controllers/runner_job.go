@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"maps"
 	"path"
 	"strconv"
 	"strings"
@@ -105,7 +104,7 @@ func runnerRegion(run *v1alpha1.BenchmarkRun) string {
 // the runner Job exists (the loader Job), so the load is not in it.
 func runnerJobActiveDeadline(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) time.Duration {
 	d := run.Spec.Deadlines.Resolve()
-	return d.RunnersReady + cfg.StartupGrace + run.Spec.Workload.TotalDuration() + d.Overrun
+	return v1alpha1.SaturatingSum(d.RunnersReady, cfg.StartupGrace, run.Spec.Workload.TotalDuration(), d.Overrun)
 }
 
 // runnerReadyTimeout is how long a runner waits for the start time after
@@ -205,7 +204,7 @@ func podTemplate(run *v1alpha1.BenchmarkRun, cfg RunnerConfig, component string,
 				ImagePullPolicy: cfg.ImagePullPolicy,
 				Args:            args,
 				Env:             env,
-				Resources:       *spec.Resources.DeepCopy(),
+				Resources:       spec.Resources.Requirements(),
 				VolumeMounts:    mounts,
 				SecurityContext: &corev1.SecurityContext{
 					RunAsNonRoot:             ptr.To(true),
@@ -217,8 +216,8 @@ func podTemplate(run *v1alpha1.BenchmarkRun, cfg RunnerConfig, component string,
 			}},
 			Volumes:      volumes,
 			Affinity:     runnerAffinity(spec),
-			NodeSelector: maps.Clone(spec.NodeSelector),
-			Tolerations:  cloneTolerations(spec.Tolerations),
+			NodeSelector: spec.PodNodeSelector(),
+			Tolerations:  spec.PodTolerations(),
 		},
 	}
 }
@@ -311,17 +310,4 @@ func copyInt32(p *int32) *int32 {
 		return nil
 	}
 	return ptr.To(*p)
-}
-
-// cloneTolerations deep-copies the run's tolerations, so that a built Job
-// never shares memory with the run it came from.
-func cloneTolerations(in []corev1.Toleration) []corev1.Toleration {
-	if in == nil {
-		return nil
-	}
-	out := make([]corev1.Toleration, len(in))
-	for i := range in {
-		in[i].DeepCopyInto(&out[i])
-	}
-	return out
 }

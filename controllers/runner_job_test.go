@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -186,11 +187,11 @@ func TestNewRunnerJob(t *testing.T) {
 					r.ServiceAccountName = "spanner-wi"
 					r.Region = "asia-northeast1"
 					r.Zone = "asia-northeast1-b"
-					r.NodeSelector = map[string]string{"pool": "bench"}
-					r.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "bench", Effect: corev1.TaintEffectNoSchedule}}
-					r.Resources = corev1.ResourceRequirements{
-						Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("1Gi")},
-						Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+					r.NodeSelector = map[string]v1alpha1.LabelValue{"pool": "bench"}
+					r.Tolerations = []v1alpha1.Toleration{{Key: "dedicated", Operator: "Equal", Value: "bench", Effect: "NoSchedule"}}
+					r.Resources = v1alpha1.RunnerResources{
+						Requests: &v1alpha1.ResourceQuantities{CPU: ptr.To(intstr.FromInt32(2)), Memory: ptr.To(intstr.FromString("1Gi"))},
+						Limits:   &v1alpha1.ResourceQuantities{Memory: ptr.To(intstr.FromString("1Gi"))},
 					}
 				}).obj(),
 			cfg: RunnerConfig{
@@ -316,9 +317,9 @@ func TestNewRunnerJobRegionOnlyRequiresOnlyTheRegion(t *testing.T) {
 // or the config are reused: the Job must share no memory with either.
 func TestNewRunnerJobSharesNoMemoryWithItsInputs(t *testing.T) {
 	run := newBuilderRun("r").runners(func(r *v1alpha1.RunnersSpec) {
-		r.NodeSelector = map[string]string{"pool": "bench"}
-		r.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
-		r.Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+		r.NodeSelector = map[string]v1alpha1.LabelValue{"pool": "bench"}
+		r.Tolerations = []v1alpha1.Toleration{{Key: "dedicated", Operator: "Exists"}}
+		r.Resources.Limits = &v1alpha1.ResourceQuantities{CPU: ptr.To(intstr.FromString("1"))}
 	}).obj()
 	cfg := RunnerConfig{Image: "img", TTLAfterFinished: ptr.To[int32](60)}
 	job := newRunnerJob(run, cfg)
@@ -326,7 +327,7 @@ func TestNewRunnerJobSharesNoMemoryWithItsInputs(t *testing.T) {
 
 	run.Spec.Runners.NodeSelector["pool"] = "other"
 	run.Spec.Runners.Tolerations[0].Key = "other"
-	run.Spec.Runners.Resources.Limits[corev1.ResourceCPU] = resource.MustParse("8")
+	run.Spec.Runners.Resources.Limits.CPU.StrVal = "8"
 	*cfg.TTLAfterFinished = 1
 
 	if diff := cmp.Diff(before, job); diff != "" {

@@ -129,7 +129,7 @@ func (r *BenchmarkRun) StageDeadline() (fieldName string, at time.Time, ok bool)
 		if r.Status.StartTime != nil {
 			start = r.Status.StartTime.Time
 		}
-		fieldName, limit = "overrun", r.Spec.Workload.TotalDuration()+d.Overrun
+		fieldName, limit = "overrun", SaturatingSum(r.Spec.Workload.TotalDuration(), d.Overrun)
 	case PhaseAggregating:
 		fieldName, start, limit = "aggregate", since(ConditionLoadCompleted), d.Aggregate
 	default:
@@ -277,22 +277,6 @@ func (s *BenchmarkRunSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, s.Workload.Validate(path.Child("workload"))...)
 	errs = append(errs, s.Runners.validate(path.Child("runners"))...)
 	errs = append(errs, s.Deadlines.validate(path.Child("deadlines"))...)
-	return errs
-}
-
-func (rs *RunnersSpec) validate(path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	errs = append(errs, inRange(path.Child("replicas"), rs.Replicas, 1, 1000)...)
-	errs = append(errs, maxLen(path.Child("image"), rs.Image, 512)...)
-	errs = append(errs, maxLen(path.Child("serviceAccountName"), rs.ServiceAccountName, 253)...)
-	errs = append(errs, maxLen(path.Child("region"), rs.Region, 63)...)
-	errs = append(errs, maxLen(path.Child("zone"), rs.Zone, 63)...)
-	if n := len(rs.NodeSelector); n > 32 {
-		errs = append(errs, field.TooMany(path.Child("nodeSelector"), n, 32))
-	}
-	if n := len(rs.Tolerations); n > 32 {
-		errs = append(errs, field.TooMany(path.Child("tolerations"), n, 32))
-	}
 	return errs
 }
 

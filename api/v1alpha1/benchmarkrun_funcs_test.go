@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -209,7 +208,7 @@ func TestBenchmarkRunValidateNamesTheField(t *testing.T) {
 		{"bad rate", func(r *BenchmarkRun) { r.Spec.Workload.Load.Rate = ptr.To[int32](0) }, "spec.workload.load.rate"},
 		{"bad project", func(r *BenchmarkRun) { r.Spec.Target.Project = "P" }, "spec.target.project"},
 		{"zero replicas", func(r *BenchmarkRun) { r.Spec.Runners.Replicas = ptr.To[int32](0) }, "spec.runners.replicas"},
-		{"too many tolerations", func(r *BenchmarkRun) { r.Spec.Runners.Tolerations = make([]corev1.Toleration, 33) }, "spec.runners.tolerations"},
+		{"too many tolerations", func(r *BenchmarkRun) { r.Spec.Runners.Tolerations = make([]Toleration, 33) }, "spec.runners.tolerations"},
 		{"long region", func(r *BenchmarkRun) { r.Spec.Runners.Region = strings.Repeat("r", 64) }, "spec.runners.region"},
 		{"zero deadline", func(r *BenchmarkRun) { r.Spec.Deadlines.Prepare = dur("0s") }, "spec.deadlines.prepare"},
 		{"deadline over a week", func(r *BenchmarkRun) { r.Spec.Deadlines.Aggregate = dur("169h") }, "spec.deadlines.aggregate"},

@@ -1,7 +1,6 @@
 package v1alpha1
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -40,43 +39,54 @@ type RunnersSpec struct {
 	// +kubebuilder:validation:Maximum=1000
 	Replicas *int32 `json:"replicas,omitempty"`
 
-	// image overrides the manager's default runner image.
+	// image overrides the manager's default runner image: an image
+	// reference such as gcr.io/project/spanbench:v1 or
+	// registry:5000/spanbench@sha256:<64 hex digits>.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?)?$`
 	Image string `json:"image,omitempty"`
 
-	// resources are each runner container's requests and limits.
+	// resources are each runner container's requests and limits of cpu,
+	// memory and ephemeral-storage.
 	// +optional
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources RunnerResources `json:"resources,omitempty"`
 
 	// serviceAccountName is the runners' Kubernetes service account, bound
 	// to a Google service account with Workload Identity. Default: the one
 	// spanbench creates for the run.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$`
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// region places runners on nodes of this topology.kubernetes.io/region,
-	// e.g. next to (or away from) the Spanner leader region.
+	// e.g. next to (or away from) the Spanner leader region. A label value.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`
 	Region string `json:"region,omitempty"`
 
-	// zone places runners on nodes of this topology.kubernetes.io/zone.
+	// zone places runners on nodes of this topology.kubernetes.io/zone. A
+	// label value.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`
 	Zone string `json:"zone,omitempty"`
 
-	// nodeSelector further restricts the runners' nodes.
+	// nodeSelector further restricts the runners' nodes: label keys (an
+	// optional DNS-subdomain prefix of at most 253 characters and '/', then
+	// a name of at most 63) and label values.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
-	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$') && k.indexOf('/') <= 253)",message="nodeSelector: keys must be label keys: an optional DNS-subdomain prefix (at most 253 characters) and '/', then at most 63 letters, digits, '-', '_' and '.'"
+	NodeSelector map[string]LabelValue `json:"nodeSelector,omitempty"`
 
 	// tolerations let runners onto tainted nodes.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
-	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+	Tolerations []Toleration `json:"tolerations,omitempty"` //nolint:kubeapilinter // arrayofstruct: a toleration of every taint has only operator Exists, so no one field is required (CEL checks the combinations).
 }
 
 // DeadlinesSpec bounds each stage of a run. Every field is a duration such
@@ -88,7 +98,7 @@ type DeadlinesSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.prepare: must be a positive duration of at most 168h, such as 15m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.prepare: must be a positive duration of at most 168h, such as 15m"
 	Prepare *metav1.Duration `json:"prepare,omitempty"`
 
 	// load is how long preloading the dataset may take, counted from when the
@@ -96,7 +106,7 @@ type DeadlinesSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.load: must be a positive duration of at most 168h, such as 1h"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.load: must be a positive duration of at most 168h, such as 1h"
 	Load *metav1.Duration `json:"load,omitempty"`
 
 	// runnersReady is how long the runner pods may take to be scheduled,
@@ -105,7 +115,7 @@ type DeadlinesSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.runnersReady: must be a positive duration of at most 168h, such as 10m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.runnersReady: must be a positive duration of at most 168h, such as 10m"
 	RunnersReady *metav1.Duration `json:"runnersReady,omitempty"`
 
 	// overrun is how long the load may run past the workload's duration
@@ -114,7 +124,7 @@ type DeadlinesSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.overrun: must be a positive duration of at most 168h, such as 5m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.overrun: must be a positive duration of at most 168h, such as 5m"
 	Overrun *metav1.Duration `json:"overrun,omitempty"`
 
 	// aggregate is how long merging the shard results may take, counted from
@@ -122,7 +132,7 @@ type DeadlinesSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.aggregate: must be a positive duration of at most 168h, such as 5m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="deadlines.aggregate: must be a positive duration of at most 168h, such as 5m"
 	Aggregate *metav1.Duration `json:"aggregate,omitempty"`
 }
 

@@ -56,8 +56,8 @@ func (t *TargetSpec) Validate(path *field.Path) field.ErrorList {
 		if c.SecretName == "" {
 			errs = append(errs, field.Required(p.Child("secretName"), "the Secret holding the key file"))
 		}
-		errs = append(errs, maxLen(p.Child("secretName"), c.SecretName, 253)...)
-		errs = append(errs, maxLen(p.Child("key"), c.Key, 253)...)
+		errs = append(errs, syntax(p.Child("secretName"), c.SecretName, maxDNSSubdomainLength, dnsSubdomainPattern)...)
+		errs = append(errs, syntax(p.Child("key"), c.Key, maxDNSSubdomainLength, secretKeyPattern)...)
 	}
 	if sp := t.SplitPoints; sp != nil {
 		errs = append(errs, sp.validate(path.Child("splitPoints"))...)
@@ -106,7 +106,7 @@ func (in *InstanceSpec) validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, name(path.Child("name"), in.Name, 2, 64, instancePattern)...)
 	errs = append(errs, oneOf(path.Child("mode"), in.Mode, InstanceExisting, InstanceEphemeral)...)
-	errs = append(errs, maxLen(path.Child("config"), in.Config, 64)...)
+	errs = append(errs, syntax(path.Child("config"), in.Config, maxInstanceConfigLength, instanceConfigPattern)...)
 	errs = append(errs, inRange(path.Child("nodes"), in.Nodes, 1, 1000)...)
 	errs = append(errs, inRange(path.Child("processingUnits"), in.ProcessingUnits, 100, 1_000_000)...)
 	errs = append(errs, oneOf(path.Child("edition"), in.Edition, EditionStandard, EditionEnterprise, EditionEnterprisePlus)...)

@@ -2,7 +2,7 @@ package v1alpha1
 
 // InstanceMode says whether spanbench creates the instance or uses one that
 // exists.
-// +kubebuilder:validation:Enum=Existing;Ephemeral
+// +kubebuilder:validation:Enum=Existing;Ephemeral;""
 type InstanceMode string
 
 const (
@@ -15,7 +15,7 @@ const (
 
 // Dialect is the database's SQL dialect. Both built-in workloads speak
 // both, with the same table and column names.
-// +kubebuilder:validation:Enum=GoogleSQL;PostgreSQL
+// +kubebuilder:validation:Enum=GoogleSQL;PostgreSQL;""
 type Dialect string
 
 const (
@@ -105,7 +105,7 @@ type SplitPointsSpec struct {
 
 // Edition is a Spanner edition. Multi-region configurations need
 // EnterprisePlus.
-// +kubebuilder:validation:Enum=Standard;Enterprise;EnterprisePlus
+// +kubebuilder:validation:Enum=Standard;Enterprise;EnterprisePlus;""
 type Edition string
 
 const (
@@ -138,10 +138,14 @@ type InstanceSpec struct {
 	// +optional
 	Mode InstanceMode `json:"mode,omitempty"`
 
-	// config is the instance configuration, such as
-	// regional-asia-northeast1 or asia1. Required for Ephemeral.
+	// config is the instance configuration's ID, such as
+	// regional-asia-northeast1, asia1 or custom-my-config, always in the
+	// target's project: a full resource name
+	// (projects/P/instanceConfigs/ID) is refused, so that an allowlist of
+	// configurations compares the whole name. Required for Ephemeral.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^([a-z]([-a-z0-9]*[a-z0-9])?)?$`
 	Config string `json:"config,omitempty"`
 
 	// nodes is the instance's node count (1 node = 1000 processing units).
@@ -169,10 +173,13 @@ type CredentialsSpec struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	SecretName string `json:"secretName"`
 
-	// key is the Secret's key holding the JSON key file. Default key.json.
+	// key is the Secret's key holding the JSON key file: letters, digits,
+	// '-', '_' and '.', not "." nor starting with "..". Default key.json.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^(([.][-_A-Za-z0-9]|[-_A-Za-z0-9])[-._A-Za-z0-9]*)?$`
 	Key string `json:"key,omitempty"`
 }

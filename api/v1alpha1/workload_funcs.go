@@ -2,7 +2,9 @@ package v1alpha1
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -27,6 +29,19 @@ const (
 	DefaultWarmUpTolerance int32 = 10
 	DefaultInterval              = 10 * time.Second
 	MaxCommitDelay               = 500 * time.Millisecond
+)
+
+// Bounds of the workload's durations, as the schema's CEL rules set them.
+const (
+	// MaxRunDuration bounds a run's duration (or its steps' sum), and each
+	// part of it: a step, the ramp, a Fixed warm-up, an Auto warm-up's max.
+	MaxRunDuration = 168 * time.Hour
+	// MinInterval and MaxInterval bound workload.interval.
+	MinInterval = time.Second
+	MaxInterval = time.Hour
+	// MaxStaleness bounds staleness.exact and staleness.max: Spanner keeps
+	// old versions for at most 7 days (version_retention_period).
+	MaxStaleness = 168 * time.Hour
 )
 
 // Bounds the schema sets with markers, repeated for Validate.
@@ -161,9 +176,34 @@ func (w *WorkloadSpec) TotalDuration() time.Duration {
 	if w.Duration != nil {
 		return w.Duration.Duration
 	}
+	return w.Load.stepsDuration()
+}
+
+// stepsDuration is the sum of the steps' durations, saturating at the
+// largest time.Duration rather than wrapping: steps that add up past
+// int64 must never look short to a --max-duration check.
+func (l *LoadSpec) stepsDuration() time.Duration {
 	var total time.Duration
-	for _, s := range w.Load.Steps {
-		total += s.Duration.Duration
+	for _, s := range l.Steps {
+		total = SaturatingSum(total, s.Duration.Duration)
+	}
+	return total
+}
+
+// SaturatingSum adds durations, saturating at the largest (or smallest)
+// time.Duration instead of wrapping. Derived deadlines (a stage's start
+// plus its limits) add with it.
+func SaturatingSum(ds ...time.Duration) time.Duration {
+	var total time.Duration
+	for _, d := range ds {
+		switch {
+		case d > 0 && total > math.MaxInt64-d:
+			total = math.MaxInt64
+		case d < 0 && total < math.MinInt64-d:
+			total = math.MinInt64
+		default:
+			total += d
+		}
 	}
 	return total
 }
@@ -318,9 +358,9 @@ func (s *StalenessSpec) validate(path *field.Path, t OperationType) field.ErrorL
 		return field.ErrorList{field.Invalid(path, "", "set exactly one of exact and max")}
 	}
 	if s.Exact != nil {
-		return positive(path.Child("exact"), s.Exact)
+		return bounded(path.Child("exact"), s.Exact, MaxStaleness)
 	}
-	return positive(path.Child("max"), s.Max)
+	return bounded(path.Child("max"), s.Max, MaxStaleness)
 }
 
 func (d *DirectedReadSpec) validate(path *field.Path, t OperationType) field.ErrorList {
@@ -347,7 +387,7 @@ func (d *DirectedReadSpec) validate(path *field.Path, t OperationType) field.Err
 			if r.Location == "" && r.Type == "" {
 				errs = append(errs, field.Required(p, "a location, a type or both"))
 			}
-			errs = append(errs, maxLen(p.Child("location"), r.Location, 63)...)
+			errs = append(errs, syntax(p.Child("location"), r.Location, maxLocationLength, locationPattern)...)
 			errs = append(errs, oneOf(p.Child("type"), r.Type, ReplicaReadWrite, ReplicaReadOnly)...)
 		}
 	}
@@ -387,13 +427,16 @@ func (l *LoadSpec) validate(path *field.Path) field.ErrorList {
 	for i, s := range l.Steps {
 		p := path.Child("steps").Index(i)
 		errs = append(errs, inRange(p.Child("rate"), &s.Rate, 1, maxRate)...)
-		errs = append(errs, positive(p.Child("duration"), &s.Duration)...)
+		errs = append(errs, bounded(p.Child("duration"), &s.Duration, MaxRunDuration)...)
+	}
+	if sum := l.stepsDuration(); l.Steps != nil && sum > MaxRunDuration {
+		errs = append(errs, field.Invalid(path.Child("steps"), sum.String(), fmt.Sprintf("the steps' durations must add up to at most %s", formatHours(MaxRunDuration))))
 	}
 	if r := l.Ramp; r != nil {
 		p := path.Child("ramp")
 		errs = append(errs, inRange(p.Child("from"), &r.From, 1, maxRate)...)
 		errs = append(errs, inRange(p.Child("to"), &r.To, 1, maxRate)...)
-		errs = append(errs, positive(p.Child("duration"), &r.Duration)...)
+		errs = append(errs, bounded(p.Child("duration"), &r.Duration, MaxRunDuration)...)
 	}
 	errs = append(errs, oneOf(path.Child("arrivals"), l.Arrivals, ArrivalsUniform, ArrivalsPoisson)...)
 	if l.Concurrency != nil && l.Arrivals != "" {
@@ -410,15 +453,90 @@ func (w *WorkloadSpec) validateDurations(path *field.Path) field.ErrorList {
 	case w.Duration == nil && w.Load.Steps == nil:
 		errs = append(errs, field.Required(path.Child("duration"), "how long the load runs"))
 	case w.Duration != nil:
-		errs = append(errs, positive(path.Child("duration"), w.Duration)...)
+		errs = append(errs, bounded(path.Child("duration"), w.Duration, MaxRunDuration)...)
 	}
-	if w.Interval != nil && w.Interval.Duration < time.Second {
-		errs = append(errs, field.Invalid(path.Child("interval"), w.Interval.Duration.String(), "must be at least 1s"))
-	}
+	run := w.TotalDuration()
+	runKnown := run > 0 && run <= MaxRunDuration
+	errs = append(errs, w.validateWithinRun(path, run, runKnown)...)
 	if wu := w.WarmUp; wu != nil {
-		errs = append(errs, wu.validate(path.Child("warmUp"), w.TotalDuration())...)
+		errs = append(errs, wu.validate(path.Child("warmUp"), run)...)
+		if runKnown {
+			errs = append(errs, wu.validateRoom(path.Child("warmUp"), run, w.intervalOrDefault())...)
+		}
+	}
+	return append(errs, w.validateRows(path.Child("dataset", "rows"))...)
+}
+
+// validateWithinRun bounds the interval and keeps it and the ramp within
+// the run, when the run's length is known and valid.
+func (w *WorkloadSpec) validateWithinRun(path *field.Path, run time.Duration, runKnown bool) field.ErrorList {
+	var errs field.ErrorList
+	if iv := w.Interval; iv != nil {
+		switch {
+		case iv.Duration < MinInterval || iv.Duration > MaxInterval:
+			errs = append(errs, field.Invalid(path.Child("interval"), iv.Duration.String(), "must be a duration from 1s to 1h"))
+		case runKnown && iv.Duration > run && iv.Duration != DefaultInterval:
+			// The default is exempt: Resolved gives it to runs shorter than
+			// 10s too, and a resolved spec must still validate.
+			errs = append(errs, field.Invalid(path.Child("interval"), iv.Duration.String(), fmt.Sprintf("must not be longer than the run's duration (%s), unless it is the default 10s", run)))
+		}
+	}
+	if r := w.Load.Ramp; r != nil && w.Duration != nil && runKnown && r.Duration.Duration > run {
+		errs = append(errs, field.Invalid(path.Child("load", "ramp", "duration"), r.Duration.Duration.String(), fmt.Sprintf("must not be longer than the run's duration (%s)", run)))
 	}
 	return errs
+}
+
+func (w *WorkloadSpec) intervalOrDefault() time.Duration {
+	if w.Interval != nil {
+		return w.Interval.Duration
+	}
+	return DefaultInterval
+}
+
+// validateRoom checks that an Auto warm-up can end on its own: window
+// stable intervals must fit before max (default: half the run). A run too
+// short for that (a 1 ns run, whose default max is 0) is refused rather
+// than run with a warm-up that can only time out.
+func (wu *WarmUpSpec) validateRoom(path *field.Path, run, interval time.Duration) field.ErrorList {
+	if wu.Mode != WarmUpAuto || interval < MinInterval || interval > MaxInterval {
+		return nil
+	}
+	limit := run / 2
+	if wu.Max != nil {
+		if wu.Max.Duration > MaxRunDuration {
+			return nil // reported on max itself
+		}
+		limit = wu.Max.Duration
+	}
+	window := int64(*defaulted(wu.Window, DefaultWarmUpWindow))
+	if window*int64(interval) > int64(limit) {
+		return field.ErrorList{field.Invalid(path, "", fmt.Sprintf("an Auto warm-up needs room for its window: %d x %s is more than max (%s; default: half the run's duration)", window, interval, limit))}
+	}
+	return nil
+}
+
+// keyedOps are the operations that read or change rows the dataset holds.
+var keyedOps = map[OperationType]bool{OpRead: true, OpScan: true, OpReadKeys: true, OpUpdate: true, OpReadModifyWrite: true}
+
+// validateRows checks that the dataset holds what keyed operations need:
+// one row for a point operation, the operation's rows for Scan and
+// ReadKeys.
+func (w *WorkloadSpec) validateRows(path *field.Path) field.ErrorList {
+	rows := *defaulted(w.Dataset.Rows, DefaultDatasetRows)
+	for _, o := range w.Operations {
+		if !keyedOps[o.Type] {
+			continue
+		}
+		need := int64(1)
+		if o.Type == OpScan || o.Type == OpReadKeys {
+			need = int64(*defaulted(o.Rows, DefaultRows))
+		}
+		if rows < need {
+			return field.ErrorList{field.Invalid(path, rows, fmt.Sprintf("operations on existing keys need rows to find: %s %s needs at least %d", o.Type, o.EffectiveName(), need))}
+		}
+	}
+	return nil
 }
 
 func (wu *WarmUpSpec) validate(path *field.Path, run time.Duration) field.ErrorList {
@@ -435,11 +553,13 @@ func (wu *WarmUpSpec) validate(path *field.Path, run time.Duration) field.ErrorL
 		if wu.Duration == nil {
 			return append(errs, field.Required(path.Child("duration"), "required when mode is Fixed"))
 		}
+		errs = append(errs, bounded(path.Child("duration"), wu.Duration, MaxRunDuration)...)
 		errs = append(errs, shorterThanRun(path.Child("duration"), wu.Duration, run)...)
 	case WarmUpAuto:
 		errs = append(errs, inRange(path.Child("window"), wu.Window, 2, 100)...)
 		errs = append(errs, inRange(path.Child("tolerancePercent"), wu.TolerancePercent, 1, 100)...)
 		if wu.Max != nil {
+			errs = append(errs, bounded(path.Child("max"), wu.Max, MaxRunDuration)...)
 			errs = append(errs, shorterThanRun(path.Child("max"), wu.Max, run)...)
 		}
 	default:
@@ -464,11 +584,17 @@ func inRange[T int32 | int64](path *field.Path, v *T, lo, hi T) field.ErrorList 
 	return field.ErrorList{field.Invalid(path, *v, fmt.Sprintf("must be between %d and %d", lo, hi))}
 }
 
-func positive(path *field.Path, d *metav1.Duration) field.ErrorList {
-	if d.Duration > 0 {
+// bounded checks a positive duration of at most hi.
+func bounded(path *field.Path, d *metav1.Duration, hi time.Duration) field.ErrorList {
+	if d.Duration > 0 && d.Duration <= hi {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(path, d.Duration.String(), "must be positive")}
+	return field.ErrorList{field.Invalid(path, d.Duration.String(), "must be a positive duration of at most "+formatHours(hi))}
+}
+
+// formatHours writes a bound as the schema's messages do: 168h, 1h.
+func formatHours(d time.Duration) string {
+	return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
 }
 
 // oneOf checks an optional enum: empty, or one of the values.

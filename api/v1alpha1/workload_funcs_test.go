@@ -75,7 +75,7 @@ func TestResolved(t *testing.T) {
 			w := goodWorkload()
 			w.Operations = []OperationSpec{{Name: "get", Type: OpRead, Weight: 1, API: APISQL, Keys: KeysLatest}}
 			w.Load = LoadSpec{Concurrency: ptr.To[int32](8), MaxInFlight: ptr.To[int32](8)}
-			w.Dataset = DatasetSpec{Rows: ptr.To[int64](0), FieldBytes: ptr.To[int32](10), BatchRows: ptr.To[int32](5),
+			w.Dataset = DatasetSpec{Rows: ptr.To[int64](1), FieldBytes: ptr.To[int32](10), BatchRows: ptr.To[int32](5),
 				Loaders: ptr.To[int32](2), LoaderPods: ptr.To[int32](3)}
 			w.Interval = dur("5s")
 			w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("10s")}
@@ -85,7 +85,7 @@ func TestResolved(t *testing.T) {
 			w := goodWorkload()
 			w.Operations = []OperationSpec{{Name: "get", Type: OpRead, Weight: 1, API: APISQL, Keys: KeysLatest}}
 			w.Load = LoadSpec{Concurrency: ptr.To[int32](8), MaxInFlight: ptr.To[int32](8)}
-			w.Dataset = DatasetSpec{Rows: ptr.To[int64](0), FieldBytes: ptr.To[int32](10), BatchRows: ptr.To[int32](5),
+			w.Dataset = DatasetSpec{Rows: ptr.To[int64](1), FieldBytes: ptr.To[int32](10), BatchRows: ptr.To[int32](5),
 				Loaders: ptr.To[int32](2), LoaderPods: ptr.To[int32](3)}
 			w.Interval = dur("5s")
 			w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("10s")}
@@ -148,7 +148,7 @@ func TestValidateAcceptsGoodWorkloadsBeforeAndAfterResolved(t *testing.T) {
 			w.WarmUp = &WarmUpSpec{Mode: WarmUpAuto, Max: dur("90s")}
 		},
 		"ramp": func(w *WorkloadSpec) {
-			w.Load = LoadSpec{Ramp: &RampSpec{From: 2000, To: 30000, Duration: *dur("10m")}, Arrivals: ArrivalsPoisson}
+			w.Load = LoadSpec{Ramp: &RampSpec{From: 2000, To: 30000, Duration: *dur("30s")}, Arrivals: ArrivalsPoisson}
 		},
 		"stale directed reads and commit options": func(w *WorkloadSpec) {
 			w.Operations = []OperationSpec{
@@ -215,7 +215,7 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		{"staleness exact and max", func(w *WorkloadSpec) {
 			w.Operations[0].Staleness = &StalenessSpec{Exact: dur("1s"), Max: dur("1s")}
 		}, "w.operations[0].staleness", "exactly one of exact and max"},
-		{"zero staleness", func(w *WorkloadSpec) { w.Operations[0].Staleness = &StalenessSpec{Exact: dur("0s")} }, "w.operations[0].staleness.exact", "must be positive"},
+		{"zero staleness", func(w *WorkloadSpec) { w.Operations[0].Staleness = &StalenessSpec{Exact: dur("0s")} }, "w.operations[0].staleness.exact", "must be a positive duration"},
 		{"directed write", func(w *WorkloadSpec) {
 			w.Operations[1].DirectedRead = &DirectedReadSpec{Include: []ReplicaSelection{{Location: "x"}}}
 		}, "w.operations[1].directedRead", "only read-only operations"},
@@ -240,7 +240,7 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		{"zero step duration", func(w *WorkloadSpec) {
 			w.Load = LoadSpec{Steps: []RateStep{{Rate: 1, Duration: *dur("0s")}}}
 			w.Duration = nil
-		}, "w.load.steps[0].duration", "must be positive"},
+		}, "w.load.steps[0].duration", "must be a positive duration"},
 		{"zero ramp", func(w *WorkloadSpec) { w.Load = LoadSpec{Ramp: &RampSpec{From: 0, To: 10, Duration: *dur("1m")}} }, "w.load.ramp.from", "between 1 and 10000000"},
 		{"arrivals with concurrency", func(w *WorkloadSpec) {
 			w.Load = LoadSpec{Concurrency: ptr.To[int32](4), Arrivals: ArrivalsPoisson}
@@ -248,8 +248,8 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		{"unknown arrivals", func(w *WorkloadSpec) { w.Load.Arrivals = "Bursty" }, "w.load.arrivals", `Unsupported value: "Bursty"`},
 		{"missing duration", func(w *WorkloadSpec) { w.Duration = nil }, "w.duration", "Required value"},
 		{"duration and steps", func(w *WorkloadSpec) { w.Load = LoadSpec{Steps: []RateStep{{Rate: 1, Duration: *dur("1m")}}} }, "w.duration", "not both"},
-		{"negative duration", func(w *WorkloadSpec) { w.Duration = dur("-1m") }, "w.duration", "must be positive"},
-		{"interval under 1s", func(w *WorkloadSpec) { w.Interval = dur("500ms") }, "w.interval", "at least 1s"},
+		{"negative duration", func(w *WorkloadSpec) { w.Duration = dur("-1m") }, "w.duration", "must be a positive duration"},
+		{"interval under 1s", func(w *WorkloadSpec) { w.Interval = dur("500ms") }, "w.interval", "from 1s to 1h"},
 		{"fixed warm-up without duration", func(w *WorkloadSpec) { w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed} }, "w.warmUp.duration", "required when mode is Fixed"},
 		{"warm-up as long as the run", func(w *WorkloadSpec) {
 			w.WarmUp = &WarmUpSpec{Mode: WarmUpFixed, Duration: dur("1m")}

@@ -47,7 +47,7 @@ const (
 )
 
 // ReadAPI selects the Spanner API a read goes through.
-// +kubebuilder:validation:Enum=Read;SQL
+// +kubebuilder:validation:Enum=Read;SQL;""
 type ReadAPI string
 
 const (
@@ -58,7 +58,7 @@ const (
 )
 
 // WritePath selects how a write reaches Spanner.
-// +kubebuilder:validation:Enum=Mutation;DML
+// +kubebuilder:validation:Enum=Mutation;DML;""
 type WritePath string
 
 const (
@@ -69,7 +69,7 @@ const (
 )
 
 // KeyDistribution chooses which existing keys an operation touches.
-// +kubebuilder:validation:Enum=Uniform;Zipfian;Latest
+// +kubebuilder:validation:Enum=Uniform;Zipfian;Latest;""
 type KeyDistribution string
 
 const (
@@ -83,7 +83,7 @@ const (
 )
 
 // RPCPriority is the Spanner request priority.
-// +kubebuilder:validation:Enum=Low;Medium;High
+// +kubebuilder:validation:Enum=Low;Medium;High;""
 type RPCPriority string
 
 const (
@@ -96,7 +96,7 @@ const (
 )
 
 // ReplicaType restricts a directed read to read-write or read-only replicas.
-// +kubebuilder:validation:Enum=ReadWrite;ReadOnly
+// +kubebuilder:validation:Enum=ReadWrite;ReadOnly;""
 type ReplicaType string
 
 const (
@@ -107,7 +107,7 @@ const (
 )
 
 // Arrivals shapes the intended send times of an open-loop load.
-// +kubebuilder:validation:Enum=Uniform;Poisson
+// +kubebuilder:validation:Enum=Uniform;Poisson;""
 type Arrivals string
 
 const (
@@ -119,7 +119,7 @@ const (
 )
 
 // WarmUpMode says how the warm-up at the start of a run ends.
-// +kubebuilder:validation:Enum=None;Fixed;Auto
+// +kubebuilder:validation:Enum=None;Fixed;Auto;""
 type WarmUpMode string
 
 const (
@@ -139,10 +139,17 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.dataset) || (has(self.dataset.batchRows) ? self.dataset.batchRows : 500) * (has(self.dataset.fieldBytes) ? self.dataset.fieldBytes : 100) * (self.type == 'YCSB' ? 10 : 1) <= 90000000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 100 MB per commit: batchRows x fieldBytes x text fields per row (10 for YCSB, 1 for Tweet) must stay under 90,000,000",fieldPath=".dataset.batchRows"
 // +kubebuilder:validation:XValidation:rule="!(has(self.load.steps) && has(self.duration))",message="duration: set duration, or load.steps (whose durations add up to the run's), not both",fieldPath=".duration"
 // +kubebuilder:validation:XValidation:rule="has(self.load.steps) || has(self.duration)",message="duration: required unless load.steps gives the run's duration",fieldPath=".duration"
-// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.duration) || !self.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.warmUp.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || duration(self.warmUp.duration) < duration(self.duration)",message="warmUp.duration: must be shorter than the run's duration",fieldPath=".warmUp.duration"
-// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.load.steps) || !self.warmUp.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.load.steps.all(s, s.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$')) || duration(self.warmUp.duration) < self.load.steps.map(s, duration(s.duration)).sum()",message="warmUp.duration: must be shorter than the run's duration (the sum of load.steps)",fieldPath=".warmUp.duration"
-// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.max) || !has(self.duration) || !self.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.warmUp.max.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || duration(self.warmUp.max) < duration(self.duration)",message="warmUp.max: must be shorter than the run's duration",fieldPath=".warmUp.max"
-// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.max) || !has(self.load.steps) || !self.warmUp.max.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') || !self.load.steps.all(s, s.duration.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$')) || duration(self.warmUp.max) < self.load.steps.map(s, duration(s.duration)).sum()",message="warmUp.max: must be shorter than the run's duration (the sum of load.steps)",fieldPath=".warmUp.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.duration) || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.warmUp.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.warmUp.duration) < duration(self.duration)",message="warmUp.duration: must be shorter than the run's duration",fieldPath=".warmUp.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.load.steps) || !self.warmUp.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.load.steps.all(s, s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(s.duration) <= duration('168h')) || duration(self.warmUp.duration) < self.load.steps.map(s, duration(s.duration)).sum()",message="warmUp.duration: must be shorter than the run's duration (the sum of load.steps)",fieldPath=".warmUp.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.max) || !has(self.duration) || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.warmUp.max.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.warmUp.max) < duration(self.duration)",message="warmUp.max: must be shorter than the run's duration",fieldPath=".warmUp.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.max) || !has(self.load.steps) || !self.warmUp.max.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.load.steps.all(s, s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(s.duration) <= duration('168h')) || duration(self.warmUp.max) < self.load.steps.map(s, duration(s.duration)).sum()",message="warmUp.max: must be shorter than the run's duration (the sum of load.steps)",fieldPath=".warmUp.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.load.steps) || !self.load.steps.all(s, s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(s.duration) <= duration('168h')) || self.load.steps.map(s, duration(s.duration)).sum() <= duration('168h')",message="load.steps: the steps' durations must add up to at most 168h",fieldPath=".load.steps"
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !has(self.duration) || !self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.interval) <= duration(self.duration) || duration(self.interval) == duration('10s')",message="interval: must not be longer than the run's duration, unless it is the default 10s",fieldPath=".interval"
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !has(self.load.steps) || !self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.load.steps.all(s, s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(s.duration) <= duration('168h')) || duration(self.interval) <= self.load.steps.map(s, duration(s.duration)).sum() || duration(self.interval) == duration('10s')",message="interval: must not be longer than the run's duration (the sum of load.steps), unless it is the default 10s",fieldPath=".interval"
+// +kubebuilder:validation:XValidation:rule="!has(self.load.ramp) || !has(self.duration) || !self.load.ramp.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.load.ramp.duration) <= duration(self.duration)",message="load.ramp.duration: must not be longer than the run's duration",fieldPath=".load.ramp.duration"
+// +kubebuilder:validation:XValidation:rule="!(has(self.warmUp) && has(self.warmUp.mode) && self.warmUp.mode == 'Auto' && (!has(self.interval) || (self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.interval) <= duration('1h'))) && (!has(self.warmUp.max) || (self.warmUp.max.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.warmUp.max) <= duration('168h'))) && has(self.duration) && self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.duration) <= duration('168h')) || (has(self.warmUp.window) ? self.warmUp.window : 3) * (has(self.interval) ? int(duration(self.interval)) : 10000000000) <= (has(self.warmUp.max) ? int(duration(self.warmUp.max)) : int(duration(self.duration)) / 2)",message="warmUp: an Auto warm-up needs room for its window: window x interval must not exceed max (default: half the run's duration)",fieldPath=".warmUp"
+// +kubebuilder:validation:XValidation:rule="!(has(self.warmUp) && has(self.warmUp.mode) && self.warmUp.mode == 'Auto' && (!has(self.interval) || (self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.interval) <= duration('1h'))) && (!has(self.warmUp.max) || (self.warmUp.max.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.warmUp.max) <= duration('168h'))) && has(self.load.steps) && self.load.steps.all(s, s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(s.duration) <= duration('168h')) && self.load.steps.map(s, duration(s.duration)).sum() <= duration('168h')) || (has(self.warmUp.window) ? self.warmUp.window : 3) * (has(self.interval) ? int(duration(self.interval)) : 10000000000) <= (has(self.warmUp.max) ? int(duration(self.warmUp.max)) : int(self.load.steps.map(s, duration(s.duration)).sum()) / 2)",message="warmUp: an Auto warm-up needs room for its window: window x interval must not exceed max (default: half the run's duration, the sum of load.steps)",fieldPath=".warmUp"
+// +kubebuilder:validation:XValidation:rule="self.operations.all(o, !(o.type in ['Read','Scan','ReadKeys','Update','ReadModifyWrite']) || (has(self.dataset) && has(self.dataset.rows) ? self.dataset.rows : 1000) >= (o.type in ['Scan','ReadKeys'] ? (has(o.rows) ? o.rows : 10) : 1))",message="dataset.rows: operations on existing keys need rows to find: at least 1 for Read, Update and ReadModifyWrite, and at least the operation's rows for Scan and ReadKeys",fieldPath=".dataset.rows"
 type WorkloadSpec struct {
 	// type is the built-in workload: YCSB or Tweet.
 	// +required
@@ -170,7 +177,7 @@ type WorkloadSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="duration: must be a positive duration such as 10m or 1h30m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="duration: must be a positive duration of at most 168h, such as 10m or 1h30m"
 	Duration *metav1.Duration `json:"duration,omitempty"`
 
 	// warmUp says which first part of the run is excluded from the results.
@@ -178,12 +185,13 @@ type WorkloadSpec struct {
 	// +optional
 	WarmUp *WarmUpSpec `json:"warmUp,omitempty"`
 
-	// interval is the length of one point of the time series, at least 1s.
-	// Default 10s.
+	// interval is the length of one point of the time series, from 1s to
+	// 1h and no longer than the run, except 10s, the default, which a run
+	// shorter than 10s keeps (its series is one partial interval).
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) >= duration('1s')",message="interval: must be a duration of at least 1s, such as 10s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('1s') && duration(self) <= duration('1h')",message="interval: must be a duration from 1s to 1h, such as 10s"
 	Interval *metav1.Duration `json:"interval,omitempty"`
 }
 
@@ -244,7 +252,7 @@ type OperationSpec struct {
 	// (spanbench/<run>/<name>). Default: the type in lower case.
 	// +optional
 	// +kubebuilder:validation:MaxLength=40
-	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*$`
+	// +kubebuilder:validation:Pattern=`^([a-z][a-z0-9-]*)?$`
 	Name string `json:"name,omitempty"`
 
 	// type is the operation.
@@ -301,7 +309,7 @@ type StalenessSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="staleness.exact: must be a positive duration such as 15s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="staleness.exact: must be a positive duration of at most 168h, such as 15s"
 	Exact *metav1.Duration `json:"exact,omitempty"`
 
 	// max reads at most this long ago, as fresh as Spanner can serve
@@ -309,7 +317,7 @@ type StalenessSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="staleness.max: must be a positive duration such as 15s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="staleness.max: must be a positive duration of at most 168h, such as 15s"
 	Max *metav1.Duration `json:"max,omitempty"`
 }
 
@@ -337,12 +345,12 @@ type DirectedReadSpec struct {
 }
 
 // ReplicaSelection selects replicas by location, type, or both.
-// +kubebuilder:validation:XValidation:rule="has(self.location) || has(self.type)",message="directedRead: each replica selection needs a location, a type or both"
+// +kubebuilder:validation:XValidation:rule="(has(self.location) && size(self.location) > 0) || has(self.type)",message="directedRead: each replica selection needs a location, a type or both"
 type ReplicaSelection struct {
 	// location is a Spanner region, such as asia-northeast1.
 	// +optional
-	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^([a-z][-a-z0-9]*[a-z0-9])?$`
 	Location string `json:"location,omitempty"`
 
 	// type is ReadWrite or ReadOnly.
@@ -357,7 +365,7 @@ type CommitSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) <= duration('500ms')",message="commit.maxCommitDelay: must be a duration from 0s to 500ms, such as 100ms"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s') && duration(self) <= duration('500ms')",message="commit.maxCommitDelay: must be a duration from 0s to 500ms, such as 100ms"
 	MaxCommitDelay *metav1.Duration `json:"maxCommitDelay,omitempty"`
 
 	// returnCommitStats asks Spanner for the mutation count of each commit.
@@ -421,7 +429,7 @@ type RateStep struct {
 	// +required
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="steps.duration: must be a positive duration such as 5m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="steps.duration: must be a positive duration of at most 168h, such as 5m"
 	Duration metav1.Duration `json:"duration"`
 }
 
@@ -443,7 +451,7 @@ type RampSpec struct {
 	// +required
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="ramp.duration: must be a positive duration such as 10m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="ramp.duration: must be a positive duration of at most 168h, such as 10m"
 	Duration metav1.Duration `json:"duration"`
 }
 
@@ -461,7 +469,7 @@ type WarmUpSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="warmUp.duration: must be a positive duration such as 2m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="warmUp.duration: must be a positive duration of at most 168h, such as 2m"
 	Duration *metav1.Duration `json:"duration,omitempty"`
 
 	// window is how many consecutive intervals must be stable to end an
@@ -483,6 +491,6 @@ type WarmUpSpec struct {
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:XValidation:rule="self.matches('^(0|([0-9]+([.][0-9]+)?(ns|us|µs|ms|s|m|h))+)$') && duration(self) > duration('0s')",message="warmUp.max: must be a positive duration such as 10m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="warmUp.max: must be a positive duration of at most 168h, such as 10m"
 	Max *metav1.Duration `json:"max,omitempty"`
 }

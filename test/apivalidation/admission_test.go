@@ -2,6 +2,7 @@ package apivalidation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ type badRun struct {
 }
 
 func TestAdmissionRefusesBadRuns(t *testing.T) {
-	for _, tc := range badRuns {
+	for _, tc := range slices.Concat(badRuns, hostileRuns) {
 		t.Run(tc.name, func(t *testing.T) {
 			base := tc.base
 			if base == "" {

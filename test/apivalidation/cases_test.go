@@ -87,7 +87,7 @@ spec:
       staleness:
         exact: 0s`,
 		want: []cause{
-			{"spec.workload.operations[0].staleness.exact", "Invalid value: \"string\": staleness.exact: must be a positive duration such as 15s"},
+			{"spec.workload.operations[0].staleness.exact", "Invalid value: \"string\": staleness.exact: must be a positive duration of at most 168h, such as 15s"},
 		},
 	},
 	{
@@ -272,7 +272,7 @@ spec:
       type: Read
       weight: 1`,
 		want: []cause{
-			{"spec.workload.operations[0].name", "Invalid value: \"Get_By_ID\": spec.workload.operations[0].name in body should match '^[a-z][a-z0-9-]*$'"},
+			{"spec.workload.operations[0].name", "Invalid value: \"Get_By_ID\": spec.workload.operations[0].name in body should match '^([a-z][a-z0-9-]*)?$'"},
 		},
 	},
 	{
@@ -407,7 +407,7 @@ spec:
     dialect: MySQL`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.target.dialect", "Unsupported value: \"MySQL\": supported values: \"GoogleSQL\", \"PostgreSQL\""},
+			{"spec.target.dialect", "Unsupported value: \"MySQL\": supported values: \"GoogleSQL\", \"PostgreSQL\", \"\""},
 		},
 	},
 	{
@@ -419,7 +419,7 @@ spec:
       edition: Premium`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.target.instance.edition", "Unsupported value: \"Premium\": supported values: \"Standard\", \"Enterprise\", \"EnterprisePlus\""},
+			{"spec.target.instance.edition", "Unsupported value: \"Premium\": supported values: \"Standard\", \"Enterprise\", \"EnterprisePlus\", \"\""},
 		},
 	},
 	{
@@ -474,7 +474,7 @@ spec:
   workload:
     duration: 0s`,
 		want: []cause{
-			{"spec.workload.duration", "Invalid value: \"string\": duration: must be a positive duration such as 10m or 1h30m"},
+			{"spec.workload.duration", "Invalid value: \"string\": duration: must be a positive duration of at most 168h, such as 10m or 1h30m"},
 		},
 	},
 	{
@@ -484,7 +484,7 @@ spec:
   workload:
     duration: -5m`,
 		want: []cause{
-			{"spec.workload.duration", "Invalid value: \"string\": duration: must be a positive duration such as 10m or 1h30m"},
+			{"spec.workload.duration", "Invalid value: \"string\": duration: must be a positive duration of at most 168h, such as 10m or 1h30m"},
 		},
 	},
 	{
@@ -495,7 +495,7 @@ spec:
   workload:
     duration: "10"`,
 		want: []cause{
-			{"spec.workload.duration", "Invalid value: \"string\": duration: must be a positive duration such as 10m or 1h30m"},
+			{"spec.workload.duration", "Invalid value: \"string\": duration: must be a positive duration of at most 168h, such as 10m or 1h30m"},
 		},
 	},
 	{
@@ -554,7 +554,7 @@ spec:
   workload:
     interval: 500ms`,
 		want: []cause{
-			{"spec.workload.interval", "Invalid value: \"string\": interval: must be a duration of at least 1s, such as 10s"},
+			{"spec.workload.interval", "Invalid value: \"string\": interval: must be a duration from 1s to 1h, such as 10s"},
 		},
 	},
 	{

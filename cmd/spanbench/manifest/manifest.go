@@ -5,14 +5,18 @@
 package manifest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -30,9 +34,13 @@ type Run struct {
 	Workload v1alpha1.WorkloadSpec
 }
 
+// MaxFileBytes bounds a manifest file: the API server takes requests of
+// at most 3 MiB, and a file is read whole.
+const MaxFileBytes = 3 << 20
+
 // ReadFile reads and checks a manifest or workload file.
 func ReadFile(path string) (*Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path)
 	if err != nil {
 		return nil, err
 	}
@@ -44,12 +52,32 @@ func ReadFile(path string) (*Run, error) {
 	return r, nil
 }
 
-// Parse reads a manifest or workload document. defaultName names a plain
-// workload's run.
-func Parse(data []byte, defaultName string) (*Run, error) {
-	js, err := yaml.YAMLToJSONStrict(data)
+// readBounded reads a file of at most MaxFileBytes.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("not valid YAML: %w", err)
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the most the API server takes", path, MaxFileBytes)
+	}
+	return data, nil
+}
+
+// Parse reads a manifest or workload document. defaultName names a plain
+// workload's run. Duplicate keys and unknown fields are refused, as
+// `kubectl apply` refuses them with its default --validate=strict; a file
+// of several documents is refused (kubectl would apply each; a run is
+// one), empty documents aside.
+func Parse(data []byte, defaultName string) (*Run, error) {
+	js, err := oneDocument(data)
+	if err != nil {
+		return nil, err
 	}
 	var probe struct {
 		Kind       string `json:"kind"`
@@ -94,6 +122,38 @@ func parseBenchmarkRun(js []byte) (*Run, error) {
 	return &Run{Name: br.Name, Target: &br.Spec.Target, Workload: br.Spec.Workload}, nil
 }
 
+// oneDocument is the JSON of the only non-empty YAML document of data.
+// Empty documents (a leading ---, only comments) are skipped, as kubectl
+// skips them.
+func oneDocument(data []byte) ([]byte, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("not valid YAML: %w", err)
+		}
+		js, err := yaml.YAMLToJSONStrict(doc)
+		if err != nil {
+			return nil, fmt.Errorf("not valid YAML: %w", err)
+		}
+		if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
+			continue
+		}
+		docs = append(docs, js)
+	}
+	switch len(docs) {
+	case 0:
+		return nil, errors.New("no document: the file is empty")
+	case 1:
+		return docs[0], nil
+	}
+	return nil, fmt.Errorf("%d documents in one file: spanbench run takes one BenchmarkRun or workload (kubectl would create each; split the file)", len(docs))
+}
+
 // strict decodes JSON refusing unknown and duplicate fields, and reports
 // them with their path (spec.workload.load.rat).
 func strict(js []byte, v any) error {
@@ -130,7 +190,7 @@ func sanitize(s string) string {
 // ReadCampaignFile reads and checks a BenchmarkCampaign manifest, as
 // `spanbench campaign -f` is given.
 func ReadCampaignFile(path string) (*v1alpha1.BenchmarkCampaign, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path)
 	if err != nil {
 		return nil, err
 	}
@@ -144,9 +204,9 @@ func ReadCampaignFile(path string) (*v1alpha1.BenchmarkCampaign, error) {
 // ParseCampaign reads a BenchmarkCampaign manifest, refusing unknown
 // fields with their path, and validates it as the API server would.
 func ParseCampaign(data []byte) (*v1alpha1.BenchmarkCampaign, error) {
-	js, err := yaml.YAMLToJSONStrict(data)
+	js, err := oneDocument(data)
 	if err != nil {
-		return nil, fmt.Errorf("not valid YAML: %w", err)
+		return nil, err
 	}
 	var c v1alpha1.BenchmarkCampaign
 	if err := strict(js, &c); err != nil {

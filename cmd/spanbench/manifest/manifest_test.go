@@ -1,8 +1,10 @@
 package manifest
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 const goodWorkload = `
@@ -97,5 +99,71 @@ func TestParseCampaignRefusesOtherKindsAndBadCampaigns(t *testing.T) {
 		if _, err := ParseCampaign([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseCampaign(%q) = %v; want %q", in, err, want)
 		}
+	}
+}
+
+const minimalRun = `apiVersion: bench.spanbench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {name: r}
+spec:
+  target: {project: my-project, instance: {name: bench}, database: db}
+  workload:
+    type: YCSB
+    operations: [{type: Read, weight: 1}]
+    load: {rate: 10}
+    duration: 1m
+`
+
+// TestParseRefusesAHostileQuantityWithoutParsingIt: `spanbench run` once
+// hung on a 12-character cpu quantity (resource.ParseQuantity takes minutes
+// and gigabytes on it). The refusal must come at once, naming the field.
+func TestParseRefusesAHostileQuantityWithoutParsingIt(t *testing.T) {
+	for _, q := range []string{"1e-999999999", ".5e-9999999"} {
+		in := minimalRun + "  runners:\n    resources:\n      requests: {cpu: \"" + q + "\"}\n"
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		done := make(chan error, 1)
+		go func() {
+			_, err := Parse([]byte(in), "w")
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "spec.runners.resources.requests.cpu") {
+				t.Errorf("cpu %q: Parse = %v; want a refusal naming spec.runners.resources.requests.cpu", q, err)
+			}
+		case <-ctx.Done():
+			t.Errorf("cpu %q: Parse did not return within 10 s", q)
+		}
+		cancel()
+	}
+}
+
+// TestParseTakesOneDocument: kubectl creates every document of a file;
+// a run is one, so a second document is refused, not silently dropped.
+// Empty documents are skipped, as kubectl skips them.
+func TestParseTakesOneDocument(t *testing.T) {
+	for name, tc := range map[string]struct {
+		in, want string
+	}{
+		"two runs":                  {minimalRun + "---\n" + strings.Replace(minimalRun, "name: r", "name: s", 1), "2 documents in one file"},
+		"a run and a workload":      {minimalRun + "---\n" + goodWorkload, "2 documents in one file"},
+		"leading separator":         {"---\n" + minimalRun, ""},
+		"empty and comment-only":    {"---\n# nothing\n---\n" + minimalRun + "---\n", ""},
+		"nothing at all":            {"# nothing\n", "no document"},
+		"duplicate key, nested":     {strings.Replace(minimalRun, "load: {rate: 10}", "load: {rate: 10, rate: 20}", 1), `"rate" already set`},
+		"duplicate key, top":        {minimalRun + "metadata: {name: t}\n", `"metadata" already set`},
+		"unknown field":             {strings.Replace(minimalRun, "load: {rate: 10}", "load: {rate: 10, burst: 2}", 1), `unknown field "spec.workload.load.burst"`},
+		"a duration as Go reads it": {strings.Replace(minimalRun, "duration: 1m", "duration: +1m", 1), ""},
+		"auto warm-up on a 1ns run": {strings.Replace(minimalRun, "duration: 1m", "duration: 1ns\n    warmUp: {mode: Auto}", 1), "spec.workload.warmUp"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.in), "w")
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("Parse refused it: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("Parse = %v; want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }
