@@ -1,0 +1,164 @@
+package serverstats
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"cloud.google.com/go/spanner"
+)
+
+// prefixPattern is a schema name and a dot ("SPANNER_SYS.") or a table
+// name prefix ("STANDIN_"): the one piece of SQL not passed as a parameter,
+// since table names cannot be.
+var prefixPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}[._]$`)
+
+// tables are the full names of the statistics tables read.
+type tables struct {
+	query, read, txn string
+}
+
+func tablesFor(prefix string) (tables, error) {
+	if !prefixPattern.MatchString(prefix) {
+		return tables{}, fmt.Errorf("table prefix %q is not a schema name and dot or a name prefix ending in _", prefix)
+	}
+	return tables{query: prefix + "QUERY_STATS_TOP_MINUTE", read: prefix + "READ_STATS_TOP_MINUTE",
+		txn: prefix + "TXN_STATS_TOP_MINUTE"}, nil
+}
+
+// The statements select the minutes that closed in the aligned window
+// (INTERVAL_END in (start, end]) and the run's tags; columns are named as
+// Spanner's documentation names them, and every column may be NULL.
+const (
+	querySQL = `SELECT INTERVAL_END, REQUEST_TAG, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS,
+  AVG_ROWS, AVG_ROWS_SCANNED, AVG_BYTES, AVG_REMOTE_SERVER_CALLS
+FROM %s
+WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)`
+	readSQL = `SELECT INTERVAL_END, REQUEST_TAG, EXECUTION_COUNT, CAST(NULL AS FLOAT64), AVG_CPU_SECONDS,
+  AVG_ROWS, CAST(NULL AS FLOAT64), AVG_BYTES, CAST(NULL AS FLOAT64)
+FROM %s
+WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)`
+	txnSQL = `SELECT INTERVAL_END, TRANSACTION_TAG, ATTEMPT_COUNT, COMMIT_ATTEMPT_COUNT, COMMIT_ABORT_COUNT,
+  COMMIT_RETRY_COUNT, AVG_PARTICIPANTS, AVG_TOTAL_LATENCY_SECONDS, AVG_COMMIT_LATENCY_SECONDS, AVG_BYTES
+FROM %s
+WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND TRANSACTION_TAG IN UNNEST(@tags)`
+)
+
+// stmtRow is one minute of one statement shape (a query or a read).
+type stmtRow struct {
+	source     string
+	end        time.Time
+	tag        string
+	executions int64
+	latency    spanner.NullFloat64
+	cpu        spanner.NullFloat64
+	rows       spanner.NullFloat64
+	scanned    spanner.NullFloat64
+	bytes      spanner.NullFloat64
+	remote     spanner.NullFloat64
+}
+
+// txnRow is one minute of one transaction shape.
+type txnRow struct {
+	end            time.Time
+	tag            string
+	attempts       int64
+	commitAttempts int64
+	aborts         int64
+	retries        int64
+	participants   spanner.NullFloat64
+	totalLatency   spanner.NullFloat64
+	commitLatency  spanner.NullFloat64
+	bytes          spanner.NullFloat64
+}
+
+// statRows are the rows of all three tables for a run's tags.
+type statRows struct {
+	stmts []stmtRow
+	txns  []txnRow
+}
+
+func (t tables) readAll(ctx context.Context, client *spanner.Client, w Window, ops []Operation) (statRows, error) {
+	var reqTags, txnTags []string
+	for _, op := range ops {
+		if op.RequestTag != "" {
+			reqTags = append(reqTags, op.RequestTag)
+		}
+		if op.TransactionTag != "" {
+			txnTags = append(txnTags, op.TransactionTag)
+		}
+	}
+	var out statRows
+	// One read-only transaction: the three tables are read at one time.
+	ro := client.ReadOnlyTransaction()
+	defer ro.Close()
+	for _, s := range []struct{ table, sql string }{{t.query, querySQL}, {t.read, readSQL}} {
+		rows, err := readStmts(ctx, ro, s.table, fmt.Sprintf(s.sql, s.table), w, reqTags)
+		if err != nil {
+			return statRows{}, err
+		}
+		out.stmts = append(out.stmts, rows...)
+	}
+	txns, err := readTxns(ctx, ro, fmt.Sprintf(txnSQL, t.txn), w, txnTags)
+	if err != nil {
+		return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
+	}
+	out.txns = txns
+	return out, nil
+}
+
+func statement(sql string, w Window, tags []string) spanner.Statement {
+	if tags == nil {
+		tags = []string{}
+	}
+	return spanner.Statement{SQL: sql, Params: map[string]any{"start": w.Start, "end": w.End, "tags": tags}}
+}
+
+func readStmts(ctx context.Context, ro *spanner.ReadOnlyTransaction, table, sql string, w Window, tags []string) ([]stmtRow, error) {
+	var out []stmtRow
+	err := ro.Query(ctx, statement(sql, w, tags)).Do(func(r *spanner.Row) error {
+		var end spanner.NullTime
+		var tag spanner.NullString
+		var n spanner.NullInt64
+		s := stmtRow{source: table}
+		if err := r.Columns(&end, &tag, &n, &s.latency, &s.cpu, &s.rows, &s.scanned, &s.bytes, &s.remote); err != nil {
+			return err
+		}
+		if !end.Valid || !n.Valid || n.Int64 <= 0 {
+			return nil // a row without a minute or executions says nothing
+		}
+		s.end, s.tag, s.executions = end.Time.UTC(), tag.StringVal, n.Int64
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", table, err)
+	}
+	return out, nil
+}
+
+func readTxns(ctx context.Context, ro *spanner.ReadOnlyTransaction, sql string, w Window, tags []string) ([]txnRow, error) {
+	var out []txnRow
+	err := ro.Query(ctx, statement(sql, w, tags)).Do(func(r *spanner.Row) error {
+		var end spanner.NullTime
+		var tag spanner.NullString
+		var attempts, commits, aborts, retries spanner.NullInt64
+		var t txnRow
+		if err := r.Columns(&end, &tag, &attempts, &commits, &aborts, &retries,
+			&t.participants, &t.totalLatency, &t.commitLatency, &t.bytes); err != nil {
+			return err
+		}
+		if !end.Valid || !attempts.Valid || attempts.Int64 <= 0 {
+			return nil
+		}
+		t.end, t.tag = end.Time.UTC(), tag.StringVal
+		t.attempts, t.commitAttempts, t.aborts, t.retries = attempts.Int64, commits.Int64, aborts.Int64, retries.Int64
+		out = append(out, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
