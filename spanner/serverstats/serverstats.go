@@ -30,6 +30,10 @@ const SysPrefix = "SPANNER_SYS."
 // missing, which would be reported as "not captured".
 const DefaultSettle = 2 * time.Minute
 
+// minuteRetention is how long Spanner keeps the *_TOP_MINUTE tables'
+// intervals at least (its documentation: the previous 6 hours).
+const minuteRetention = 6 * time.Hour
+
 // Collector reads the statistics tables of one database.
 type Collector struct {
 	// Prefix is put before each table name: SysPrefix in production.
@@ -64,6 +68,9 @@ type Result struct {
 	Minutes []time.Time
 	// Operations are the figures per operation, in the order given.
 	Operations []OperationStats
+	// Notes say what limits the figures: no whole minute in the window,
+	// minutes past the tables' retention.
+	Notes []string
 }
 
 // NotSettledError says the window's statistics may not be published yet.
@@ -102,9 +109,27 @@ func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Window: w, Minutes: w.Minutes()}
+	res := &Result{Window: w, Minutes: w.Minutes(), Notes: notes(w.Minutes(), c.Clock.Now())}
 	for _, op := range ops {
 		res.Operations = append(res.Operations, aggregate(op, res.Minutes, rows))
 	}
 	return res, nil
+}
+
+// notes are the caveats of reading minutes at now.
+func notes(minutes []time.Time, now time.Time) []string {
+	if len(minutes) == 0 {
+		return []string{"the window holds no whole statistics minute: nothing was read"}
+	}
+	expired := 0
+	for _, m := range minutes {
+		if !m.After(now.Add(-minuteRetention)) {
+			expired++
+		}
+	}
+	if expired == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d of %d minutes are older than the %s Spanner keeps minute statistics; "+
+		"their shapes read as not captured", expired, len(minutes), minuteRetention)}
 }

@@ -194,3 +194,44 @@ func TestCollectRefusesAPrefixThatIsNotAName(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectLeavesOutNullAndHostileValues: every SPANNER_SYS column may
+// be NULL, and the tables are input: a NULL or NaN average is left out of
+// its mean instead of counting as zero, and a figure no row had is absent.
+// Minutes past the tables' retention are said to be.
+func TestCollectLeavesOutNullAndHostileValues(t *testing.T) {
+	client := startStandin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tag := workload.RequestTag("nulls", "read")
+	row := func(end time.Time, fprint int64, cpu, rows spanner.NullFloat64) *spanner.Mutation {
+		return spanner.Insert(standinPrefix+"READ_STATS_TOP_MINUTE",
+			[]string{"INTERVAL_END", "REQUEST_TAG", "FPRINT", "EXECUTION_COUNT", "AVG_CPU_SECONDS", "AVG_ROWS"},
+			[]any{end, tag, fprint, int64(100), cpu, rows})
+	}
+	if _, err := client.Apply(ctx, []*spanner.Mutation{
+		row(m1, 1, spanner.NullFloat64{Float64: 0.0002, Valid: true}, spanner.NullFloat64{Float64: math.NaN(), Valid: true}),
+		row(m2, 1, spanner.NullFloat64{}, spanner.NullFloat64{}),
+	}); err != nil {
+		t.Fatalf("filling the stand-in tables: %v", err)
+	}
+	c := serverstats.Collector{Prefix: standinPrefix, Clock: clocktesting.NewFakePassiveClock(m1.Add(6*time.Hour + 30*time.Second))}
+	res, err := c.Collect(ctx, client, serverstats.Window{Start: minute(0), End: minute(2)},
+		[]serverstats.Operation{{Name: "read", RequestTag: tag, Ops: perMinute(50, m1, m2)}})
+	if err != nil {
+		t.Fatalf("collecting: %v", err)
+	}
+	s := res.Operations[0].Statements
+	if s == nil {
+		t.Fatalf("not captured: %+v", res.Operations[0])
+	}
+	near(t, "executions per operation (NULL averages do not drop executions)", s.ExecutionsPerOp, 2)
+	near(t, "CPU per execution, over the rows that had it", s.CPUSecondsPerExecution, 0.0002)
+	near(t, "CPU per operation", s.CPUSecondsPerOp, 0.0004)
+	if s.RowsPerOp != nil {
+		t.Errorf("rows per operation = %g from a NaN and a NULL, want absent", *s.RowsPerOp)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "1 of 2 minutes are older") {
+		t.Errorf("notes = %q, want one saying 1 of 2 minutes are past retention", res.Notes)
+	}
+}
