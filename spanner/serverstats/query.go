@@ -34,15 +34,18 @@ const (
 	querySQL = `SELECT INTERVAL_END, REQUEST_TAG, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS,
   AVG_ROWS, AVG_ROWS_SCANNED, AVG_BYTES, AVG_REMOTE_SERVER_CALLS
 FROM %s
-WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)`
+WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)
+LIMIT @limit`
 	readSQL = `SELECT INTERVAL_END, REQUEST_TAG, EXECUTION_COUNT, CAST(NULL AS FLOAT64), AVG_CPU_SECONDS,
   AVG_ROWS, CAST(NULL AS FLOAT64), AVG_BYTES, CAST(NULL AS FLOAT64)
 FROM %s
-WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)`
+WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)
+LIMIT @limit`
 	txnSQL = `SELECT INTERVAL_END, TRANSACTION_TAG, ATTEMPT_COUNT, COMMIT_ATTEMPT_COUNT, COMMIT_ABORT_COUNT,
   COMMIT_RETRY_COUNT, AVG_PARTICIPANTS, AVG_TOTAL_LATENCY_SECONDS, AVG_COMMIT_LATENCY_SECONDS, AVG_BYTES
 FROM %s
-WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND TRANSACTION_TAG IN UNNEST(@tags)`
+WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND TRANSACTION_TAG IN UNNEST(@tags)
+LIMIT @limit`
 )
 
 // stmtRow is one minute of one statement shape (a query or a read).
@@ -79,7 +82,15 @@ type statRows struct {
 	txns  []txnRow
 }
 
-func (t tables) readAll(ctx context.Context, client *spanner.Client, w Window, ops []Operation) (statRows, error) {
+// reader runs the statements over one window.
+type reader struct {
+	client *spanner.Client
+	w      Window
+	// maxRows bounds what one table may return: its rows are input.
+	maxRows int
+}
+
+func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRows, error) {
 	var reqTags, txnTags []string
 	for _, op := range ops {
 		if op.RequestTag != "" {
@@ -90,17 +101,14 @@ func (t tables) readAll(ctx context.Context, client *spanner.Client, w Window, o
 		}
 	}
 	var out statRows
-	// One read-only transaction: the three tables are read at one time.
-	ro := client.ReadOnlyTransaction()
-	defer ro.Close()
 	for _, s := range []struct{ table, sql string }{{t.query, querySQL}, {t.read, readSQL}} {
-		rows, err := readStmts(ctx, ro, s.table, fmt.Sprintf(s.sql, s.table), w, reqTags)
+		rows, err := rd.stmts(ctx, s.table, fmt.Sprintf(s.sql, s.table), reqTags)
 		if err != nil {
-			return statRows{}, err
+			return statRows{}, fmt.Errorf("reading %s: %w", s.table, err)
 		}
 		out.stmts = append(out.stmts, rows...)
 	}
-	txns, err := readTxns(ctx, ro, fmt.Sprintf(txnSQL, t.txn), w, txnTags)
+	txns, err := rd.txns(ctx, fmt.Sprintf(txnSQL, t.txn), txnTags)
 	if err != nil {
 		return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
 	}
@@ -108,16 +116,28 @@ func (t tables) readAll(ctx context.Context, client *spanner.Client, w Window, o
 	return out, nil
 }
 
-func statement(sql string, w Window, tags []string) spanner.Statement {
+// query runs sql for tags as a single-use strong read (the way Spanner's
+// documentation queries SPANNER_SYS; past minutes do not change, so the
+// three tables need no common timestamp) and calls row for each row, up
+// to maxRows.
+func (rd reader) query(ctx context.Context, sql string, tags []string, row func(*spanner.Row) error) error {
 	if tags == nil {
 		tags = []string{}
 	}
-	return spanner.Statement{SQL: sql, Params: map[string]any{"start": w.Start, "end": w.End, "tags": tags}}
+	stmt := spanner.Statement{SQL: sql, Params: map[string]any{"start": rd.w.Start, "end": rd.w.End, "tags": tags,
+		"limit": int64(rd.maxRows) + 1}}
+	n := 0
+	return rd.client.Single().Query(ctx, stmt).Do(func(r *spanner.Row) error {
+		if n++; n > rd.maxRows {
+			return fmt.Errorf("more than %d rows for the run's tags: refusing to read further", rd.maxRows)
+		}
+		return row(r)
+	})
 }
 
-func readStmts(ctx context.Context, ro *spanner.ReadOnlyTransaction, table, sql string, w Window, tags []string) ([]stmtRow, error) {
+func (rd reader) stmts(ctx context.Context, table, sql string, tags []string) ([]stmtRow, error) {
 	var out []stmtRow
-	err := ro.Query(ctx, statement(sql, w, tags)).Do(func(r *spanner.Row) error {
+	err := rd.query(ctx, sql, tags, func(r *spanner.Row) error {
 		var end spanner.NullTime
 		var tag spanner.NullString
 		var n spanner.NullInt64
@@ -132,15 +152,12 @@ func readStmts(ctx context.Context, ro *spanner.ReadOnlyTransaction, table, sql 
 		out = append(out, s)
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", table, err)
-	}
-	return out, nil
+	return out, err
 }
 
-func readTxns(ctx context.Context, ro *spanner.ReadOnlyTransaction, sql string, w Window, tags []string) ([]txnRow, error) {
+func (rd reader) txns(ctx context.Context, sql string, tags []string) ([]txnRow, error) {
 	var out []txnRow
-	err := ro.Query(ctx, statement(sql, w, tags)).Do(func(r *spanner.Row) error {
+	err := rd.query(ctx, sql, tags, func(r *spanner.Row) error {
 		var end spanner.NullTime
 		var tag spanner.NullString
 		var attempts, commits, aborts, retries spanner.NullInt64
@@ -157,8 +174,5 @@ func readTxns(ctx context.Context, ro *spanner.ReadOnlyTransaction, sql string, 
 		out = append(out, t)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }

@@ -43,7 +43,15 @@ type Collector struct {
 	Settle time.Duration
 	// Clock tells whether the window has settled.
 	Clock clock.PassiveClock
+	// MaxRows bounds the rows one table may return for a run; 0 is
+	// DefaultMaxRows.
+	MaxRows int
 }
+
+// DefaultMaxRows bounds the rows read from one table: the minute tables
+// keep 6 hours (360 minutes) and a run has at most 256 operations: 92,160
+// rows a table at most, unless the tables are not what they seem.
+const DefaultMaxRows = 100_000
 
 // Operation is one operation of a run as the client counted it.
 type Operation struct {
@@ -105,7 +113,11 @@ func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window
 	if err != nil {
 		return nil, err
 	}
-	rows, err := t.readAll(ctx, client, w.Aligned(), ops)
+	maxRows := c.MaxRows
+	if maxRows <= 0 {
+		maxRows = DefaultMaxRows
+	}
+	rows, err := t.readAll(ctx, reader{client: client, w: w.Aligned(), maxRows: maxRows}, ops)
 	if err != nil {
 		return nil, err
 	}

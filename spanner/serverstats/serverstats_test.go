@@ -169,6 +169,13 @@ func TestCollectReproducesTheReadVsSQLSeed(t *testing.T) {
 	if scan.Statements != nil || len(scan.NotCaptured) != 1 || !strings.Contains(scan.NotCaptured[0], "no row") {
 		t.Errorf("scan has no row anywhere: want not captured, got %+v", scan)
 	}
+
+	// The tables are input: more rows than a run can have is refused.
+	c.MaxRows = 2
+	if _, err := c.Collect(ctx, client, serverstats.Window{Start: windowStart, End: windowEnd}, seedOps()); err == nil ||
+		!strings.Contains(err.Error(), "more than 2 rows") {
+		t.Errorf("collecting with at most 2 rows a table from 3 read rows: got %v, want a refusal", err)
+	}
 }
 
 // TestCollectWaitsForTheLastMinuteToSettle: before the last whole minute's
