@@ -1,12 +1,16 @@
 package serverstats
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/spanner"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // prefixPattern is a schema name and a dot ("SPANNER_SYS.") or a table
@@ -30,23 +34,44 @@ func tablesFor(prefix string) (tables, error) {
 // The statements select the minutes that closed in the aligned window
 // (INTERVAL_END in (start, end]) and the run's tags; columns are named as
 // Spanner's documentation names them, and every column may be NULL.
-const (
-	querySQL = `SELECT INTERVAL_END, REQUEST_TAG, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS,
-  AVG_ROWS, AVG_ROWS_SCANNED, AVG_BYTES, AVG_REMOTE_SERVER_CALLS
-FROM %s
-WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)
-LIMIT @limit`
-	readSQL = `SELECT INTERVAL_END, REQUEST_TAG, EXECUTION_COUNT, CAST(NULL AS FLOAT64), AVG_CPU_SECONDS,
-  AVG_ROWS, CAST(NULL AS FLOAT64), AVG_BYTES, CAST(NULL AS FLOAT64)
-FROM %s
-WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND REQUEST_TAG IN UNNEST(@tags)
-LIMIT @limit`
-	txnSQL = `SELECT INTERVAL_END, TRANSACTION_TAG, ATTEMPT_COUNT, COMMIT_ATTEMPT_COUNT, COMMIT_ABORT_COUNT,
-  COMMIT_RETRY_COUNT, AVG_PARTICIPANTS, AVG_TOTAL_LATENCY_SECONDS, AVG_COMMIT_LATENCY_SECONDS, AVG_BYTES
-FROM %s
-WHERE INTERVAL_END > @start AND INTERVAL_END <= @end AND TRANSACTION_TAG IN UNNEST(@tags)
-LIMIT @limit`
+// Unquoted names fold to the PostgreSQL dialect's lower-case spanner_sys
+// names, so only the parameters and the NULL casts differ by dialect.
+// nullFloat stands for a column a table lacks.
+const nullFloat = ""
+
+var (
+	queryColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", "AVG_LATENCY_SECONDS", "AVG_CPU_SECONDS",
+		"AVG_ROWS", "AVG_ROWS_SCANNED", "AVG_BYTES", "AVG_REMOTE_SERVER_CALLS"}
+	readColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", nullFloat, "AVG_CPU_SECONDS",
+		"AVG_ROWS", nullFloat, "AVG_BYTES", nullFloat}
+	txnColumns = []string{"INTERVAL_END", "TRANSACTION_TAG", "ATTEMPT_COUNT", "COMMIT_ATTEMPT_COUNT", "COMMIT_ABORT_COUNT",
+		"COMMIT_RETRY_COUNT", "AVG_PARTICIPANTS", "AVG_TOTAL_LATENCY_SECONDS", "AVG_COMMIT_LATENCY_SECONDS", "AVG_BYTES"}
 )
+
+// selectSQL selects columns of table for the run's tags in dialect d;
+// columns[1] is the tag column.
+func selectSQL(d v1alpha1.Dialect, table string, columns []string) string {
+	null, where := "CAST(NULL AS FLOAT64)", "INTERVAL_END > @start AND INTERVAL_END <= @end AND %s IN UNNEST(@tags) LIMIT @limit"
+	if d == v1alpha1.DialectPostgreSQL {
+		null, where = "CAST(NULL AS float8)", "INTERVAL_END > $1 AND INTERVAL_END <= $2 AND %s = ANY($3) LIMIT $4"
+	}
+	cols := make([]string, len(columns))
+	for i, c := range columns {
+		cols[i] = cmp.Or(c, null)
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + fmt.Sprintf(where, columns[1])
+}
+
+// params are the statement's parameters in dialect d.
+func params(d v1alpha1.Dialect, w Window, tags []string, limit int64) map[string]any {
+	if tags == nil {
+		tags = []string{}
+	}
+	if d == v1alpha1.DialectPostgreSQL {
+		return map[string]any{"p1": w.Start, "p2": w.End, "p3": tags, "p4": limit}
+	}
+	return map[string]any{"start": w.Start, "end": w.End, "tags": tags, "limit": limit}
+}
 
 // stmtRow is one minute of one statement shape (a query or a read).
 type stmtRow struct {
@@ -88,6 +113,7 @@ type reader struct {
 	w      Window
 	// maxRows bounds what one table may return: its rows are input.
 	maxRows int
+	dialect v1alpha1.Dialect
 }
 
 func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRows, error) {
@@ -101,14 +127,17 @@ func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRo
 		}
 	}
 	var out statRows
-	for _, s := range []struct{ table, sql string }{{t.query, querySQL}, {t.read, readSQL}} {
-		rows, err := rd.stmts(ctx, s.table, fmt.Sprintf(s.sql, s.table), reqTags)
+	for _, s := range []struct {
+		table   string
+		columns []string
+	}{{t.query, queryColumns}, {t.read, readColumns}} {
+		rows, err := rd.stmts(ctx, s.table, selectSQL(rd.dialect, s.table, s.columns), reqTags)
 		if err != nil {
 			return statRows{}, fmt.Errorf("reading %s: %w", s.table, err)
 		}
 		out.stmts = append(out.stmts, rows...)
 	}
-	txns, err := rd.txns(ctx, fmt.Sprintf(txnSQL, t.txn), txnTags)
+	txns, err := rd.txns(ctx, selectSQL(rd.dialect, t.txn, txnColumns), txnTags)
 	if err != nil {
 		return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
 	}
@@ -121,11 +150,7 @@ func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRo
 // three tables need no common timestamp) and calls row for each row, up
 // to maxRows.
 func (rd reader) query(ctx context.Context, sql string, tags []string, row func(*spanner.Row) error) error {
-	if tags == nil {
-		tags = []string{}
-	}
-	stmt := spanner.Statement{SQL: sql, Params: map[string]any{"start": rd.w.Start, "end": rd.w.End, "tags": tags,
-		"limit": int64(rd.maxRows) + 1}}
+	stmt := spanner.Statement{SQL: sql, Params: params(rd.dialect, rd.w, tags, int64(rd.maxRows)+1)}
 	n := 0
 	return rd.client.Single().Query(ctx, stmt).Do(func(r *spanner.Row) error {
 		if n++; n > rd.maxRows {

@@ -18,6 +18,8 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"k8s.io/utils/clock"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // SysPrefix is the table prefix of Spanner's statistics tables. Tests give
@@ -46,6 +48,10 @@ type Collector struct {
 	// MaxRows bounds the rows one table may return for a run; 0 is
 	// DefaultMaxRows.
 	MaxRows int
+	// Dialect is the database's SQL dialect ("" is GoogleSQL): the
+	// PostgreSQL dialect names the tables spanner_sys.* and takes
+	// positional parameters.
+	Dialect v1alpha1.Dialect
 }
 
 // DefaultMaxRows bounds the rows read from one table: the minute tables
@@ -117,7 +123,7 @@ func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window
 	if maxRows <= 0 {
 		maxRows = DefaultMaxRows
 	}
-	rows, err := t.readAll(ctx, reader{client: client, w: w.Aligned(), maxRows: maxRows}, ops)
+	rows, err := t.readAll(ctx, reader{client: client, w: w.Aligned(), maxRows: maxRows, dialect: c.Dialect.OrDefault()}, ops)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"cloud.google.com/go/spanner"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
+
 	"github.com/spanbench/spanbench/spanner/serverstats"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -100,14 +102,22 @@ func near(t *testing.T, what string, got *float64, want float64) {
 // 4-split read's CPU is multiplied back to per operation, the factor 4
 // shows, a shape missing in a minute lowers coverage, and a shape missing
 // everywhere is "not captured", not zero.
+// It runs in a database of each dialect: the PostgreSQL dialect's
+// spanner_sys tables take positional parameters.
 func TestCollectReproducesTheReadVsSQLSeed(t *testing.T) {
-	client := startStandin(t)
+	for _, d := range []v1alpha1.Dialect{v1alpha1.DialectGoogleSQL, v1alpha1.DialectPostgreSQL} {
+		t.Run(string(d), func(t *testing.T) { checkSeed(t, d) })
+	}
+}
+
+func checkSeed(t *testing.T, d v1alpha1.Dialect) {
+	client := startStandin(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := client.Apply(ctx, seedRows()); err != nil {
 		t.Fatalf("filling the stand-in tables: %v", err)
 	}
-	c := serverstats.Collector{Prefix: standinPrefix, Settle: 2 * time.Minute,
+	c := serverstats.Collector{Prefix: standinPrefix, Settle: 2 * time.Minute, Dialect: d,
 		Clock: clocktesting.NewFakePassiveClock(minute(5))}
 	res, err := c.Collect(ctx, client, serverstats.Window{Start: windowStart, End: windowEnd}, seedOps())
 	if err != nil {
@@ -207,7 +217,7 @@ func TestCollectRefusesAPrefixThatIsNotAName(t *testing.T) {
 // its mean instead of counting as zero, and a figure no row had is absent.
 // Minutes past the tables' retention are said to be.
 func TestCollectLeavesOutNullAndHostileValues(t *testing.T) {
-	client := startStandin(t)
+	client := startStandin(t, v1alpha1.DialectGoogleSQL)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tag := workload.RequestTag("nulls", "read")

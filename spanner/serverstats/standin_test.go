@@ -2,6 +2,7 @@ package serverstats_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,12 +23,29 @@ const standinPrefix = "STANDIN_"
 // transaction statistics pages), less the STRUCT-typed distribution and
 // per-table columns no DDL can declare. INTERVAL_END and the fingerprint
 // are the key, as the documentation says they are unique together.
-type standinSchema struct{}
+type standinSchema struct{ dialect v1alpha1.Dialect }
 
-func (standinSchema) Dialect() v1alpha1.Dialect   { return v1alpha1.DialectGoogleSQL }
+func (s standinSchema) Dialect() v1alpha1.Dialect { return s.dialect }
 func (standinSchema) Table() string               { return standinPrefix + "QUERY_STATS_TOP_MINUTE" }
 func (standinSchema) Row(int64) *spanner.Mutation { return nil }
-func (standinSchema) DDL() []string {
+
+// pgTypes turn the GoogleSQL DDL into the PostgreSQL dialect's, whose
+// spanner_sys tables have the same columns in lower case (unquoted names
+// fold to it).
+var pgTypes = strings.NewReplacer("ARRAY<STRING(MAX)>", "varchar[]", "STRING(MAX)", "varchar", "TIMESTAMP", "timestamptz",
+	"INT64", "bigint", "FLOAT64", "float8", "BOOL", "boolean", "\n) PRIMARY KEY", ",\n PRIMARY KEY")
+
+func (s standinSchema) DDL() []string {
+	ddl := s.googleSQL()
+	if s.dialect == v1alpha1.DialectPostgreSQL {
+		for i := range ddl {
+			ddl[i] = pgTypes.Replace(ddl[i]) + ")"
+		}
+	}
+	return ddl
+}
+
+func (standinSchema) googleSQL() []string {
 	return []string{
 		`CREATE TABLE ` + standinPrefix + `QUERY_STATS_TOP_MINUTE (
   INTERVAL_END TIMESTAMP, REQUEST_TAG STRING(MAX), QUERY_TYPE STRING(MAX), TEXT STRING(MAX), TEXT_TRUNCATED BOOL,
@@ -59,7 +77,7 @@ func (standinSchema) DDL() []string {
 
 // startStandin starts a fresh emulator with the stand-in tables and
 // returns a data client of their database.
-func startStandin(t *testing.T) *spanner.Client {
+func startStandin(t *testing.T, d v1alpha1.Dialect) *spanner.Client {
 	t.Helper()
 	emu := emulatortest.Start(t)
 	emulatortest.NoMetadataServer(t)
@@ -67,9 +85,9 @@ func startStandin(t *testing.T) *spanner.Client {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	nodes := int32(1)
-	tgt := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "stats", EmulatorHost: emu.Host(),
+	tgt := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "stats", EmulatorHost: emu.Host(), Dialect: d,
 		Instance: v1alpha1.InstanceSpec{Name: "test", Config: "regional-asia-northeast1", Nodes: &nodes}}
-	if err := session.EnsureDatabase(ctx, ep, tgt, standinSchema{}, true); err != nil {
+	if err := session.EnsureDatabase(ctx, ep, tgt, standinSchema{dialect: d}, true); err != nil {
 		t.Fatalf("creating the stand-in statistics tables: %v", err)
 	}
 	s, err := session.Open(ctx, ep, tgt)
