@@ -112,22 +112,25 @@ func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if now := c.Clock.Now(); now.Before(c.ReadyAt(w)) {
-		return nil, &NotSettledError{ReadyAt: c.ReadyAt(w)}
-	}
 	t, err := tablesFor(c.Prefix)
 	if err != nil {
 		return nil, err
 	}
-	maxRows := c.MaxRows
-	if maxRows <= 0 {
-		maxRows = DefaultMaxRows
-	}
-	rows, err := t.readAll(ctx, reader{client: client, w: w.Aligned(), maxRows: maxRows, dialect: c.Dialect.OrDefault()}, ops)
-	if err != nil {
-		return nil, err
+	if now := c.Clock.Now(); now.Before(c.ReadyAt(w)) {
+		return nil, &NotSettledError{ReadyAt: c.ReadyAt(w)}
 	}
 	res := &Result{Window: w, Minutes: w.Minutes(), Notes: notes(w.Minutes(), c.Clock.Now())}
+	var rows statRows
+	if len(res.Minutes) > 0 {
+		maxRows := c.MaxRows
+		if maxRows <= 0 {
+			maxRows = DefaultMaxRows
+		}
+		rd := reader{client: client, w: w.Aligned(), maxRows: maxRows, dialect: c.Dialect.OrDefault()}
+		if rows, err = t.readAll(ctx, rd, ops); err != nil {
+			return nil, err
+		}
+	}
 	for _, op := range ops {
 		res.Operations = append(res.Operations, aggregate(op, res.Minutes, rows))
 	}

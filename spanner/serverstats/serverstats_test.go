@@ -204,7 +204,8 @@ func TestCollectWaitsForTheLastMinuteToSettle(t *testing.T) {
 // part of the SQL not passed as a parameter.
 func TestCollectRefusesAPrefixThatIsNotAName(t *testing.T) {
 	for _, p := range []string{"", "SPANNER_SYS", "x; DROP TABLE t; --", "a.b.", "1X_"} {
-		c := serverstats.Collector{Prefix: p, Clock: clocktesting.NewFakePassiveClock(minute(30))}
+		// Even before the window settles: a wrong prefix is configuration.
+		c := serverstats.Collector{Prefix: p, Clock: clocktesting.NewFakePassiveClock(minute(0))}
 		_, err := c.Collect(context.Background(), nil, serverstats.Window{Start: windowStart, End: windowEnd}, seedOps())
 		if err == nil || !strings.Contains(err.Error(), "table prefix") {
 			t.Errorf("prefix %q: got %v, want a refusal naming the table prefix", p, err)
@@ -250,5 +251,23 @@ func TestCollectLeavesOutNullAndHostileValues(t *testing.T) {
 	}
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "1 of 2 minutes are older") {
 		t.Errorf("notes = %q, want one saying 1 of 2 minutes are past retention", res.Notes)
+	}
+}
+
+// TestCollectReadsNothingForAWindowWithoutAWholeMinute: no query is made
+// (the client is nil) and the result says why every shape is not captured.
+func TestCollectReadsNothingForAWindowWithoutAWholeMinute(t *testing.T) {
+	c := serverstats.Collector{Prefix: standinPrefix, Clock: clocktesting.NewFakePassiveClock(minute(30))}
+	res, err := c.Collect(context.Background(), nil, serverstats.Window{Start: at(12, 0, 10), End: at(12, 0, 50)}, seedOps())
+	if err != nil {
+		t.Fatalf("collecting: %v", err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "no whole statistics minute") {
+		t.Errorf("notes = %q, want one saying the window holds no whole minute", res.Notes)
+	}
+	for _, o := range res.Operations {
+		if o.Statements != nil || o.Transactions != nil || len(o.NotCaptured) == 0 {
+			t.Errorf("%s: want not captured, got %+v", o.Name, o)
+		}
 	}
 }
