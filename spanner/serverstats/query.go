@@ -1,0 +1,203 @@
+package serverstats
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// prefixPattern is a schema name and a dot ("SPANNER_SYS.") or a table
+// name prefix ("STANDIN_"): the one piece of SQL not passed as a parameter,
+// since table names cannot be.
+var prefixPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}[._]$`)
+
+// tables are the full names of the statistics tables read.
+type tables struct {
+	query, read, txn string
+}
+
+func tablesFor(prefix string) (tables, error) {
+	if !prefixPattern.MatchString(prefix) {
+		return tables{}, fmt.Errorf("table prefix %q is not a schema name and dot or a name prefix ending in _", prefix)
+	}
+	return tables{query: prefix + "QUERY_STATS_TOP_MINUTE", read: prefix + "READ_STATS_TOP_MINUTE",
+		txn: prefix + "TXN_STATS_TOP_MINUTE"}, nil
+}
+
+// The statements select the minutes that closed in the aligned window
+// (INTERVAL_END in (start, end]) and the run's tags; columns are named as
+// Spanner's documentation names them, and every column may be NULL.
+// Unquoted names fold to the PostgreSQL dialect's lower-case spanner_sys
+// names, so only the parameters and the NULL casts differ by dialect.
+// nullFloat stands for a column a table lacks.
+const nullFloat = ""
+
+var (
+	queryColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", "AVG_LATENCY_SECONDS", "AVG_CPU_SECONDS",
+		"AVG_ROWS", "AVG_ROWS_SCANNED", "AVG_BYTES", "AVG_REMOTE_SERVER_CALLS"}
+	readColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", nullFloat, "AVG_CPU_SECONDS",
+		"AVG_ROWS", nullFloat, "AVG_BYTES", nullFloat}
+	txnColumns = []string{"INTERVAL_END", "TRANSACTION_TAG", "ATTEMPT_COUNT", "COMMIT_ATTEMPT_COUNT", "COMMIT_ABORT_COUNT",
+		"COMMIT_RETRY_COUNT", "AVG_PARTICIPANTS", "AVG_TOTAL_LATENCY_SECONDS", "AVG_COMMIT_LATENCY_SECONDS", "AVG_BYTES"}
+)
+
+// selectSQL selects columns of table for the run's tags in dialect d;
+// columns[1] is the tag column.
+func selectSQL(d v1alpha1.Dialect, table string, columns []string) string {
+	null, where := "CAST(NULL AS FLOAT64)", "INTERVAL_END > @start AND INTERVAL_END <= @end AND %s IN UNNEST(@tags) LIMIT @limit"
+	if d == v1alpha1.DialectPostgreSQL {
+		null, where = "CAST(NULL AS float8)", "INTERVAL_END > $1 AND INTERVAL_END <= $2 AND %s = ANY($3) LIMIT $4"
+	}
+	cols := make([]string, len(columns))
+	for i, c := range columns {
+		cols[i] = cmp.Or(c, null)
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + fmt.Sprintf(where, columns[1])
+}
+
+// params are the statement's parameters in dialect d.
+func params(d v1alpha1.Dialect, w Window, tags []string, limit int64) map[string]any {
+	if tags == nil {
+		tags = []string{}
+	}
+	if d == v1alpha1.DialectPostgreSQL {
+		return map[string]any{"p1": w.Start, "p2": w.End, "p3": tags, "p4": limit}
+	}
+	return map[string]any{"start": w.Start, "end": w.End, "tags": tags, "limit": limit}
+}
+
+// stmtRow is one minute of one statement shape (a query or a read).
+type stmtRow struct {
+	source     string
+	end        time.Time
+	tag        string
+	executions int64
+	latency    spanner.NullFloat64
+	cpu        spanner.NullFloat64
+	rows       spanner.NullFloat64
+	scanned    spanner.NullFloat64
+	bytes      spanner.NullFloat64
+	remote     spanner.NullFloat64
+}
+
+// txnRow is one minute of one transaction shape.
+type txnRow struct {
+	end            time.Time
+	tag            string
+	attempts       int64
+	commitAttempts int64
+	aborts         int64
+	retries        int64
+	participants   spanner.NullFloat64
+	totalLatency   spanner.NullFloat64
+	commitLatency  spanner.NullFloat64
+	bytes          spanner.NullFloat64
+}
+
+// statRows are the rows of all three tables for a run's tags.
+type statRows struct {
+	stmts []stmtRow
+	txns  []txnRow
+}
+
+// reader runs the statements over one window.
+type reader struct {
+	client *spanner.Client
+	w      Window
+	// maxRows bounds what one table may return: its rows are input.
+	maxRows int
+	dialect v1alpha1.Dialect
+}
+
+func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRows, error) {
+	var reqTags, txnTags []string
+	for _, op := range ops {
+		if op.RequestTag != "" {
+			reqTags = append(reqTags, op.RequestTag)
+		}
+		if op.TransactionTag != "" {
+			txnTags = append(txnTags, op.TransactionTag)
+		}
+	}
+	var out statRows
+	for _, s := range []struct {
+		table   string
+		columns []string
+	}{{t.query, queryColumns}, {t.read, readColumns}} {
+		rows, err := rd.stmts(ctx, s.table, selectSQL(rd.dialect, s.table, s.columns), reqTags)
+		if err != nil {
+			return statRows{}, fmt.Errorf("reading %s: %w", s.table, err)
+		}
+		out.stmts = append(out.stmts, rows...)
+	}
+	txns, err := rd.txns(ctx, selectSQL(rd.dialect, t.txn, txnColumns), txnTags)
+	if err != nil {
+		return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
+	}
+	out.txns = txns
+	return out, nil
+}
+
+// query runs sql for tags as a single-use strong read (the way Spanner's
+// documentation queries SPANNER_SYS; past minutes do not change, so the
+// three tables need no common timestamp) and calls row for each row, up
+// to maxRows.
+func (rd reader) query(ctx context.Context, sql string, tags []string, row func(*spanner.Row) error) error {
+	stmt := spanner.Statement{SQL: sql, Params: params(rd.dialect, rd.w, tags, int64(rd.maxRows)+1)}
+	n := 0
+	return rd.client.Single().Query(ctx, stmt).Do(func(r *spanner.Row) error {
+		if n++; n > rd.maxRows {
+			return fmt.Errorf("more than %d rows for the run's tags: refusing to read further", rd.maxRows)
+		}
+		return row(r)
+	})
+}
+
+func (rd reader) stmts(ctx context.Context, table, sql string, tags []string) ([]stmtRow, error) {
+	var out []stmtRow
+	err := rd.query(ctx, sql, tags, func(r *spanner.Row) error {
+		var end spanner.NullTime
+		var tag spanner.NullString
+		var n spanner.NullInt64
+		s := stmtRow{source: table}
+		if err := r.Columns(&end, &tag, &n, &s.latency, &s.cpu, &s.rows, &s.scanned, &s.bytes, &s.remote); err != nil {
+			return err
+		}
+		if !end.Valid || !n.Valid || n.Int64 <= 0 {
+			return nil // a row without a minute or executions says nothing
+		}
+		s.end, s.tag, s.executions = end.Time.UTC(), tag.StringVal, n.Int64
+		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+func (rd reader) txns(ctx context.Context, sql string, tags []string) ([]txnRow, error) {
+	var out []txnRow
+	err := rd.query(ctx, sql, tags, func(r *spanner.Row) error {
+		var end spanner.NullTime
+		var tag spanner.NullString
+		var attempts, commits, aborts, retries spanner.NullInt64
+		var t txnRow
+		if err := r.Columns(&end, &tag, &attempts, &commits, &aborts, &retries,
+			&t.participants, &t.totalLatency, &t.commitLatency, &t.bytes); err != nil {
+			return err
+		}
+		if !end.Valid || !attempts.Valid || attempts.Int64 <= 0 {
+			return nil
+		}
+		t.end, t.tag = end.Time.UTC(), tag.StringVal
+		t.attempts, t.commitAttempts, t.aborts, t.retries = attempts.Int64, commits.Int64, aborts.Int64, retries.Int64
+		out = append(out, t)
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,156 @@
+// Package serverstats reads Spanner's own statistics of a run's operations
+// from the SPANNER_SYS minute tables (QUERY_STATS_TOP_MINUTE,
+// READ_STATS_TOP_MINUTE, TXN_STATS_TOP_MINUTE), joins them to the client's
+// exact operation counts by request and transaction tag, and reports server
+// figures per logical operation: CPU with the per-split correction, the
+// executions-per-operation factor, latency, rows, bytes, and aborts and
+// commit latency for transactions. docs/server-stats.md explains each
+// figure, its delay and its accuracy.
+//
+// It is Spanner access, used by the manager (which holds the identity that
+// may read SPANNER_SYS); it imports neither Kubernetes nor the load engine.
+package serverstats
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"k8s.io/utils/clock"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// SysPrefix is the table prefix of Spanner's statistics tables. Tests give
+// the prefix of stand-in tables instead: the emulator has no SPANNER_SYS.
+const SysPrefix = "SPANNER_SYS."
+
+// DefaultSettle is how long after a minute closes its statistics are read.
+// Spanner publishes a minute's statistics shortly after it ends, once it
+// has gathered them from every server; a minute before that would read as
+// missing, which would be reported as "not captured".
+const DefaultSettle = 2 * time.Minute
+
+// minuteRetention is how long Spanner keeps the *_TOP_MINUTE tables'
+// intervals at least (its documentation: the previous 6 hours).
+const minuteRetention = 6 * time.Hour
+
+// Collector reads the statistics tables of one database.
+type Collector struct {
+	// Prefix is put before each table name: SysPrefix in production.
+	Prefix string
+	// Settle is the wait after the last included minute closes before its
+	// statistics are read; 0 is DefaultSettle.
+	Settle time.Duration
+	// Clock tells whether the window has settled.
+	Clock clock.PassiveClock
+	// MaxRows bounds the rows one table may return for a run; 0 is
+	// DefaultMaxRows.
+	MaxRows int
+	// Dialect is the database's SQL dialect ("" is GoogleSQL): the
+	// PostgreSQL dialect names the tables spanner_sys.* and takes
+	// positional parameters.
+	Dialect v1alpha1.Dialect
+}
+
+// DefaultMaxRows bounds the rows read from one table: the minute tables
+// keep 6 hours (360 minutes) and a run has at most 256 operations: 92,160
+// rows a table at most, unless the tables are not what they seem.
+const DefaultMaxRows = 100_000
+
+// Operation is one operation of a run as the client counted it.
+type Operation struct {
+	// Name is the operation's name in the run.
+	Name string
+	// RequestTag is the tag of its reads and queries ("" for none).
+	RequestTag string
+	// TransactionTag is the tag of its read-write transactions ("" for none).
+	TransactionTag string
+	// Ops is the client's exact count of logical operations (successful or
+	// not, each counted once whatever its retries) per whole minute of the
+	// window, keyed by the minute's end (Window.Minutes).
+	Ops map[time.Time]int64
+}
+
+// Result is what the statistics tables say about a run's operations.
+type Result struct {
+	// Window is the run's window as given.
+	Window Window
+	// Minutes are the ends of the whole minutes read: the minutes that both
+	// began and closed inside the window.
+	Minutes []time.Time
+	// Operations are the figures per operation, in the order given.
+	Operations []OperationStats
+	// Notes say what limits the figures: no whole minute in the window,
+	// minutes past the tables' retention.
+	Notes []string
+}
+
+// NotSettledError says the window's statistics may not be published yet.
+type NotSettledError struct {
+	// ReadyAt is when they will be read.
+	ReadyAt time.Time
+}
+
+func (e *NotSettledError) Error() string {
+	return fmt.Sprintf("the statistics of the run's last minute are read from %s on", e.ReadyAt.UTC().Format(time.RFC3339))
+}
+
+// ReadyAt is when the statistics of w's last whole minute are read.
+func (c Collector) ReadyAt(w Window) time.Time {
+	settle := c.Settle
+	if settle <= 0 {
+		settle = DefaultSettle
+	}
+	return w.Aligned().End.Add(settle)
+}
+
+// Collect reads the statistics of ops over window w from the database of
+// client. It returns a *NotSettledError before ReadyAt(w).
+func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window, ops []Operation) (*Result, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := tablesFor(c.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	if now := c.Clock.Now(); now.Before(c.ReadyAt(w)) {
+		return nil, &NotSettledError{ReadyAt: c.ReadyAt(w)}
+	}
+	res := &Result{Window: w, Minutes: w.Minutes(), Notes: notes(w.Minutes(), c.Clock.Now())}
+	var rows statRows
+	if len(res.Minutes) > 0 {
+		maxRows := c.MaxRows
+		if maxRows <= 0 {
+			maxRows = DefaultMaxRows
+		}
+		rd := reader{client: client, w: w.Aligned(), maxRows: maxRows, dialect: c.Dialect.OrDefault()}
+		if rows, err = t.readAll(ctx, rd, ops); err != nil {
+			return nil, err
+		}
+	}
+	for _, op := range ops {
+		res.Operations = append(res.Operations, aggregate(op, res.Minutes, rows))
+	}
+	return res, nil
+}
+
+// notes are the caveats of reading minutes at now.
+func notes(minutes []time.Time, now time.Time) []string {
+	if len(minutes) == 0 {
+		return []string{"the window holds no whole statistics minute: nothing was read"}
+	}
+	expired := 0
+	for _, m := range minutes {
+		if !m.After(now.Add(-minuteRetention)) {
+			expired++
+		}
+	}
+	if expired == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d of %d minutes are older than the %s Spanner keeps minute statistics; "+
+		"their shapes read as not captured", expired, len(minutes), minuteRetention)}
+}
