@@ -19,9 +19,15 @@
 CLUSTER_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KUBE_VERSION="${KUBE_VERSION:-v1.33.4}"
 export KUBE_VERSION
-K8S_BIN="${CLUSTER_ROOT}/bin/k8s/${KUBE_VERSION}"
+# bin/ may be a symlink (worktrees share one tool directory). The kernel
+# reports a process's executable (/proc/PID/exe) and its mounts
+# (mountinfo) by physical path, so the components are started, recorded
+# and cleaned up by the physical path too: else pid_of never recognises a
+# kube-apiserver it started, and cluster-down leaves the kubelet's mounts.
+CLUSTER_BIN="$(cd "${CLUSTER_ROOT}/bin" 2>/dev/null && pwd -P || echo "${CLUSTER_ROOT}/bin")"
+K8S_BIN="${CLUSTER_BIN}/k8s/${KUBE_VERSION}"
 
-CLUSTER_DIR="${CLUSTER_DIR:-${CLUSTER_ROOT}/bin/cluster}"
+CLUSTER_DIR="${CLUSTER_DIR:-${CLUSTER_BIN}/cluster}"
 STATE_DIR="${CLUSTER_DIR}/state"        # configs, etcd data, containerd root, kubelet root
 PID_DIR="${CLUSTER_DIR}/pids"           # <component>.pid: "PID EXECUTABLE"
 LOG_DIR="${CLUSTER_DIR}/logs"

@@ -43,7 +43,7 @@ check_clean() {
     case "${cmd}" in
       # Cluster components, containerd shims, the emulator on the node
       # address, the suite's Prometheus (its data lives in a Test* dir).
-      *"${ROOT}/bin/k8s/"*|*"${CLUSTER_DIR}"*|*"${RUN_DIR}"*|*"${NODE_IP}"*|*"/TestPrometheus"*)
+      *"${K8S_BIN}/"*|*"${CLUSTER_DIR}"*|*"${RUN_DIR}"*|*"${NODE_IP}"*|*"/TestPrometheus"*)
         left+=("process ${pid}: ${cmd:0:160}") ;;
     esac
     # Any process still in a pod's cgroup.

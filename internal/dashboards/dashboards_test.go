@@ -259,8 +259,11 @@ func TestMayBeEmpty(t *testing.T) {
 			excused++
 		}
 	}
-	if excused == 0 || excused > len(qs)/4 {
-		t.Errorf("%d of %d panel queries may be empty; want a few (intervals, p-values, schedule, change points)", excused, len(qs))
+	// Today 15 of 56: intervals, p-values, schedule, change points, and the
+	// error panels (a healthy run has no failures). A third is a ceiling
+	// that still catches an excuse list grown to cover broken panels.
+	if excused == 0 || excused > len(qs)/3 {
+		t.Errorf("%d of %d panel queries may be empty; want a few (intervals, p-values, schedule, change points, errors)", excused, len(qs))
 	}
 }
 

@@ -192,6 +192,7 @@ var sometimesEmpty = map[string]string{
 	"spanbench_campaign_comparison_p_value":              "no test ran (too few runs or intervals)",
 	"spanbench_campaign_next_schedule_timestamp_seconds": "the campaign has no schedule or is suspended",
 	"spanbench_campaign_change_point_timestamp_seconds":  "the trend has found no change point",
+	"spanbench_run_errors":                               "the manager exports a run's failed operations only when it had some",
 }
 
 var seriesName = regexp.MustCompile(`\bspanbench_[a-z_]+`)
@@ -200,6 +201,7 @@ var seriesName = regexp.MustCompile(`\bspanbench_[a-z_]+`)
 // nothing with, and why.
 var sometimesEmptySelections = map[string]string{
 	`statistic=~"ErrorRate"`: "the campaign compares no ErrorRate (not among the default metrics)",
+	`code!="OK"`:             "runner operations that failed: a healthy run (the e2e runs on the emulator) has none",
 }
 
 // MayBeEmpty says why the query may rightly return no series (every

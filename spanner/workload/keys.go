@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"io"
 )
 
 // BlockRows is the number of consecutive preloaded YCSB keys that share a
@@ -43,8 +44,21 @@ func tweetKey(k int64) string {
 	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", uint32(a>>32), uint16(a>>16), uint16(a), uint16(b>>48), b&0xffffffffffff)
 }
 
-// insertIndex is the key index of the seq-th insert of shard i of n: beyond
-// the preloaded rows, and disjoint between shards, so inserts never collide.
-func insertIndex(preloaded int64, shard, shards int, seq int64) int64 {
-	return preloaded + seq*int64(shards) + int64(shard)
+// insertSpan is the range beyond the preloaded rows where a shard's
+// inserted key indexes start.
+const insertSpan = 1 << 61
+
+// insertStart picks where a shard's inserted key indexes start: at random
+// in [preloaded, preloaded+insertSpan). The shards of a run, the runs of a
+// campaign and every re-run share the database, so a fixed start would
+// make each run insert the rows an earlier one already did (AlreadyExists
+// for every insert). Two shards collide only if their starts fall within
+// their inserts of each other: with a million inserts each, odds of about
+// 1e-12 per pair.
+func insertStart(preloaded int64, random io.Reader) (int64, error) {
+	var b [8]byte
+	if _, err := io.ReadFull(random, b[:]); err != nil {
+		return 0, fmt.Errorf("choosing where inserted keys start: %w", err)
+	}
+	return preloaded + int64(binary.LittleEndian.Uint64(b[:])%insertSpan), nil
 }

@@ -1,9 +1,11 @@
 package workload
 
 import (
+	cryptorand "crypto/rand"
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -38,16 +40,20 @@ func TestPreloadedKeysSortByIndexWithinABlockAndInsertsSortOutside(t *testing.T)
 	}
 }
 
-func TestInsertIndexesOfShardsNeverCollide(t *testing.T) {
-	seen := map[int64]bool{}
-	for shard := range 4 {
-		for seq := range int64(1000) {
-			k := insertIndex(500, shard, 4, seq)
-			if k < 500 || seen[k] {
-				t.Fatalf("shard %d seq %d got index %d: collides or overlaps the preloaded rows", shard, seq, k)
-			}
-			seen[k] = true
+func TestInsertStartsLieBeyondThePreloadedRowsAndSpread(t *testing.T) {
+	starts := map[int64]bool{}
+	for range 1000 {
+		k, err := insertStart(500, cryptorand.Reader)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if k < 500 || k >= 500+insertSpan || starts[k] {
+			t.Fatalf("insert start %d: overlaps the preloaded rows, leaves the span or repeats", k)
+		}
+		starts[k] = true
+	}
+	if _, err := insertStart(500, strings.NewReader("short")); err == nil {
+		t.Errorf("a failing random source gave an insert start, want an error")
 	}
 }
 

@@ -228,3 +228,35 @@ func staleReader(t *testing.T, ctx context.Context, s *session.Session, api v1al
 		return seen
 	}
 }
+
+// TestRunsSharingADatabaseInsertDifferentRows: the runs of a campaign, and
+// re-runs, share a database (and its preloaded dataset); each must insert
+// rows of its own, or every insert after the first run's fails with
+// AlreadyExists. Two workloads of the same run name and shard stand for
+// the worst case: the same campaign cell again, the next night.
+func TestRunsSharingADatabaseInsertDifferentRows(t *testing.T) {
+	for _, typ := range []v1alpha1.WorkloadType{v1alpha1.WorkloadYCSB, v1alpha1.WorkloadTweet} {
+		t.Run(string(typ), func(t *testing.T) {
+			rows, rate := int64(100), int32(1)
+			spec := &v1alpha1.WorkloadSpec{Type: typ, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
+				Operations: []v1alpha1.OperationSpec{{Name: "insert", Type: v1alpha1.OpInsert, Weight: 1}},
+				Load:       v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: time.Second}}
+			*spec = spec.Resolved()
+			s := sessiontest.Start(t, spec)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			for run := range 2 {
+				w, err := s.Workload(spec, "nightly-r1", 0, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rng := rand.New(rand.NewPCG(1, 1))
+				for i := range 3 {
+					if _, err := w.Ops()[0].Do(ctx, rng); err != nil {
+						t.Fatalf("run %d, insert %d on the database the run before used: %v", run+1, i+1, err)
+					}
+				}
+			}
+		})
+	}
+}

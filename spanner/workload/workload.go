@@ -5,6 +5,7 @@ package workload
 
 import (
 	"context"
+	cryptorand "crypto/rand"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -113,7 +114,11 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 	if err != nil {
 		return nil, err
 	}
-	keyspace := &shardKeys{rows: *spec.Dataset.Rows, opts: o, log: &insertLog{}, recent: newZipfian(maxLive)}
+	start, err := insertStart(*spec.Dataset.Rows, cryptorand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	keyspace := &shardKeys{rows: *spec.Dataset.Rows, insertStart: start, log: &insertLog{}, recent: newZipfian(maxLive)}
 	ops := make([]*Op, 0, len(spec.Operations))
 	for _, os := range spec.Operations {
 		ex := newExecutor(c, os, o.Run, o)
@@ -132,13 +137,13 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 // their specs' weights.
 func (w *Workload) Ops() []*Op { return w.ops }
 
-// shardKeys is what a shard's operations share: the preloaded row count, the
-// shard's inserts, and the recency distribution of Latest.
+// shardKeys is what a shard's operations share: the preloaded row count,
+// where the shard's inserted keys start, its inserts, and the recency
+// distribution of Latest.
 type shardKeys struct {
-	rows   int64
-	opts   Options
-	log    *insertLog
-	recent *zipfian
+	rows, insertStart int64
+	log               *insertLog
+	recent            *zipfian
 }
 
 // existing picks an existing row for a read or update.
@@ -156,7 +161,7 @@ func (s *shardKeys) existing(rng *rand.Rand, c chooser, keys v1alpha1.KeyDistrib
 
 // newInsertIndex reserves a fresh key index for an insert.
 func (s *shardKeys) newInsertIndex() int64 {
-	return insertIndex(s.rows, s.opts.Shard, s.opts.Shards, s.log.nextSeq())
+	return s.insertStart + s.log.nextSeq()
 }
 
 // operationFunc is the body of an operation.

@@ -78,14 +78,51 @@ func TestEverySampleRunSucceeds(t *testing.T) {
 	}
 }
 
+// TestEveryCampaignSampleIsAdmitted sends each BenchmarkCampaign of
+// config/samples to the installed spanbench as `kubectl apply
+// --dry-run=server`: the CRD's schema and CEL rules and any admission
+// webhook of the install judge it, and nothing runs. Running every
+// campaign sample here would cost 2-10 minutes each; one real campaign
+// runs in TestCampaignOnRealPods, and test/apivalidation plans every
+// sample's cells.
+func TestEveryCampaignSampleIsAdmitted(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join(suite.root, samplesDir, "campaign-*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no campaign samples in %s (%v)", samplesDir, err)
+	}
+	ns := newNamespace(t, "e2e-csamples")
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := kubectlStdin(t, raw, "apply", "--dry-run=server", "-n", ns, "-f", "-")
+		if err != nil {
+			t.Errorf("%s: kubectl apply --dry-run=server: %v\n%s", filepath.Base(file), err, out)
+			continue
+		}
+		if !strings.Contains(out, "benchmarkcampaign.bench.spanbench.io/") {
+			t.Errorf("%s: kubectl apply --dry-run=server admitted no BenchmarkCampaign:\n%s", filepath.Base(file), out)
+		}
+	}
+}
+
 // applyManifest is `kubectl apply -n ns -f -` of manifest.
 func applyManifest(t *testing.T, ns string, manifest []byte) {
 	t.Helper()
+	if out, err := kubectlStdin(t, manifest, "apply", "-n", ns, "-f", "-"); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+}
+
+// kubectlStdin runs kubectl with stdin as its input, within a minute.
+func kubectlStdin(t *testing.T, stdin []byte, args ...string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, suite.kubectl, "--kubeconfig", suite.kubeconfig, "apply", "-n", ns, "-f", "-")
-	cmd.Stdin = bytes.NewReader(manifest)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s", err, strings.TrimSpace(string(out)))
-	}
+	cmd := exec.CommandContext(ctx, suite.kubectl, append([]string{"--kubeconfig", suite.kubeconfig}, args...)...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
 }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/plan"
+	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
+)
+
+// Bounds of a campaign sample scaled for the emulator: a newcomer runs it
+// with `spanbench campaign -f` and waits for every run, one at a time.
+const (
+	sampleRunMax   = 30 * time.Second
+	sampleRowsMax  = 10_000
+	sampleRunsMax  = 10
+	minIntervals   = 10 // what the comparison of one run a cell bootstraps over, at least
+	runNameMaxSize = 50 // a BenchmarkRun's name bound
+)
+
+// TestEveryCampaignSamplePlans takes each config/samples/campaign-*.yaml
+// through what `spanbench campaign -f` does before its first run — the
+// CLI's strict reader and the Go validator (manifest.ReadCampaignFile),
+// campaign/plan's cells (each a valid run), baseline, order and run names —
+// and checks that the sample is what its comments promise: a comparison
+// (two cells or more, every compared operation present in every cell),
+// scaled for the emulator (each run well under a minute, small datasets,
+// few runs), enough intervals for a one-run-a-cell comparison, and no
+// emulatorHost, so that the CLI starts an emulator of its own. The API
+// server's view of the samples is test/apivalidation's
+// TestCampaignSamplesAreAcceptedAndExpand.
+func TestEveryCampaignSamplePlans(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "config", "samples", "campaign-*.yaml"))
+	if err != nil || len(files) < 6 {
+		t.Fatalf("want the six campaign samples of config/samples, found %v (%v)", files, err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			c, err := manifest.ReadCampaignFile(file)
+			if err != nil {
+				t.Fatalf("spanbench campaign -f refuses it: %v", err)
+			}
+			cells, err := plan.Cells(&c.Spec)
+			if err != nil {
+				t.Fatalf("its matrix does not plan: %v", err)
+			}
+			if len(cells) < 2 {
+				t.Fatalf("%d cell: nothing to compare", len(cells))
+			}
+			base, err := plan.Baseline(&c.Spec, cells)
+			if err != nil {
+				t.Fatalf("its baseline: %v", err)
+			}
+			slots := plan.Order(c.Spec.RunOrder(), c.Spec.OrderSeed(), len(cells), c.Spec.RepetitionCount())
+			if len(slots) > sampleRunsMax {
+				t.Errorf("%d runs: more than the %d a sample for the emulator may take", len(slots), sampleRunsMax)
+			}
+			names := map[string]bool{}
+			for _, s := range slots {
+				n := plan.RunName(c.Name, time.Date(2026, 11, 24, 2, 0, 0, 0, time.UTC), &cells[s.Cell], s.Repetition)
+				if names[n] || len(n) > runNameMaxSize {
+					t.Errorf("run name %q: taken twice or longer than %d", n, runNameMaxSize)
+				}
+				names[n] = true
+			}
+			for i := range cells {
+				checkSampleCell(t, c, &cells[i])
+			}
+			t.Logf("%d cells (baseline %s) × %d repetitions, %s order", len(cells), cells[base].Name, c.Spec.RepetitionCount(), c.Spec.RunOrder())
+		})
+	}
+}
+
+// checkSampleCell checks one cell of a campaign sample: scaled for the
+// emulator, comparable, and run on the CLI's own emulator.
+func checkSampleCell(t *testing.T, c *v1alpha1.BenchmarkCampaign, cell *plan.Cell) {
+	t.Helper()
+	w := cell.Spec.Workload.Resolved()
+	if d := w.TotalDuration(); d > sampleRunMax {
+		t.Errorf("cell %s: a run of %s, more than %s", cell.Name, d, sampleRunMax)
+	}
+	if n := int(w.TotalDuration() / w.Interval.Duration); c.Spec.RepetitionCount() == 1 && n < minIntervals {
+		t.Errorf("cell %s: one run a cell of %d intervals; the comparison needs %d", cell.Name, n, minIntervals)
+	}
+	if w.Dataset.Rows != nil && *w.Dataset.Rows > sampleRowsMax {
+		t.Errorf("cell %s: %d rows, more than %d", cell.Name, *w.Dataset.Rows, sampleRowsMax)
+	}
+	if h := cell.Spec.Target.EmulatorHost; h != "" {
+		t.Errorf("cell %s names emulatorHost %s: spanbench campaign -f would use it instead of starting its own", cell.Name, h)
+	}
+	var ops []string
+	for i := range w.Operations {
+		ops = append(ops, w.Operations[i].EffectiveName())
+	}
+	for _, m := range c.Spec.Comparison.Metrics {
+		for _, op := range m.Operations {
+			if !slices.Contains(ops, op) {
+				t.Errorf("cell %s: comparison.metrics compares operation %q, which the cell does not run (%v)", cell.Name, op, ops)
+			}
+		}
+	}
+}
