@@ -89,7 +89,7 @@ func (r *BenchmarkCampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // be planned is Stalled until its spec changes.
 func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1.BenchmarkCampaign, outbox *eventOutbox) (ctrl.Result, error) {
 	now := r.Clock.Now()
-	cells, baseline, err := planCells(c)
+	cells, baseline, err := plan.Expand(&c.Spec)
 	if err != nil {
 		c.Status.ObservedGeneration = c.Generation
 		setCampaignConditions(c, stalledBy(reasonInvalidCampaign, err.Error()), now)
@@ -134,12 +134,3 @@ type pass struct {
 	stall *stall
 }
 
-// planCells expands the matrix and finds the baseline.
-func planCells(c *v1alpha1.BenchmarkCampaign) ([]plan.Cell, int, error) {
-	cells, err := plan.Cells(&c.Spec)
-	if err != nil {
-		return nil, 0, err
-	}
-	baseline, err := plan.Baseline(&c.Spec, cells)
-	return cells, baseline, err
-}

@@ -64,7 +64,8 @@ func (c *Cell) Labels() map[string]string {
 // that make it so.
 func Cells(spec *v1alpha1.BenchmarkCampaignSpec) ([]Cell, error) {
 	if errs := spec.Template.Spec.Validate(field.NewPath("spec", "template", "spec")); len(errs) > 0 {
-		return nil, fmt.Errorf("the template is not a valid run: %w", errs.ToAggregate())
+		return nil, &Error{Field: field.NewPath("spec", "template", "spec"),
+			err: fmt.Errorf("the template is not a valid run: %w", errs.ToAggregate())}
 	}
 	if spec.Matrix == nil {
 		return []Cell{{Name: "template", Hash: hash(nil), Spec: *spec.Template.Spec.DeepCopy()}}, nil
@@ -81,7 +82,8 @@ func Cells(spec *v1alpha1.BenchmarkCampaignSpec) ([]Cell, error) {
 			return nil, err
 		}
 		if other, dup := hashes[c.Hash]; dup {
-			return nil, fmt.Errorf("cells %s and %s share the hash %s; rename a label", other, c.Name, c.Hash)
+			return nil, &Error{Field: matrixPath.Child("axes"), Value: c.Name,
+				err: fmt.Errorf("cells %s and %s share the hash %s; rename a label", other, c.Name, c.Hash)}
 		}
 		hashes[c.Hash] = c.Name
 		cells = append(cells, c)
@@ -123,8 +125,8 @@ func groups(m *v1alpha1.MatrixSpec) []group {
 // combinations are the matrix's cells as choices, in the order of the
 // axes, excluded cells dropped.
 func combinations(m *v1alpha1.MatrixSpec) ([][]Choice, error) {
-	if errs := m.Validate(field.NewPath("spec", "matrix")); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+	if errs := m.Validate(matrixPath); len(errs) > 0 {
+		return nil, &Error{Field: matrixPath, err: errs.ToAggregate()}
 	}
 	gs := groups(m)
 	total := 1
@@ -142,12 +144,12 @@ func combinations(m *v1alpha1.MatrixSpec) ([][]Choice, error) {
 			out = append(out, ch)
 		}
 		if len(out) > MaxCells {
-			return nil, fmt.Errorf("the matrix has more than %d cells; exclude some or split the campaign", MaxCells)
+			return nil, &Error{Field: matrixPath, err: fmt.Errorf("the matrix has more than %d cells; exclude some or split the campaign", MaxCells)}
 		}
 		advance(gs, pos)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("exclude drops every cell of the matrix")
+		return nil, &Error{Field: matrixPath.Child("exclude"), err: fmt.Errorf("exclude drops every cell of the matrix")}
 	}
 	return out, nil
 }
@@ -228,15 +230,15 @@ func blame(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices []Ch
 			}
 		}
 		if err != nil {
-			a := m.Axis(ch.Axis)
-			return fmt.Errorf("matrix axis %q value %q (path %s) makes an invalid run: %w", ch.Axis, ch.Label, a.Path, err)
+			return valueError(m, ch, fmt.Errorf("matrix axis %q value %q (path %s) makes an invalid run: %w", ch.Axis, ch.Label, m.Axis(ch.Axis).Path, err))
 		}
 	}
 	parts := make([]string, len(choices))
 	for i, ch := range choices {
 		parts[i] = ch.Axis + "=" + ch.Label
 	}
-	return fmt.Errorf("matrix cell %s makes an invalid run: %w", strings.Join(parts, ", "), cellErr)
+	return &Error{Field: matrixPath, Value: strings.Join(parts, ","),
+		err: fmt.Errorf("matrix cell %s makes an invalid run: %w", strings.Join(parts, ", "), cellErr)}
 }
 
 // cellName joins the labels of each group's first axis.
@@ -277,7 +279,7 @@ func applyChoices(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choic
 		a := m.Axis(ch.Axis)
 		v := a.Values[axisIndex(a, ch.Label)]
 		if err := SetPath(doc, a.Path, v.Value.Raw); err != nil {
-			return v1alpha1.BenchmarkRunSpec{}, fmt.Errorf("matrix axis %q value %q: %w", ch.Axis, ch.Label, err)
+			return v1alpha1.BenchmarkRunSpec{}, valueError(m, ch, fmt.Errorf("matrix axis %q value %q: %w", ch.Axis, ch.Label, err))
 		}
 	}
 	out, err := doc.MarshalJSON()

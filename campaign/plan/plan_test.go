@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,63 @@ func TestRunAndIterationNames(t *testing.T) {
 	}
 	if i1, i2 := IterationName(long1+long1, at), IterationName(long2+long1, at); len(i1) > 63 || i1 == i2 {
 		t.Errorf("long iteration names %s, %s: want at most 63 characters and distinct", i1, i2)
+	}
+}
+
+// TestExpandErrorsNameTheCampaignField: every reason a campaign cannot be
+// planned names the campaign field at fault, as admission reports it: the
+// axis value for a value that makes an invalid run.
+func TestExpandErrorsNameTheCampaignField(t *testing.T) {
+	for _, tc := range []struct{ name, matrix, wantField, wantValue string }{
+		{"second value of the second axis", `
+matrix:
+  axes:
+  - {name: nodes, path: target.instance.nodes, values: [{label: 3n, value: 3}]}
+  - {name: rate, path: workload.load.rate, values: [{label: r100, value: 100}, {label: neg, value: -5}]}`,
+			"spec.matrix.axes[1].values[1]", "neg"},
+		{"path naming no list element", `
+matrix:
+  axes:
+  - {name: api, path: "workload.operations.[name=pont].api", values: [{label: sql, value: SQL}]}`,
+			"spec.matrix.axes[0].values[0]", "sql"},
+		{"exclude dropping every cell", `
+matrix:
+  axes:
+  - {name: rate, path: workload.load.rate, values: [{label: r100, value: 100}]}
+  exclude:
+  - {rate: r100}`,
+			"spec.matrix.exclude", ""},
+		{"baseline naming two cells", `
+matrix:
+  axes:
+  - {name: nodes, path: target.instance.nodes, values: [{label: 3n, value: 3}, {label: 6n, value: 6}]}
+  - {name: rate, path: workload.load.rate, values: [{label: r100, value: 100}, {label: r200, value: 200}]}
+baseline: {nodes: 3n}`,
+			"spec.baseline", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Expand(campaignSpec(t, tc.matrix))
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("Expand = %v, want a *plan.Error", err)
+			}
+			if got := pe.Field.String(); got != tc.wantField || pe.Value != tc.wantValue {
+				t.Errorf("Expand blames %s value %q, want %s value %q (error: %v)", got, pe.Value, tc.wantField, tc.wantValue, err)
+			}
+		})
+	}
+}
+
+func TestExpandFindsTheBaseline(t *testing.T) {
+	cells, baseline, err := Expand(campaignSpec(t, `
+matrix:
+  axes:
+  - {name: nodes, path: target.instance.nodes, values: [{label: 3n, value: 3}, {label: 6n, value: 6}]}
+baseline: {nodes: 6n}`))
+	if err != nil {
+		t.Fatalf("Expand: %v", err)
+	}
+	if got := cells[baseline].Name; got != "6n" {
+		t.Errorf("baseline cell = %s, want 6n", got)
 	}
 }
