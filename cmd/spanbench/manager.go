@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -48,6 +49,7 @@ type managerFlags struct {
 	sweepProjects          []string
 	sweepInterval          time.Duration
 	spannerEndpoint        string
+	webhook                webhookFlags
 }
 
 func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
@@ -81,6 +83,15 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.DurationVar(&f.sweepInterval, "sweep-interval", controllers.DefaultSweepInterval, "how often to look for instances whose run is gone (0: never)")
 	fs.StringVar(&f.spannerEndpoint, "spanner-endpoint", "", "host:port of the Cloud Spanner API the manager calls for runs that name no emulator, such as a regional endpoint "+
 		"or a Private Service Connect address (default: "+endpoint.CloudDefault+")")
+	f.webhook.Secret = types.NamespacedName{Namespace: "spanbench-system", Name: "spanbench-webhook-cert"}
+	f.webhook.Service = types.NamespacedName{Namespace: "spanbench-system", Name: "spanbench-webhook"}
+	fs.BoolVar(&f.webhook.enabled, "webhook", true, "serve the BenchmarkCampaign admission webhook (false: no webhook server; remove the install's ValidatingWebhookConfiguration too)")
+	fs.IntVar(&f.webhook.Port, "webhook-port", 9443, "port of the webhook server")
+	fs.StringVar(&f.webhook.CertDir, "webhook-cert-dir", "", "serve the webhook with tls.crt and tls.key from this directory, kept by something else such as cert-manager "+
+		"(default: a self-signed CA and certificate the manager keeps in --webhook-secret)")
+	fs.Func("webhook-secret", "NAMESPACE/NAME of the Secret holding the webhook's CA and certificate (default spanbench-system/spanbench-webhook-cert)", namespacedName(&f.webhook.Secret))
+	fs.Func("webhook-service", "NAMESPACE/NAME of the webhook's Service, which the serving certificate names (default spanbench-system/spanbench-webhook)", namespacedName(&f.webhook.Service))
+	fs.StringVar(&f.webhook.Configuration, "webhook-configuration", "spanbench-validating-webhook", "the ValidatingWebhookConfiguration whose webhooks get the CA as caBundle")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -150,6 +161,9 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := setupWebhook(mgr, &f.webhook); err != nil {
 		return nil, err
 	}
 	cluster, err := clusterID(f.clusterID, mgr.GetAPIReader())

@@ -39,6 +39,7 @@ spec:
   concurrencyPolicy: Replace
   startingDeadlineSeconds: 600
   runNow: "2026-11-24"
+  baseline: {api: read, keys-api: read}
   matrix:
     zip: null
     exclude:
