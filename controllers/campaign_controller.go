@@ -133,4 +133,3 @@ type pass struct {
 	// stall is why the campaign cannot proceed, if it cannot.
 	stall *stall
 }
-
