@@ -36,8 +36,9 @@ func TestCampaignWebhookRefusesInvalidCells(t *testing.T) {
 		if err == nil {
 			t.Fatalf("kubectl %s of a campaign with an invalid cell succeeded: %s", verb, out)
 		}
-		for _, s := range []string{`admission webhook "vbenchmarkcampaign.bench.spanbench.io" denied the request`,
-			`spec.matrix.axes[2].values[0]`, `matrix axis "keys-api" value "read"`, `no list element workload.operations.[name=kyes]`} {
+		// kubectl prints an Invalid status as "The BenchmarkCampaign ... is
+		// invalid: <field>: <message>", without the webhook's name.
+		for _, s := range []string{`The BenchmarkCampaign "read-vs-sql" is invalid: spec.matrix.axes[2].values[0]: Invalid value: "read"`, `matrix axis "keys-api" value "read"`, `no list element workload.operations.[name=kyes]`} {
 			if !strings.Contains(out, s) {
 				t.Errorf("kubectl %s's refusal does not say %q:\n%s", verb, s, out)
 			}
