@@ -1,9 +1,10 @@
 // Package admission is the BenchmarkCampaign validating admission webhook:
 // the API server's schema and CEL rules check a campaign's fields, but
-// cannot apply the matrix's kustomize paths, so this webhook plans the
-// cells with the same plan.Expand the CLI and the controller use and
-// denies a campaign with a cell that would be an invalid run, naming the
-// axis, the value and the run field.
+// cannot apply the matrix's kustomize paths and patches (nor see fields of
+// any JSON type), so this webhook runs the CLI's own checks —
+// BenchmarkCampaign.Validate, then plan.Expand, which the controller plans
+// with too — and denies a campaign with a cell that would be an invalid
+// run, naming the axis, the value and the run field.
 package admission
 
 import (
@@ -67,18 +68,25 @@ func (CampaignValidator) ValidateDelete(context.Context, runtime.Object) (admiss
 	return nil, nil
 }
 
-// Check plans c and returns the refusal the API server reports, an
-// Invalid status naming the campaign field at fault, or nil.
+// Check validates c as the CLI does — BenchmarkCampaign.Validate (which
+// the schema and CEL already enforced, except the rules CEL cannot see),
+// then plan.Expand — and returns the refusal the API server reports, an
+// Invalid status naming the campaign fields at fault, or nil.
 func Check(c *v1alpha1.BenchmarkCampaign) error {
-	_, _, err := plan.Expand(&c.Spec)
-	if err == nil {
+	errs := c.Validate()
+	if len(errs) == 0 {
+		if _, _, err := plan.Expand(&c.Spec); err != nil {
+			fe := field.Invalid(field.NewPath("spec"), nil, err.Error())
+			if pe := (*plan.Error)(nil); errors.As(err, &pe) {
+				fe = pe.FieldError()
+			}
+			errs = field.ErrorList{fe}
+		}
+	}
+	if len(errs) == 0 {
 		return nil
 	}
-	fe := field.Invalid(field.NewPath("spec"), nil, err.Error())
-	if pe := (*plan.Error)(nil); errors.As(err, &pe) {
-		fe = pe.FieldError()
-	}
-	return apierrors.NewInvalid(v1alpha1.GroupVersion.WithKind("BenchmarkCampaign").GroupKind(), c.Name, field.ErrorList{fe})
+	return apierrors.NewInvalid(v1alpha1.GroupVersion.WithKind("BenchmarkCampaign").GroupKind(), c.Name, errs)
 }
 
 func campaignOf(obj runtime.Object) (*v1alpha1.BenchmarkCampaign, error) {

@@ -82,3 +82,19 @@ func apiStatus(err error, out *apierrors.APIStatus) bool {
 	*out = s
 	return ok && s.Status().Details != nil
 }
+
+// TestValidateCreateRunsTheGoValidation: the rules CEL cannot see (a value
+// on an axis without a path) are enforced by the webhook, with
+// BenchmarkCampaign.Validate's field.
+func TestValidateCreateRunsTheGoValidation(t *testing.T) {
+	c := campaign(t, "r200", "200")
+	c.Spec.Matrix.Axes[0].Path = ""
+	_, err := CampaignValidator{}.ValidateCreate(context.Background(), c)
+	var status apierrors.APIStatus
+	if !apiStatus(err, &status) {
+		t.Fatalf("ValidateCreate = %v, want an Invalid status", err)
+	}
+	if causes := status.Status().Details.Causes; len(causes) != 2 || causes[0].Field != "spec.matrix.axes[0].values[0].value" {
+		t.Errorf("causes %+v, want one per value at spec.matrix.axes[0].values[i].value", causes)
+	}
+}

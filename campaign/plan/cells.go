@@ -230,7 +230,7 @@ func blame(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices []Ch
 			}
 		}
 		if err != nil {
-			return valueError(m, ch, fmt.Errorf("matrix axis %q value %q (path %s) makes an invalid run: %w", ch.Axis, ch.Label, m.Axis(ch.Axis).Path, err))
+			return valueError(m, ch, fmt.Errorf("matrix axis %q value %q (%s) makes an invalid run: %w", ch.Axis, ch.Label, changes(m.Axis(ch.Axis), ch.Label), err))
 		}
 	}
 	parts := make([]string, len(choices))
@@ -239,6 +239,26 @@ func blame(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices []Ch
 	}
 	return &Error{Field: matrixPath, Value: strings.Join(parts, ","),
 		err: fmt.Errorf("matrix cell %s makes an invalid run: %w", strings.Join(parts, ", "), cellErr)}
+}
+
+// changes says how the value label of axis a changes the run spec: its
+// path, its patches, or both.
+func changes(a *v1alpha1.MatrixAxis, label string) string {
+	v := &a.Values[axisIndex(a, label)]
+	var parts []string
+	if a.Path != "" {
+		parts = append(parts, "path "+a.Path)
+	}
+	if v.StrategicMergePatch != nil {
+		parts = append(parts, "strategicMergePatch")
+	}
+	if len(v.JSONPatch) > 0 {
+		parts = append(parts, "jsonPatch")
+	}
+	if len(parts) == 0 {
+		return "no change"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // cellName joins the labels of each group's first axis.
@@ -263,9 +283,9 @@ func hash(choices []Choice) string {
 	return hex.EncodeToString(h.Sum(nil))[:6]
 }
 
-// applyChoices sets each chosen value at its axis's path in a copy of the
-// template, and decodes the result strictly, so that a path that names no
-// field of a run (a typo that created one) is refused.
+// applyChoices applies each chosen value (applyValue) to a copy of the
+// template, and decodes the result strictly, so that a path or patch that
+// names no field of a run (a typo that created one) is refused.
 func applyChoices(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices []Choice) (v1alpha1.BenchmarkRunSpec, error) {
 	js, err := json.Marshal(tmpl)
 	if err != nil {
@@ -277,8 +297,7 @@ func applyChoices(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choic
 	}
 	for _, ch := range choices {
 		a := m.Axis(ch.Axis)
-		v := a.Values[axisIndex(a, ch.Label)]
-		if err := SetPath(doc, a.Path, v.Value.Raw); err != nil {
+		if doc, err = applyValue(doc, a, &a.Values[axisIndex(a, ch.Label)]); err != nil {
 			return v1alpha1.BenchmarkRunSpec{}, valueError(m, ch, fmt.Errorf("matrix axis %q value %q: %w", ch.Axis, ch.Label, err))
 		}
 	}

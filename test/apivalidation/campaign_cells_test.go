@@ -114,6 +114,19 @@ spec:
 		says:  []string{`matrix axis "cfg" value "asia1" (path target.instance.confg)`, `unknown field "target.instance.confg"`},
 	},
 	{
+		name:  "patch-makes-an-invalid-run",
+		patch: patched("- {name: keys, rows: 20}", "- {name: keys, type: Update}"),
+		field: "spec.matrix.axes[1].values[1]",
+		says: []string{`matrix axis "shape" value "keys20-plus-scan" (strategicMergePatch, jsonPatch) makes an invalid run`,
+			`spec.workload.operations[1].api`, `only Read, Scan and ReadKeys choose an API`},
+	},
+	{
+		name:  "json-patch-that-does-not-apply",
+		patch: patched("{op: test, path: /workload/load/rate, value: 100}", "{op: test, path: /workload/load/rate, value: 7}"),
+		field: "spec.matrix.axes[1].values[1]",
+		says:  []string{`matrix axis "shape" value "keys20-plus-scan": jsonPatch: `},
+	},
+	{
 		name: "baseline-excluded",
 		patch: `
 spec:
