@@ -50,6 +50,11 @@ func RunWithWebhooks(m *testing.M, name string, crdDirs, webhookPaths []string,
 	cfg, err := env.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: starting kube-apiserver and etcd (CRDs from %v): %v\n", name, crdDirs, err)
+		// Start leaves the control plane running when installing the CRDs
+		// or webhooks fails (a CRD the API server refuses).
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: stopping envtest: %v\n", name, err)
+		}
 		return 1
 	}
 	defer func() {
