@@ -148,19 +148,11 @@ type pass struct {
 
 // planCampaign expands the matrix of spec and finds the baseline.
 func planCampaign(spec *v1alpha1.BenchmarkCampaignSpec) (*iterationPlan, error) {
-	cells, baseline, err := planCells(spec)
+	// plan.Expand is the one planning check: the CLI and the admission
+	// webhook run it too.
+	cells, baseline, err := plan.Expand(spec)
 	if err != nil {
 		return nil, err
 	}
 	return &iterationPlan{spec: spec, cells: cells, baseline: baseline}, nil
-}
-
-// planCells expands the matrix and finds the baseline.
-func planCells(spec *v1alpha1.BenchmarkCampaignSpec) ([]plan.Cell, int, error) {
-	cells, err := plan.Cells(spec)
-	if err != nil {
-		return nil, 0, err
-	}
-	baseline, err := plan.Baseline(spec, cells)
-	return cells, baseline, err
 }

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -218,7 +219,7 @@ func (m *MatrixSpec) Validate(path *field.Path) field.ErrorList {
 
 func (a *MatrixAxis) validate(p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if a.Path == "" || len(a.Path) > 256 {
+	if len(a.Path) > 256 {
 		errs = append(errs, field.Invalid(p.Child("path"), a.Path, "must be 1 to 256 characters"))
 	} else if strings.HasPrefix(a.Path, "spec.") {
 		errs = append(errs, field.Invalid(p.Child("path"), a.Path, "is relative to the run spec; drop the leading spec."))
@@ -236,9 +237,53 @@ func (a *MatrixAxis) validate(p *field.Path) field.ErrorList {
 			errs = append(errs, field.Duplicate(vp.Child("label"), v.Label))
 		}
 		labels[v.Label] = true
-		if len(v.Value.Raw) == 0 {
-			errs = append(errs, field.Required(vp.Child("value"), "the value the path is set to"))
+		if hasPath, hasValue := a.Path != "", len(v.Value.Raw) > 0; hasPath != hasValue {
+			errs = append(errs, field.Invalid(vp.Child("value"), string(v.Value.Raw),
+				"with a path every value sets it (value); without one no value has a value, only patches"))
 		}
+		if v.StrategicMergePatch != nil && !isObject(v.StrategicMergePatch.Raw) {
+			errs = append(errs, field.Invalid(vp.Child("strategicMergePatch"), string(v.StrategicMergePatch.Raw), "must be an object: fields of the run spec"))
+		}
+		if len(v.JSONPatch) > 16 {
+			errs = append(errs, field.TooMany(vp.Child("jsonPatch"), len(v.JSONPatch), 16))
+		}
+		for k := range v.JSONPatch {
+			errs = append(errs, v.JSONPatch[k].validate(vp.Child("jsonPatch").Index(k))...)
+		}
+	}
+	return errs
+}
+
+// isObject says whether raw JSON is an object.
+func isObject(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '{'
+}
+
+var jsonPatchOps = []string{"add", "remove", "replace", "move", "copy", "test"}
+
+func (o *JSONPatchOperation) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if !contains(jsonPatchOps, string(o.Op)) {
+		errs = append(errs, field.NotSupported(p.Child("op"), o.Op, jsonPatchOps))
+	}
+	for _, f := range []struct {
+		name, ptr string
+		set       bool
+	}{{"path", o.Path, true}, {"from", o.From, o.From != ""}} {
+		if f.set && (len(f.ptr) > 256 || !strings.HasPrefix(f.ptr, "/") || strings.HasPrefix(f.ptr, "/spec/")) {
+			errs = append(errs, field.Invalid(p.Child(f.name), f.ptr, "a JSON pointer into the run spec, such as /workload/load/rate (no /spec prefix)"))
+		}
+	}
+	if (o.Op == "move" || o.Op == "copy") != (o.From != "") {
+		errs = append(errs, field.Invalid(p.Child("from"), o.From, "required by move and copy, and only by them"))
+	}
+	if (o.Op == "add" || o.Op == "replace" || o.Op == "test") != (o.Value != nil) {
+		var v string
+		if o.Value != nil {
+			v = string(o.Value.Raw)
+		}
+		errs = append(errs, field.Invalid(p.Child("value"), v, "required by add, replace and test, and only by them"))
 	}
 	return errs
 }

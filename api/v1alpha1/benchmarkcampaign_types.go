@@ -310,7 +310,10 @@ type AxisName string
 // +kubebuilder:validation:MaxLength=20
 type AxisLabel string
 
-// MatrixAxis is one dimension of a campaign's matrix.
+// MatrixAxis is one dimension of a campaign's matrix. With a path, every
+// value sets it (value); without one, no value has a value, only patches.
+// CEL cannot see a field of any JSON type (value), so the admission
+// webhook checks this rule, with BenchmarkCampaign.Validate.
 type MatrixAxis struct {
 	// name names the axis in baseline, zip and exclude, and in the runs'
 	// spanbench.io/variant label.
@@ -324,12 +327,13 @@ type MatrixAxis struct {
 	// path syntax: dot-separated field names, and [key=value] to pick a
 	// list element, such as target.instance.config or
 	// workload.operations.[name=read].api. Missing fields on the way are
-	// created; a missing list element is an error, never appended.
-	// +required
+	// created; a missing list element is an error, never appended. Absent,
+	// the axis's values change the run spec through their patches only.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('spec.')",message="path: is relative to the run spec; drop the leading spec."
-	Path string `json:"path"`
+	Path string `json:"path,omitempty"`
 
 	// values are the values the axis takes, each with a label.
 	// +required
@@ -351,10 +355,63 @@ type AxisValue struct {
 	Label string `json:"label"`
 
 	// value is what the axis's path is set to: a string, number, boolean,
-	// list or object, as in the run spec.
-	// +required
-	Value apiextensionsv1.JSON `json:"value"`
+	// list or object, as in the run spec. Required when the axis has a
+	// path, absent otherwise.
+	// +optional
+	Value apiextensionsv1.JSON `json:"value,omitzero"`
+
+	// strategicMergePatch is a strategic-merge patch of the run spec (an
+	// object, relative to the run spec), applied after the path's value,
+	// for changes one path cannot express: lists of objects with a name
+	// (operations, tables) merge by name, and an element with
+	// "$patch: delete" is removed. Merged as kustomize merges
+	// (sigs.k8s.io/kustomize/kyaml).
+	// +optional
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	StrategicMergePatch *apiextensionsv1.JSON `json:"strategicMergePatch,omitempty"`
+
+	// jsonPatch is a JSON patch (RFC 6902) of the run spec, applied after
+	// the strategic-merge patch: its paths are JSON pointers into the run
+	// spec, such as /workload/operations/- to append an operation.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	JSONPatch []JSONPatchOperation `json:"jsonPatch,omitempty"`
 }
+
+// JSONPatchOperation is one operation of a JSON patch (RFC 6902). value is
+// required by add, replace and test, and only by them (checked at
+// admission by the webhook: CEL cannot see value).
+// +kubebuilder:validation:XValidation:rule="(self.op == 'move' || self.op == 'copy') == has(self.from)",message="from: required by move and copy, and only by them"
+type JSONPatchOperation struct {
+	// op is the operation.
+	// +required
+	Op JSONPatchOp `json:"op"`
+
+	// path is a JSON pointer into the run spec (without /spec), such as
+	// /workload/load/rate or /workload/operations/-.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/') && !self.startsWith('/spec/')",message="path: a JSON pointer into the run spec, such as /workload/load/rate (no /spec prefix)"
+	Path string `json:"path"`
+
+	// from is the pointer move and copy take the value from.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/') && !self.startsWith('/spec/')",message="from: a JSON pointer into the run spec, such as /workload/load/rate (no /spec prefix)"
+	From string `json:"from,omitempty"`
+
+	// value is what add and replace put at path, and what test expects.
+	// +optional
+	Value *apiextensionsv1.JSON `json:"value,omitempty"`
+}
+
+// JSONPatchOp is a JSON patch operation.
+// +kubebuilder:validation:Enum=add;remove;replace;move;copy;test
+type JSONPatchOp string
 
 // ComparisonSpec says what a campaign compares and what counts as a change.
 type ComparisonSpec struct {

@@ -64,7 +64,8 @@ func (c *Cell) Labels() map[string]string {
 // that make it so.
 func Cells(spec *v1alpha1.BenchmarkCampaignSpec) ([]Cell, error) {
 	if errs := spec.Template.Spec.Validate(field.NewPath("spec", "template", "spec")); len(errs) > 0 {
-		return nil, fmt.Errorf("the template is not a valid run: %w", errs.ToAggregate())
+		return nil, &Error{Field: field.NewPath("spec", "template", "spec"),
+			err: fmt.Errorf("the template is not a valid run: %w", errs.ToAggregate())}
 	}
 	if spec.Matrix == nil {
 		return []Cell{{Name: "template", Hash: hash(nil), Spec: *spec.Template.Spec.DeepCopy()}}, nil
@@ -81,7 +82,8 @@ func Cells(spec *v1alpha1.BenchmarkCampaignSpec) ([]Cell, error) {
 			return nil, err
 		}
 		if other, dup := hashes[c.Hash]; dup {
-			return nil, fmt.Errorf("cells %s and %s share the hash %s; rename a label", other, c.Name, c.Hash)
+			return nil, &Error{Field: matrixPath.Child("axes"), Value: c.Name,
+				err: fmt.Errorf("cells %s and %s share the hash %s; rename a label", other, c.Name, c.Hash)}
 		}
 		hashes[c.Hash] = c.Name
 		cells = append(cells, c)
@@ -123,8 +125,8 @@ func groups(m *v1alpha1.MatrixSpec) []group {
 // combinations are the matrix's cells as choices, in the order of the
 // axes, excluded cells dropped.
 func combinations(m *v1alpha1.MatrixSpec) ([][]Choice, error) {
-	if errs := m.Validate(field.NewPath("spec", "matrix")); len(errs) > 0 {
-		return nil, errs.ToAggregate()
+	if errs := m.Validate(matrixPath); len(errs) > 0 {
+		return nil, &Error{Field: matrixPath, err: errs.ToAggregate()}
 	}
 	gs := groups(m)
 	total := 1
@@ -142,12 +144,12 @@ func combinations(m *v1alpha1.MatrixSpec) ([][]Choice, error) {
 			out = append(out, ch)
 		}
 		if len(out) > MaxCells {
-			return nil, fmt.Errorf("the matrix has more than %d cells; exclude some or split the campaign", MaxCells)
+			return nil, &Error{Field: matrixPath, err: fmt.Errorf("the matrix has more than %d cells; exclude some or split the campaign", MaxCells)}
 		}
 		advance(gs, pos)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("exclude drops every cell of the matrix")
+		return nil, &Error{Field: matrixPath.Child("exclude"), err: fmt.Errorf("exclude drops every cell of the matrix")}
 	}
 	return out, nil
 }
@@ -228,15 +230,35 @@ func blame(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices []Ch
 			}
 		}
 		if err != nil {
-			a := m.Axis(ch.Axis)
-			return fmt.Errorf("matrix axis %q value %q (path %s) makes an invalid run: %w", ch.Axis, ch.Label, a.Path, err)
+			return valueError(m, ch, fmt.Errorf("matrix axis %q value %q (%s) makes an invalid run: %w", ch.Axis, ch.Label, changes(m.Axis(ch.Axis), ch.Label), err))
 		}
 	}
 	parts := make([]string, len(choices))
 	for i, ch := range choices {
 		parts[i] = ch.Axis + "=" + ch.Label
 	}
-	return fmt.Errorf("matrix cell %s makes an invalid run: %w", strings.Join(parts, ", "), cellErr)
+	return &Error{Field: matrixPath, Value: strings.Join(parts, ","),
+		err: fmt.Errorf("matrix cell %s makes an invalid run: %w", strings.Join(parts, ", "), cellErr)}
+}
+
+// changes says how the value label of axis a changes the run spec: its
+// path, its patches, or both.
+func changes(a *v1alpha1.MatrixAxis, label string) string {
+	v := &a.Values[axisIndex(a, label)]
+	var parts []string
+	if a.Path != "" {
+		parts = append(parts, "path "+a.Path)
+	}
+	if v.StrategicMergePatch != nil {
+		parts = append(parts, "strategicMergePatch")
+	}
+	if len(v.JSONPatch) > 0 {
+		parts = append(parts, "jsonPatch")
+	}
+	if len(parts) == 0 {
+		return "no change"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // cellName joins the labels of each group's first axis.
@@ -261,9 +283,9 @@ func hash(choices []Choice) string {
 	return hex.EncodeToString(h.Sum(nil))[:6]
 }
 
-// applyChoices sets each chosen value at its axis's path in a copy of the
-// template, and decodes the result strictly, so that a path that names no
-// field of a run (a typo that created one) is refused.
+// applyChoices applies each chosen value (applyValue) to a copy of the
+// template, and decodes the result strictly, so that a path or patch that
+// names no field of a run (a typo that created one) is refused.
 func applyChoices(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices []Choice) (v1alpha1.BenchmarkRunSpec, error) {
 	js, err := json.Marshal(tmpl)
 	if err != nil {
@@ -275,9 +297,8 @@ func applyChoices(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choic
 	}
 	for _, ch := range choices {
 		a := m.Axis(ch.Axis)
-		v := a.Values[axisIndex(a, ch.Label)]
-		if err := SetPath(doc, a.Path, v.Value.Raw); err != nil {
-			return v1alpha1.BenchmarkRunSpec{}, fmt.Errorf("matrix axis %q value %q: %w", ch.Axis, ch.Label, err)
+		if doc, err = applyValue(doc, a, &a.Values[axisIndex(a, ch.Label)]); err != nil {
+			return v1alpha1.BenchmarkRunSpec{}, valueError(m, ch, fmt.Errorf("matrix axis %q value %q: %w", ch.Axis, ch.Label, err))
 		}
 	}
 	out, err := doc.MarshalJSON()

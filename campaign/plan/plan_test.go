@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +286,146 @@ func TestIterationTimeReadsIterationNamesBack(t *testing.T) {
 		if _, ok := IterationTime(bad); ok {
 			t.Errorf("IterationTime(%q) accepted a name IterationName never makes", bad)
 		}
+	}
+}
+
+// TestExpandErrorsNameTheCampaignField: every reason a campaign cannot be
+// planned names the campaign field at fault, as admission reports it: the
+// axis value for a value that makes an invalid run.
+func TestExpandErrorsNameTheCampaignField(t *testing.T) {
+	for _, tc := range []struct{ name, matrix, wantField, wantValue string }{
+		{"second value of the second axis", `
+matrix:
+  axes:
+  - {name: nodes, path: target.instance.nodes, values: [{label: 3n, value: 3}]}
+  - {name: rate, path: workload.load.rate, values: [{label: r100, value: 100}, {label: neg, value: -5}]}`,
+			"spec.matrix.axes[1].values[1]", "neg"},
+		{"path naming no list element", `
+matrix:
+  axes:
+  - {name: api, path: "workload.operations.[name=pont].api", values: [{label: sql, value: SQL}]}`,
+			"spec.matrix.axes[0].values[0]", "sql"},
+		{"exclude dropping every cell", `
+matrix:
+  axes:
+  - {name: rate, path: workload.load.rate, values: [{label: r100, value: 100}]}
+  exclude:
+  - {rate: r100}`,
+			"spec.matrix.exclude", ""},
+		{"baseline naming two cells", `
+matrix:
+  axes:
+  - {name: nodes, path: target.instance.nodes, values: [{label: 3n, value: 3}, {label: 6n, value: 6}]}
+  - {name: rate, path: workload.load.rate, values: [{label: r100, value: 100}, {label: r200, value: 200}]}
+baseline: {nodes: 3n}`,
+			"spec.baseline", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Expand(campaignSpec(t, tc.matrix))
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("Expand = %v, want a *plan.Error", err)
+			}
+			if got := pe.Field.String(); got != tc.wantField || pe.Value != tc.wantValue {
+				t.Errorf("Expand blames %s value %q, want %s value %q (error: %v)", got, pe.Value, tc.wantField, tc.wantValue, err)
+			}
+		})
+	}
+}
+
+func TestExpandFindsTheBaseline(t *testing.T) {
+	cells, baseline, err := Expand(campaignSpec(t, `
+matrix:
+  axes:
+  - {name: nodes, path: target.instance.nodes, values: [{label: 3n, value: 3}, {label: 6n, value: 6}]}
+baseline: {nodes: 6n}`))
+	if err != nil {
+		t.Fatalf("Expand: %v", err)
+	}
+	if got := cells[baseline].Name; got != "6n" {
+		t.Errorf("baseline cell = %s, want 6n", got)
+	}
+}
+
+// TestCellsApplyPatches: a value's strategic-merge patch merges lists of
+// named objects by name (and deletes with $patch: delete), its JSON patch
+// appends an operation, both after the path's value; an axis without a
+// path changes the spec through patches only, and a value with nothing
+// leaves the template as it is.
+func TestCellsApplyPatches(t *testing.T) {
+	cells, err := Cells(campaignSpec(t, `
+matrix:
+  axes:
+  - name: rate
+    path: workload.load.rate
+    values:
+    - label: r100
+      value: 100
+    - label: r200-keys20
+      value: 200
+      strategicMergePatch:
+        workload:
+          operations:
+          - {name: keys, rows: 20}
+          - {name: update, $patch: delete}
+  - name: ops
+    values:
+    - label: as-is
+    - label: plus-scan
+      jsonPatch:
+      - {op: add, path: /workload/operations/-, value: {name: scan, type: Scan, api: Read, rows: 10, weight: 2}}
+      - {op: replace, path: /workload/load/rate, value: 50}`))
+	if err != nil {
+		t.Fatalf("Cells: %v", err)
+	}
+	if diff := cmp.Diff([]string{"r100-as-is", "r100-plus-scan", "r200-keys20-as-is", "r200-keys20-plus-scan"}, names(cells)); diff != "" {
+		t.Fatalf("cells (-want +got):\n%s", diff)
+	}
+	ops := func(c Cell) string {
+		var out []string
+		for _, o := range c.Spec.Workload.Operations {
+			rows := int32(0)
+			if o.Rows != nil {
+				rows = *o.Rows
+			}
+			out = append(out, fmt.Sprintf("%s/%d", o.Name, rows))
+		}
+		return fmt.Sprintf("rate %d: %s", *c.Spec.Workload.Load.Rate, strings.Join(out, " "))
+	}
+	for i, want := range []string{
+		"rate 100: point/0 keys/10 update/0",
+		"rate 50: point/0 keys/10 update/0 scan/10",
+		"rate 200: point/0 keys/20",
+		"rate 50: point/0 keys/20 scan/10",
+	} {
+		if got := ops(cells[i]); got != want {
+			t.Errorf("cell %s: %s, want %s", cells[i].Name, got, want)
+		}
+	}
+}
+
+// TestCellsRefuseBadPatchesNamingTheValue: a patch that cannot apply, or
+// makes an invalid run, is refused at its axis value, like a path value.
+func TestCellsRefuseBadPatchesNamingTheValue(t *testing.T) {
+	for _, tc := range []struct{ name, value, want string }{
+		{"json patch on a missing element", `{label: bad, jsonPatch: [{op: replace, path: /workload/operations/9/rows, value: 3}]}`,
+			`matrix axis "p" value "bad": jsonPatch: `},
+		{"json patch test failing", `{label: bad, jsonPatch: [{op: test, path: /workload/load/rate, value: 7}]}`,
+			`matrix axis "p" value "bad": jsonPatch: `},
+		{"merge patch naming no run field", `{label: bad, strategicMergePatch: {workload: {lod: {rate: 5}}}}`,
+			`matrix axis "p" value "bad" (strategicMergePatch) makes an invalid run: not a run spec: unknown field "workload.lod"`},
+		{"merge patch making an invalid run", `{label: bad, strategicMergePatch: {workload: {operations: [{name: update, api: SQL}]}}}`,
+			`matrix axis "p" value "bad" (strategicMergePatch) makes an invalid run: spec.workload.operations[2].api`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Expand(campaignSpec(t, "matrix:\n  axes:\n  - {name: p, values: [{label: ok}, "+tc.value+"]}"))
+			var pe *Error
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Expand = %v\nwant a *plan.Error containing %q", err, tc.want)
+			}
+			if got := pe.Field.String(); got != "spec.matrix.axes[0].values[1]" {
+				t.Errorf("blamed %s, want spec.matrix.axes[0].values[1]", got)
+			}
+		})
 	}
 }

@@ -114,12 +114,12 @@ func Baseline(spec *v1alpha1.BenchmarkCampaignSpec, cells []Cell) (int, error) {
 			continue
 		}
 		if found >= 0 {
-			return 0, fmt.Errorf("baseline %v names cells %s and %s; name a value of more axes", spec.Baseline, cells[found].Name, cells[i].Name)
+			return 0, &Error{Field: baselinePath, err: fmt.Errorf("baseline %v names cells %s and %s; name a value of more axes", spec.Baseline, cells[found].Name, cells[i].Name)}
 		}
 		found = i
 	}
 	if found < 0 {
-		return 0, fmt.Errorf("baseline %v names no cell (is it excluded?)", spec.Baseline)
+		return 0, &Error{Field: baselinePath, err: fmt.Errorf("baseline %v names no cell (is it excluded?)", spec.Baseline)}
 	}
 	return found, nil
 }

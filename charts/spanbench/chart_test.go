@@ -27,6 +27,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -179,6 +180,7 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 		"ValidatingAdmissionPolicy/spanbench-tenancy",
 		"ValidatingAdmissionPolicyBinding/spanbench-tenancy",
 	}
+	base = append(base, webhookObjects...)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -201,6 +203,8 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 		)},
 		{name: "existing service account", args: []string{"--set", "serviceAccount.create=false", "--set", "serviceAccount.name=mine"},
 			want: slices.DeleteFunc(slices.Clone(base), func(k string) bool { return k == "ServiceAccount/spanbench-manager" })},
+		{name: "webhook off", args: []string{"--set", "webhook.enabled=false"},
+			want: slices.DeleteFunc(slices.Clone(base), func(k string) bool { return slices.Contains(webhookObjects, k) })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -214,11 +218,22 @@ func TestTemplateRendersTheExpectedObjects(t *testing.T) {
 	}
 }
 
+// webhookObjects are what webhook.enabled adds.
+var webhookObjects = []string{
+	"ClusterRole/spanbench-validating-webhook",
+	"ClusterRoleBinding/spanbench-validating-webhook",
+	"Role/spanbench-webhook-cert",
+	"RoleBinding/spanbench-webhook-cert",
+	"Secret/spanbench-webhook-cert",
+	"Service/spanbench-webhook",
+	"ValidatingWebhookConfiguration/spanbench-validating-webhook",
+}
+
 // Every object but the cluster-scoped ones lands in the release namespace.
 func TestTemplateNamespacesObjects(t *testing.T) {
 	t.Parallel()
 	clusterScoped := map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true,
-		"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true}
+		"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true, "ValidatingWebhookConfiguration": true}
 	for key, u := range template(t, "--values", allOnValues) {
 		if ns := u.GetNamespace(); clusterScoped[u.GetKind()] != (ns == "") || (ns != "" && ns != namespace) {
 			t.Errorf("%s: namespace %q, want %q for namespaced kinds and none for cluster-scoped ones", key, ns, namespace)
@@ -239,6 +254,8 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--health-probe-bind-address=:8081", "--max-runners=100", "--max-duration=24h",
 		"--max-processing-units=10000", "--max-ephemeral-duration=8h", "--keep-runners=false", "--runner-ttl-seconds=-1",
 		"--allowed-emulator-hosts=10.245.255.1:9010",
+		"--webhook=true", "--webhook-port=9443", "--webhook-secret=spanbench-system/spanbench-webhook-cert",
+		"--webhook-service=spanbench-system/spanbench-webhook", "--webhook-configuration=spanbench-validating-webhook",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("default args %q lack %q", args, want)
@@ -335,8 +352,9 @@ func TestTemplateToggles(t *testing.T) {
 			t.Errorf("NetworkPolicy selects %s=%s, the manager pod has %v", k, v, dep.Spec.Template.Labels)
 		}
 	}
-	if len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].Ports) != 1 || np.Spec.Ingress[0].Ports[0].Port.String() != "metrics" {
-		t.Errorf("NetworkPolicy ingress %+v, want one rule for the metrics port", np.Spec.Ingress)
+	if len(np.Spec.Ingress) != 2 || len(np.Spec.Ingress[0].Ports) != 1 || np.Spec.Ingress[0].Ports[0].Port.String() != "metrics" ||
+		len(np.Spec.Ingress[1].Ports) != 1 || np.Spec.Ingress[1].Ports[0].Port.String() != "webhook" || len(np.Spec.Ingress[1].From) != 0 {
+		t.Errorf("NetworkPolicy ingress %+v, want a rule for the metrics port and one for the webhook port from anywhere", np.Spec.Ingress)
 	}
 
 	var rb rbacv1.ClusterRoleBinding
@@ -352,25 +370,28 @@ func TestValuesAreValidated(t *testing.T) {
 	for name, tc := range map[string]struct {
 		set, want string
 	}{
-		"unknown top-level key":      {"replica=2", "additional properties 'replica' not allowed"},
-		"unknown nested key":         {"image.tagg=v1", "at '/image': additional properties 'tagg' not allowed"},
-		"unknown guardrail":          {"guardrails.maxNodes=3", "at '/guardrails': additional properties 'maxNodes' not allowed"},
-		"duration that Go rejects":   {"guardrails.maxDuration=1d", "/guardrails/maxDuration"},
-		"negative guardrail":         {"guardrails.maxRunners=-1", "/guardrails/maxRunners"},
-		"pull policy":                {"image.pullPolicy=Sometimes", "/image/pullPolicy"},
-		"toggle that is not a bool":  {"serviceMonitor.enabled=yes", "/serviceMonitor/enabled"},
-		"port out of range":          {"metrics.port=70000", "/metrics/port"},
-		"replicas without election":  {"replicas=2,leaderElection.enabled=false", "replicas > 1 needs leaderElection.enabled"},
-		"one port for two endpoints": {"metrics.port=8081", "metrics.port and healthProbePort must differ"},
-		"no service account name":    {"serviceAccount.create=false", "serviceAccount.name is required"},
-		"cluster id Spanner refuses": {"clusterID=Perf.Tokyo", "/clusterID"},
-		"dashboards toggle":          {"grafanaDashboards.enabled=yes", "/grafanaDashboards/enabled"},
-		"dashboards namespace":       {"grafanaDashboards.namespace=Monitoring", "/grafanaDashboards/namespace"},
-		"alerts toggle":              {"prometheusRule.enabled=1", "/prometheusRule/enabled"},
-		"unknown token secret key":   {"serviceMonitor.tokenSecret.nam=x", "additional properties 'nam' not allowed"},
-		"opt-in without namespace":   {"admissionPolicy.serviceAccounts={runner}", "/admissionPolicy/serviceAccounts/0"},
-		"emulator host without port": {"emulatorHosts={emulator.perf.svc}", "/emulatorHosts/0"},
-		"policy toggle":              {"admissionPolicy.enabled=on", "/admissionPolicy/enabled"},
+		"unknown top-level key":       {"replica=2", "additional properties 'replica' not allowed"},
+		"unknown nested key":          {"image.tagg=v1", "at '/image': additional properties 'tagg' not allowed"},
+		"unknown guardrail":           {"guardrails.maxNodes=3", "at '/guardrails': additional properties 'maxNodes' not allowed"},
+		"duration that Go rejects":    {"guardrails.maxDuration=1d", "/guardrails/maxDuration"},
+		"negative guardrail":          {"guardrails.maxRunners=-1", "/guardrails/maxRunners"},
+		"pull policy":                 {"image.pullPolicy=Sometimes", "/image/pullPolicy"},
+		"toggle that is not a bool":   {"serviceMonitor.enabled=yes", "/serviceMonitor/enabled"},
+		"port out of range":           {"metrics.port=70000", "/metrics/port"},
+		"replicas without election":   {"replicas=2,leaderElection.enabled=false", "replicas > 1 needs leaderElection.enabled"},
+		"one port for two endpoints":  {"metrics.port=8081", "metrics.port and healthProbePort must differ"},
+		"no service account name":     {"serviceAccount.create=false", "serviceAccount.name is required"},
+		"cluster id Spanner refuses":  {"clusterID=Perf.Tokyo", "/clusterID"},
+		"dashboards toggle":           {"grafanaDashboards.enabled=yes", "/grafanaDashboards/enabled"},
+		"dashboards namespace":        {"grafanaDashboards.namespace=Monitoring", "/grafanaDashboards/namespace"},
+		"alerts toggle":               {"prometheusRule.enabled=1", "/prometheusRule/enabled"},
+		"unknown token secret key":    {"serviceMonitor.tokenSecret.nam=x", "additional properties 'nam' not allowed"},
+		"opt-in without namespace":    {"admissionPolicy.serviceAccounts={runner}", "/admissionPolicy/serviceAccounts/0"},
+		"emulator host without port":  {"emulatorHosts={emulator.perf.svc}", "/emulatorHosts/0"},
+		"policy toggle":               {"admissionPolicy.enabled=on", "/admissionPolicy/enabled"},
+		"webhook on the metrics port": {"webhook.port=8443", "webhook.port must differ"},
+		"webhook failure policy":      {"webhook.failurePolicy=Retry", "/webhook/failurePolicy"},
+		"webhook timeout too long":    {"webhook.timeoutSeconds=31", "/webhook/timeoutSeconds"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -611,4 +632,67 @@ func TestServiceMonitorAuthorization(t *testing.T) {
 	check("kubectl kustomize config/prometheus", kustomizeDir(t, "config/prometheus"), "spanbench-metrics-scraper-token", true)
 	check("helm template (all on)", template(t, "--values", allOnValues), "spanbench-metrics-scraper-token", true)
 	check("helm template (own Secret)", template(t, "--set", "serviceMonitor.enabled=true", "--set", "serviceMonitor.tokenSecret.name=prometheus-token"), "prometheus-token", false)
+}
+
+// The webhook is installed alike by the chart and config/webhook: the
+// configuration, its Service, the empty Secret and the RBAC naming them;
+// the manager's flags name the same objects; and webhook.enabled=false
+// turns the manager's webhook server off with them.
+func TestWebhookMatchesKustomize(t *testing.T) {
+	t.Parallel()
+	chart, kust := template(t), kustomize(t)
+	for _, key := range webhookObjects {
+		k, c := kust[key], chart[key]
+		if k == nil || c == nil {
+			t.Errorf("%s: in kustomize %t, in the chart %t; want both", key, k != nil, c != nil)
+			continue
+		}
+		for _, f := range [][]string{{"webhooks"}, {"spec", "ports"}, {"rules"}, {"roleRef"}, {"subjects"}, {"type"}, {"data"}} {
+			kv, _, _ := unstructured.NestedFieldNoCopy(k.Object, f...)
+			cv, _, _ := unstructured.NestedFieldNoCopy(c.Object, f...)
+			if diff := cmp.Diff(kv, cv, cmp.FilterPath(func(p cmp.Path) bool {
+				// The chart spells out the Service port's default protocol.
+				return strings.HasSuffix(p.GoString(), `["protocol"]`)
+			}, cmp.Ignore())); diff != "" {
+				t.Errorf("%s .%s differs (-kustomize +chart):\n%s", key, strings.Join(f, "."), diff)
+			}
+		}
+	}
+
+	// The chart's selectors add the release; the Service must still find
+	// the manager pods.
+	var svc corev1.Service
+	var dep appsv1.Deployment
+	chart.get(t, "Service/spanbench-webhook", &svc)
+	chart.get(t, "Deployment/spanbench-manager", &dep)
+	for k, v := range svc.Spec.Selector {
+		if dep.Spec.Template.Labels[k] != v {
+			t.Errorf("the webhook Service selects %s=%s, the manager pod has %v", k, v, dep.Spec.Template.Labels)
+		}
+	}
+
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	chart.get(t, "ValidatingWebhookConfiguration/spanbench-validating-webhook", &vwc)
+	w := vwc.Webhooks[0]
+	if *w.FailurePolicy != admissionregistrationv1.Fail || *w.TimeoutSeconds != 5 || *w.SideEffects != admissionregistrationv1.SideEffectClassNone {
+		t.Errorf("webhook failurePolicy %s, timeoutSeconds %d, sideEffects %s; want Fail, 5, None", *w.FailurePolicy, *w.TimeoutSeconds, *w.SideEffects)
+	}
+	var ignore admissionregistrationv1.ValidatingWebhookConfiguration
+	template(t, "--set", "webhook.failurePolicy=Ignore", "--set", "webhook.timeoutSeconds=10").
+		get(t, "ValidatingWebhookConfiguration/spanbench-validating-webhook", &ignore)
+	if w := ignore.Webhooks[0]; *w.FailurePolicy != admissionregistrationv1.Ignore || *w.TimeoutSeconds != 10 {
+		t.Errorf("webhook.failurePolicy=Ignore, timeoutSeconds=10 render %s, %d", *w.FailurePolicy, *w.TimeoutSeconds)
+	}
+
+	var off appsv1.Deployment
+	template(t, "--set", "webhook.enabled=false").get(t, "Deployment/spanbench-manager", &off)
+	c := off.Spec.Template.Spec.Containers[0]
+	if !slices.Contains(c.Args, "--webhook=false") {
+		t.Errorf("webhook.enabled=false: manager args %q lack --webhook=false", c.Args)
+	}
+	for _, p := range c.Ports {
+		if p.Name == "webhook" {
+			t.Errorf("webhook.enabled=false still opens the webhook port")
+		}
+	}
 }

@@ -62,11 +62,7 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	cells, err := plan.Cells(&c.Spec)
-	if err != nil {
-		return err
-	}
-	baseline, err := plan.Baseline(&c.Spec, cells)
+	cells, baseline, err := plan.Expand(&c.Spec)
 	if err != nil {
 		return err
 	}

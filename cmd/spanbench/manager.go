@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -49,6 +50,7 @@ type managerFlags struct {
 	sweepInterval          time.Duration
 	spannerEndpoint        string
 	emulators              endpoint.EmulatorAllowlist
+	webhook                webhookFlags
 }
 
 // defaultEmulatorHosts are the emulator addresses the manager may dial
@@ -91,6 +93,15 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	emulatorHosts := fs.String("allowed-emulator-hosts", defaultEmulatorHosts, "comma-separated host:port addresses of the Cloud Spanner emulators "+
 		"the manager may dial for runs that name one (spec.target.emulatorHost), compared exactly; a run naming another fails with reason "+
 		v1alpha1.ReasonEndpointNotAllowed+", undialed (empty: none)")
+	f.webhook.Secret = types.NamespacedName{Namespace: "spanbench-system", Name: "spanbench-webhook-cert"}
+	f.webhook.Service = types.NamespacedName{Namespace: "spanbench-system", Name: "spanbench-webhook"}
+	fs.BoolVar(&f.webhook.enabled, "webhook", true, "serve the BenchmarkCampaign admission webhook (false: no webhook server; remove the install's ValidatingWebhookConfiguration too)")
+	fs.IntVar(&f.webhook.Port, "webhook-port", 9443, "port of the webhook server")
+	fs.StringVar(&f.webhook.CertDir, "webhook-cert-dir", "", "serve the webhook with tls.crt and tls.key from this directory, kept by something else such as cert-manager "+
+		"(default: a self-signed CA and certificate the manager keeps in --webhook-secret)")
+	fs.Func("webhook-secret", "NAMESPACE/NAME of the Secret holding the webhook's CA and certificate (default spanbench-system/spanbench-webhook-cert)", namespacedName(&f.webhook.Secret))
+	fs.Func("webhook-service", "NAMESPACE/NAME of the webhook's Service, which the serving certificate names (default spanbench-system/spanbench-webhook)", namespacedName(&f.webhook.Service))
+	fs.StringVar(&f.webhook.Configuration, "webhook-configuration", "spanbench-validating-webhook", "the ValidatingWebhookConfiguration whose webhooks get the CA as caBundle")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -164,6 +175,9 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := setupWebhook(mgr, &f.webhook); err != nil {
 		return nil, err
 	}
 	cluster, err := clusterID(f.clusterID, mgr.GetAPIReader())

@@ -104,3 +104,32 @@ func TestManagerEmulatorAllowlistFlag(t *testing.T) {
 		t.Errorf("a malformed entry: %v; want a refusal naming the flag", err)
 	}
 }
+
+// TestManagerWebhookFlags: the webhook is on by default with the names
+// config/default installs; --webhook=false turns it off; a Secret that is
+// not NAMESPACE/NAME is refused naming the flag.
+func TestManagerWebhookFlags(t *testing.T) {
+	d, err := parseManagerFlags([]string{"--runner-image", "x"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := d.webhook
+	if !w.enabled || w.Port != 9443 || w.Secret.String() != "spanbench-system/spanbench-webhook-cert" ||
+		w.Service.String() != "spanbench-system/spanbench-webhook" || w.Configuration != "spanbench-validating-webhook" {
+		t.Errorf("webhook defaults %+v, want on at 9443 with config/webhook's names", w)
+	}
+	if got := w.DNSNames(); !slices.Equal(got, []string{"spanbench-webhook.spanbench-system.svc", "spanbench-webhook.spanbench-system.svc.cluster.local"}) {
+		t.Errorf("serving certificate names %v", got)
+	}
+	off, err := parseManagerFlags([]string{"--runner-image", "x", "--webhook=false", "--webhook-secret", "bench/hook-cert"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.webhook.enabled || off.webhook.Secret.String() != "bench/hook-cert" {
+		t.Errorf("--webhook=false --webhook-secret bench/hook-cert: %+v", off.webhook)
+	}
+	_, err = parseManagerFlags([]string{"--runner-image", "x", "--webhook-secret", "hook-cert"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "webhook-secret") {
+		t.Errorf("--webhook-secret hook-cert: %v; want a refusal naming the flag", err)
+	}
+}

@@ -5,6 +5,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -22,6 +23,19 @@ const RequestTimeout = 30 * time.Second
 // control plane. It returns the exit code for os.Exit. name prefixes its
 // messages.
 func Run(m *testing.M, name string, crdDirs []string, setup func(*rest.Config) error) int {
+	return RunWithWebhooks(m, name, crdDirs, nil, func(_ context.Context, c *rest.Config, _ *envtest.WebhookInstallOptions) error {
+		return setup(c)
+	})
+}
+
+// RunWithWebhooks is Run that also installs the webhook configurations of
+// webhookPaths (files or directories; other kinds in them are ignored),
+// rewritten by envtest to call a server on loopback at
+// wh.LocalServingHost:wh.LocalServingPort with the certificate it wrote to
+// wh.LocalServingCertDir. setup starts that server; ctx ends after the
+// tests, before the control plane stops.
+func RunWithWebhooks(m *testing.M, name string, crdDirs, webhookPaths []string,
+	setup func(ctx context.Context, c *rest.Config, wh *envtest.WebhookInstallOptions) error) int {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		fmt.Fprintf(os.Stderr, "%s: KUBEBUILDER_ASSETS is not set: run `make test`, or export KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh)\n", name)
 		return 1
@@ -31,10 +45,16 @@ func Run(m *testing.M, name string, crdDirs []string, setup func(*rest.Config) e
 		ErrorIfCRDPathMissing:    len(crdDirs) > 0,
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+		WebhookInstallOptions:    envtest.WebhookInstallOptions{Paths: webhookPaths},
 	}
 	cfg, err := env.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: starting kube-apiserver and etcd (CRDs from %v): %v\n", name, crdDirs, err)
+		// Start leaves the control plane running when installing the CRDs
+		// or webhooks fails (a CRD the API server refuses).
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: stopping envtest: %v\n", name, err)
+		}
 		return 1
 	}
 	defer func() {
@@ -43,7 +63,9 @@ func Run(m *testing.M, name string, crdDirs []string, setup func(*rest.Config) e
 		}
 	}()
 	cfg.Timeout = RequestTimeout
-	if err := setup(cfg); err != nil {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := setup(ctx, cfg, &env.WebhookInstallOptions); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 1
 	}

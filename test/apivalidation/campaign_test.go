@@ -39,6 +39,7 @@ spec:
   concurrencyPolicy: Replace
   startingDeadlineSeconds: 600
   runNow: "2026-11-24"
+  baseline: {api: read, keys-api: read}
   matrix:
     zip: null
     exclude:
@@ -64,6 +65,44 @@ func TestAdmissionAcceptsGoodCampaigns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// patchedAxes is a matrix whose second axis changes the run spec through
+// patches only; mutate edits it into a bad case.
+const patchedAxes = `
+spec:
+  baseline: {api: read, shape: as-is}
+  matrix:
+    zip: null
+    axes:
+    - name: api
+      path: workload.operations.[name=point].api
+      values:
+      - {label: read, value: Read}
+      - {label: sql, value: SQL}
+    - name: shape
+      values:
+      - label: as-is
+      - label: keys20-plus-scan
+        strategicMergePatch:
+          workload:
+            operations:
+            - {name: keys, rows: 20}
+        jsonPatch:
+        - {op: add, path: /workload/operations/-, value: {name: scan, type: Scan, api: Read, rows: 10, weight: 1}}
+        - {op: test, path: /workload/load/rate, value: 100}
+        - {op: copy, from: /workload/operations/0/weight, path: /workload/operations/1/weight}`
+
+func init() {
+	goodCampaigns = append(goodCampaigns, goodRun{name: "patches", base: "campaign.yaml", patch: patchedAxes})
+}
+
+// patched is patchedAxes with old replaced by new.
+func patched(old, new string) string {
+	if !strings.Contains(patchedAxes, old) {
+		panic("patchedAxes has no " + old)
+	}
+	return strings.Replace(patchedAxes, old, new, 1)
 }
 
 // badCampaigns are refusals of the campaign's own rules, one each; the
@@ -240,6 +279,53 @@ spec:
         load:
           rate: -5`,
 		want: []cause{{"spec.template.spec.workload.load.rate", "Invalid value: -5: spec.template.spec.workload.load.rate in body should be greater than or equal to 1"}},
+	},
+	{
+		name:    "value-on-an-axis-without-path",
+		patch:   patched("- label: as-is", "- {label: as-is, value: 3}"),
+		want:    []cause{{"spec.matrix.axes[1].values[0].value", "Invalid value: \"3\": with a path every value sets it (value); without one no value has a value, only patches"}},
+		goField: "spec.matrix.axes[1].values[0].value",
+	},
+	{
+		name:    "path-value-missing",
+		patch:   patched("- {label: sql, value: SQL}", "- {label: sql}"),
+		want:    []cause{{"spec.matrix.axes[0].values[1].value", "Invalid value: \"\": with a path every value sets it (value); without one no value has a value, only patches"}},
+		goField: "spec.matrix.axes[0].values[1].value",
+	},
+	{
+		name:    "json-patch-copy-without-from",
+		patch:   patched("{op: copy, from: /workload/operations/0/weight,", "{op: copy,"),
+		want:    []cause{{"spec.matrix.axes[1].values[1].jsonPatch[2]", "Invalid value: \"object\": from: required by move and copy, and only by them"}},
+		goField: "spec.matrix.axes[1].values[1].jsonPatch[2].from",
+	},
+	{
+		name:    "json-patch-remove-with-value",
+		patch:   patched("{op: test, path: /workload/load/rate, value: 100}", "{op: remove, path: /workload/load/rate, value: 100}"),
+		want:    []cause{{"spec.matrix.axes[1].values[1].jsonPatch[1].value", "Invalid value: \"100\": required by add, replace and test, and only by them"}},
+		goField: "spec.matrix.axes[1].values[1].jsonPatch[1].value",
+	},
+	{
+		name:  "json-patch-path-with-spec",
+		patch: patched("path: /workload/operations/-", "path: /spec/workload/operations/-"),
+		want:  []cause{{"spec.matrix.axes[1].values[1].jsonPatch[0].path", "Invalid value: \"string\": path: a JSON pointer into the run spec, such as /workload/load/rate (no /spec prefix)"}},
+	},
+	{
+		name:  "json-patch-unknown-op",
+		patch: patched("{op: test,", "{op: merge,"),
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.matrix.axes[1].values[1].jsonPatch[1].op", "Unsupported value: \"merge\": supported values: \"add\", \"remove\", \"replace\", \"move\", \"copy\", \"test\""},
+		},
+		goField: "spec.matrix.axes[1].values[1].jsonPatch[1].op",
+	},
+	{
+		name:  "merge-patch-not-an-object",
+		patch: patched("strategicMergePatch:\n          workload:\n            operations:\n            - {name: keys, rows: 20}", "strategicMergePatch: [keys]"),
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.matrix.axes[1].values[1].strategicMergePatch", "Invalid value: \"array\": spec.matrix.axes[1].values[1].strategicMergePatch in body must be of type object: \"array\""},
+		},
+		goField: "spec.matrix.axes[1].values[1].strategicMergePatch",
 	},
 }
 

@@ -1,7 +1,10 @@
-// Package apivalidation checks the BenchmarkRun CRD on a real kube-apiserver
-// (envtest): manifests that are wrong are refused at admission with a message
-// that names the field, good ones are stored as sent, and the Go validation
-// the CLI uses (BenchmarkRun.Validate) agrees with the server on every case.
+// Package apivalidation checks the BenchmarkRun and BenchmarkCampaign CRDs
+// on a real kube-apiserver (envtest), with the manager's campaign admission
+// webhook served in-process: manifests that are wrong are refused at
+// admission with a message that names the field, good ones are stored as
+// sent, and the Go validation the CLI uses (BenchmarkRun.Validate,
+// BenchmarkCampaign.Validate and plan.Expand) agrees with the server on
+// every case.
 //
 // Run with: KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh) go test ./test/apivalidation/
 package apivalidation
@@ -12,11 +15,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/spanbench/spanbench/campaign/admission"
+	"github.com/spanbench/spanbench/internal/await"
 
 	"github.com/spanbench/spanbench/internal/testenv"
 
@@ -46,11 +55,37 @@ func run(m *testing.M) int {
 		return 1
 	}
 	crds := []string{filepath.Join("..", "..", "config", "crd", "bases")}
-	return testenv.Run(m, "apivalidation", crds, func(c *rest.Config) (err error) {
+	webhooks := []string{filepath.Join("..", "..", "config", "webhook", "validating_webhook.yaml")}
+	return testenv.RunWithWebhooks(m, "apivalidation", crds, webhooks, func(ctx context.Context, c *rest.Config, wh *envtest.WebhookInstallOptions) (err error) {
 		cfg = c
 		k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-		return err
+		if err != nil {
+			return err
+		}
+		return serveWebhook(ctx, wh)
 	})
+}
+
+// serveWebhook serves the manager's campaign admission webhook where
+// envtest pointed the installed configuration, with the certificate envtest
+// issued, and returns once it accepts TLS connections.
+func serveWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions) error {
+	srv := webhook.NewServer(webhook.Options{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir})
+	admission.Register(srv, scheme)
+	go func() {
+		if err := srv.Start(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "apivalidation: the webhook server stopped: %v\n", err)
+		}
+	}()
+	started := srv.StartedChecker()
+	ok, state := await.Until(ctx, await.Poll{Within: requestTimeout, Every: 50 * time.Millisecond}, func() (bool, string) {
+		err := started(nil)
+		return err == nil, fmt.Sprint(err)
+	})
+	if !ok {
+		return fmt.Errorf("the webhook server did not start within %s: %s", requestTimeout, state)
+	}
+	return nil
 }
 
 // bounded is a context for one API call.

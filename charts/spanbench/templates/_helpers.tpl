@@ -48,6 +48,17 @@ named spanbench gets the names of the kustomize install (spanbench-manager).
 {{- printf "%s-runners" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* The BenchmarkCampaign admission webhook: its Service, certificate Secret (and Role), configuration (and ClusterRole). */}}
+{{- define "spanbench.webhookServiceName" -}}
+{{- printf "%s-webhook" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "spanbench.webhookSecretName" -}}
+{{- printf "%s-webhook-cert" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- define "spanbench.webhookConfigurationName" -}}
+{{- printf "%s-validating-webhook" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{/* The manager's service account. */}}
 {{- define "spanbench.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
