@@ -247,7 +247,8 @@ func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run 
 	status.WarmUpStable = &stable
 	status.Operations = status.Operations[:0]
 	for _, op := range doc.Totals {
-		status.Operations = append(status.Operations, v1alpha1.OperationResult{Name: op.Name, Type: v1alpha1.OperationType(op.Type), ResultFigures: figures(op, 0)})
+		status.Operations = append(status.Operations, v1alpha1.OperationResult{Name: op.Name, Type: v1alpha1.OperationType(op.Type),
+			RequestTag: v1alpha1.RequestTag(run.Name, op.Name), ResultFigures: figures(op, 0)})
 	}
 	sort.Slice(status.Operations, func(i, j int) bool { return status.Operations[i].Name < status.Operations[j].Name })
 	overall := figures(doc.Overall, missed)

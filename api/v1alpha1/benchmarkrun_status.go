@@ -287,6 +287,16 @@ type OperationResult struct {
 	// +optional
 	Type OperationType `json:"type,omitempty"`
 
+	// requestTag is the request and transaction tag the runners sent with
+	// this operation (RequestTag: spanbench/<run>/<operation>, shortened
+	// with a hash of the run to stay unique within Spanner's 50
+	// characters): the key that joins these figures to Spanner's own
+	// statistics (SPANNER_SYS.*_STATS_* tables' REQUEST_TAG and
+	// TRANSACTION_TAG).
+	// +optional
+	// +kubebuilder:validation:MaxLength=50
+	RequestTag string `json:"requestTag,omitempty"`
+
 	ResultFigures `json:",inline"`
 }
 

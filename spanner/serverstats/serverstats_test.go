@@ -14,7 +14,6 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 
 	"github.com/spanbench/spanbench/spanner/serverstats"
-	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // The READ-vs-SQL seed's 10-key list over 4 splits, scaled to one minute:
@@ -48,8 +47,8 @@ func perMinute(n int64, minutes ...time.Time) map[time.Time]int64 {
 }
 
 func seedRows() []*spanner.Mutation {
-	readTag, sqlTag, txnTag := workload.RequestTag("seed", "readkeys-read"), workload.RequestTag("seed", "readkeys-sql"),
-		workload.RequestTag("seed", "update")
+	readTag, sqlTag, txnTag := v1alpha1.RequestTag("seed", "readkeys-read"), v1alpha1.RequestTag("seed", "readkeys-sql"),
+		v1alpha1.RequestTag("seed", "update")
 	var ms []*spanner.Mutation
 	for _, m := range []time.Time{m1, m2, m3} {
 		ms = append(ms, readRow{end: m, tag: readTag, fprint: -7565956582432637727, executions: splits * readOpsPerMinute,
@@ -61,7 +60,7 @@ func seedRows() []*spanner.Mutation {
 		ms = append(ms, readRow{end: m, tag: readTag, fprint: -7565956582432637727, executions: 1000, cpu: 0.5, rows: 1, bytes: 1}.mutation())
 	}
 	// Another run's traffic in the same minute.
-	ms = append(ms, readRow{end: m2, tag: workload.RequestTag("other", "readkeys-read"), fprint: 42, executions: 999999,
+	ms = append(ms, readRow{end: m2, tag: v1alpha1.RequestTag("other", "readkeys-read"), fprint: 42, executions: 999999,
 		cpu: 0.9, rows: 1, bytes: 1}.mutation())
 	// The SQL shape fell out of the TOP table in the third minute.
 	for _, m := range []time.Time{m1, m2} {
@@ -79,10 +78,10 @@ func seedRows() []*spanner.Mutation {
 func seedOps() []serverstats.Operation {
 	all := []time.Time{m1, m2, m3}
 	return []serverstats.Operation{
-		{Name: "readkeys-read", RequestTag: workload.RequestTag("seed", "readkeys-read"), Ops: perMinute(readOpsPerMinute, all...)},
-		{Name: "readkeys-sql", RequestTag: workload.RequestTag("seed", "readkeys-sql"), Ops: perMinute(sqlOpsPerMinute, all...)},
-		{Name: "update", TransactionTag: workload.RequestTag("seed", "update"), Ops: perMinute(1000, all...)},
-		{Name: "scan", RequestTag: workload.RequestTag("seed", "scan"), Ops: perMinute(500, all...)},
+		{Name: "readkeys-read", RequestTag: v1alpha1.RequestTag("seed", "readkeys-read"), Ops: perMinute(readOpsPerMinute, all...)},
+		{Name: "readkeys-sql", RequestTag: v1alpha1.RequestTag("seed", "readkeys-sql"), Ops: perMinute(sqlOpsPerMinute, all...)},
+		{Name: "update", TransactionTag: v1alpha1.RequestTag("seed", "update"), Ops: perMinute(1000, all...)},
+		{Name: "scan", RequestTag: v1alpha1.RequestTag("seed", "scan"), Ops: perMinute(500, all...)},
 	}
 }
 
@@ -221,7 +220,7 @@ func TestCollectLeavesOutNullAndHostileValues(t *testing.T) {
 	client := startStandin(t, v1alpha1.DialectGoogleSQL)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tag := workload.RequestTag("nulls", "read")
+	tag := v1alpha1.RequestTag("nulls", "read")
 	row := func(end time.Time, fprint int64, cpu, rows spanner.NullFloat64) *spanner.Mutation {
 		return spanner.Insert(standinPrefix+"READ_STATS_TOP_MINUTE",
 			[]string{"INTERVAL_END", "REQUEST_TAG", "FPRINT", "EXECUTION_COUNT", "AVG_CPU_SECONDS", "AVG_ROWS"},

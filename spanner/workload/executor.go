@@ -56,7 +56,7 @@ func (g *rwGate) leave() {
 }
 
 func newExecutor(c *spanner.Client, o v1alpha1.OperationSpec, run string, opts Options) *executor {
-	e := &executor{client: c, tag: RequestTag(run, o.Name), priority: priority(o.Priority), bound: spanner.StrongRead(),
+	e := &executor{client: c, tag: v1alpha1.RequestTag(run, o.Name), priority: priority(o.Priority), bound: spanner.StrongRead(),
 		readWrite: opts.rwGate, atLeastOnce: opts.Emulator, expectRows: o.Type.ExpectsRows()}
 	if s := o.Staleness; s != nil && s.Exact != nil {
 		e.bound = spanner.ExactStaleness(s.Exact.Duration)

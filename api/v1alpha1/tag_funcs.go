@@ -1,4 +1,4 @@
-package workload
+package v1alpha1
 
 import (
 	"crypto/sha256"

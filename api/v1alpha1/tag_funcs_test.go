@@ -1,10 +1,10 @@
-package workload_test
+package v1alpha1_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/spanbench/spanbench/spanner/workload"
+	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 func TestRequestTagKeepsShortNamesAsTheyAre(t *testing.T) {
@@ -13,7 +13,7 @@ func TestRequestTagKeepsShortNamesAsTheyAre(t *testing.T) {
 		{"r", strings.Repeat("o", 38), "spanbench/r/" + strings.Repeat("o", 38)}, // exactly 50
 		{strings.Repeat("n", 35), "read", "spanbench/" + strings.Repeat("n", 35) + "/read"},
 	} {
-		if got := workload.RequestTag(tc.run, tc.op); got != tc.want {
+		if got := v1alpha1.RequestTag(tc.run, tc.op); got != tc.want {
 			t.Errorf("RequestTag(%q, %q) = %q; want it unchanged, %q", tc.run, tc.op, got, tc.want)
 		}
 	}
@@ -38,10 +38,10 @@ func TestRequestTagsStayUniqueAfterSpannersCut(t *testing.T) {
 		{"one run, operation names differ", campaign, campaign, "read", "scan", "spanbench/read-vs-sql"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := workload.RequestTag(tc.runA, tc.opA), workload.RequestTag(tc.runB, tc.opB)
+			a, b := v1alpha1.RequestTag(tc.runA, tc.opA), v1alpha1.RequestTag(tc.runB, tc.opB)
 			for _, tag := range []string{a, b} {
-				if len(tag) > workload.MaxTagLength {
-					t.Errorf("tag %q is %d characters; Spanner keeps only %d", tag, len(tag), workload.MaxTagLength)
+				if len(tag) > v1alpha1.MaxTagLength {
+					t.Errorf("tag %q is %d characters; Spanner keeps only %d", tag, len(tag), v1alpha1.MaxTagLength)
 				}
 				if !strings.HasPrefix(tag, tc.wantPrefix) {
 					t.Errorf("tag %q lost its readable prefix %q", tag, tc.wantPrefix)
@@ -50,7 +50,7 @@ func TestRequestTagsStayUniqueAfterSpannersCut(t *testing.T) {
 			if a == b {
 				t.Errorf("(%q, %q) and (%q, %q) both get tag %q: Spanner's statistics would merge them", tc.runA, tc.opA, tc.runB, tc.opB, a)
 			}
-			if again := workload.RequestTag(tc.runA, tc.opA); again != a {
+			if again := v1alpha1.RequestTag(tc.runA, tc.opA); again != a {
 				t.Errorf("tag is not stable: %q then %q", a, again)
 			}
 		})
@@ -59,7 +59,7 @@ func TestRequestTagsStayUniqueAfterSpannersCut(t *testing.T) {
 
 func TestRequestTagKeepsTheOperationWholeWhenItFits(t *testing.T) {
 	run := strings.Repeat("campaign-", 8)
-	tag := workload.RequestTag(run, "update")
+	tag := v1alpha1.RequestTag(run, "update")
 	if !strings.HasSuffix(tag, "/update") || !strings.HasPrefix(tag, "spanbench/campaign-") {
 		t.Errorf("RequestTag(%q, update) = %q; want spanbench/<run prefix>~<hash>/update", run, tag)
 	}
