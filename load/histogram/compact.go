@@ -2,6 +2,8 @@ package histogram
 
 import (
 	"math"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"math/bits"
 	"sort"
 )
@@ -63,6 +65,39 @@ func bucketWidth(idx int32) int64 {
 
 // NewCompact returns an empty compact histogram.
 func NewCompact() *Compact { return &Compact{} }
+
+// FromHDR is h's counts as a Compact histogram. h has the shared
+// geometry; values above its range count as its top, as Micros clamps
+// them.
+func FromHDR(h *hdr.Histogram) *Compact {
+	var pairs Compact
+	for _, b := range h.Distribution() {
+		if b.Count <= 0 {
+			continue
+		}
+		idx := bucketIndex(min(max(b.From, LowestMicros), HighestMicros))
+		if n := len(pairs.idx); n > 0 && pairs.idx[n-1] == idx {
+			pairs.cnt[n-1] += uint64(b.Count)
+		} else {
+			pairs.idx, pairs.cnt = append(pairs.idx, idx), append(pairs.cnt, uint64(b.Count))
+		}
+		pairs.total += b.Count
+	}
+	c := NewCompact()
+	c.add(&pairs)
+	return c
+}
+
+// HDR is c as a full HDR histogram with the shared geometry, for callers
+// of the HDR library: the same counts in the same buckets.
+func (c *Compact) HDR() *hdr.Histogram {
+	h := New()
+	c.each(func(idx int32, n uint64) bool {
+		_ = h.RecordValues(bucketValue(idx), int64(n)) // within the geometry: never fails
+		return true
+	})
+	return h
+}
 
 // Bytes is the memory c's buckets take, for callers that bound it.
 func (c *Compact) Bytes() int64 {
