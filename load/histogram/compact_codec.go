@@ -180,7 +180,10 @@ func (pr *Compact) parsePayload(p []byte) error {
 // readCounts reads the payload's zero-run, zig-zag LEB128 counts into pr,
 // refusing buckets beyond the geometry or values above its range.
 func (pr *Compact) readCounts(p []byte) error {
-	pr.total, pr.idx, pr.cnt = 0, pr.idx[:0], pr.cnt[:0]
+	// Appending to locals, stored once at the end, spares a GC write
+	// barrier per bucket (half the decoding time while the GC runs).
+	idx, cnt, total := pr.idx[:0], pr.cnt[:0], int64(0)
+	defer func() { pr.idx, pr.cnt, pr.total = idx, cnt, total }()
 	var at int64
 	for len(p) > 0 {
 		v, n := binary.Uvarint(p)
@@ -203,11 +206,11 @@ func (pr *Compact) readCounts(p []byte) error {
 			// above it was not recorded by spanbench.
 			return fmt.Errorf("histogram holds values above its range (%d µs)", HighestMicros)
 		case count > 0:
-			if count > math.MaxInt64-pr.total {
+			if count > math.MaxInt64-total {
 				return errors.New("histogram counts overflow")
 			}
-			pr.idx, pr.cnt = append(pr.idx, int32(at)), append(pr.cnt, uint64(count))
-			pr.total += count
+			idx, cnt = append(idx, int32(at)), append(cnt, uint64(count))
+			total += count
 		}
 		at++
 	}
