@@ -209,13 +209,17 @@ func (c *Compact) addToWindow(src *Compact) bool {
 			dst[i] += n
 		}
 	} else {
+		// One pass (this is most of a merge's work besides decoding),
+		// undone on the rare overflow.
 		for i, idx := range src.idx {
-			if uint64(win[idx-c.lo])+src.cnt[i] > math.MaxUint16 {
+			sum := uint64(win[idx-c.lo]) + src.cnt[i]
+			if sum > math.MaxUint16 {
+				for k, idx := range src.idx[:i] {
+					win[idx-c.lo] -= uint16(src.cnt[k])
+				}
 				return false
 			}
-		}
-		for i, idx := range src.idx {
-			win[idx-c.lo] += uint16(src.cnt[i])
+			win[idx-c.lo] = uint16(sum)
 		}
 	}
 	c.total += src.total

@@ -186,9 +186,12 @@ func (pr *Compact) readCounts(p []byte) error {
 	defer func() { pr.idx, pr.cnt, pr.total = idx, cnt, total }()
 	var at int64
 	for len(p) > 0 {
-		v, n := binary.Uvarint(p)
-		if n <= 0 {
-			return errors.New("corrupt histogram payload")
+		// Most entries of a dense histogram are one byte (counts under 64).
+		v, n := uint64(p[0]), 1
+		if v >= 0x80 {
+			if v, n = binary.Uvarint(p); n <= 0 {
+				return errors.New("corrupt histogram payload")
+			}
 		}
 		p = p[n:]
 		count := int64(v>>1) ^ -int64(v&1)

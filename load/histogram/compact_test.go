@@ -176,3 +176,28 @@ func mustEncode(t *testing.T, h *hdr.Histogram) string {
 	}
 	return s
 }
+
+// TestMergeIntoAWindowPastSixteenBitsKeepsEveryCount: a sparse histogram
+// merged into a window where one bucket would pass 16 bits, after others
+// were added, leaves every count exact (the window's partial additions are
+// undone and the merge goes to pairs).
+func TestMergeIntoAWindowPastSixteenBitsKeepsEveryCount(t *testing.T) {
+	c, src, truth := NewCompact(), &Compact{}, New()
+	for v := int64(1000); v <= 1100; v++ {
+		c.RecordValues(v, 1)
+		_ = truth.RecordValues(v, 1)
+	}
+	c.RecordValues(1100, 65_000)
+	_ = truth.RecordValues(1100, 65_000)
+	if c.win == nil {
+		t.Fatal("the fixture is not in window form; the test means nothing")
+	}
+	for _, v := range []int64{1000, 1050, 1100} {
+		src.idx, src.cnt, src.total = append(src.idx, bucketIndex(v)), append(src.cnt, 1000), src.total+1000
+		_ = truth.RecordValues(v, 1000)
+	}
+	c.Merge(src)
+	if !c.HDR().Equals(truth) {
+		t.Errorf("merged %+v, want %+v", SummarizeCompact(c), Summarize(truth))
+	}
+}
