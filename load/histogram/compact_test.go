@@ -196,8 +196,24 @@ func TestMergeIntoAWindowPastSixteenBitsKeepsEveryCount(t *testing.T) {
 		src.idx, src.cnt, src.total = append(src.idx, bucketIndex(v)), append(src.cnt, 1000), src.total+1000
 		_ = truth.RecordValues(v, 1000)
 	}
+	window := NewCompact()
+	window.copyFrom(c)
 	c.Merge(src)
 	if !c.HDR().Equals(truth) {
-		t.Errorf("merged %+v, want %+v", SummarizeCompact(c), Summarize(truth))
+		t.Errorf("sparse into a window: merged %+v, want %+v", SummarizeCompact(c), Summarize(truth))
+	}
+	other := NewCompact()
+	for v := int64(1000); v <= 1100; v++ {
+		other.RecordValues(v, 1000)
+		_ = truth.RecordValues(v, 1000)
+	}
+	if window.win == nil || other.win == nil {
+		t.Fatal("the fixtures are not in window form; the test means nothing")
+	}
+	c.Merge(other)
+	window.Merge(other) // the window overflows at its last bucket
+	window.Merge(src)
+	if !window.HDR().Equals(truth) || !c.HDR().Equals(truth) {
+		t.Errorf("a window into a window: merged %+v, want %+v", SummarizeCompact(window), Summarize(truth))
 	}
 }
