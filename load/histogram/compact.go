@@ -2,10 +2,10 @@ package histogram
 
 import (
 	"math"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"math/bits"
 	"sort"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Compact is a histogram with the shared geometry whose memory follows the
