@@ -51,7 +51,7 @@ func bigResult(t *testing.T, intervals int) *result.Document {
 // ConfigMap budget is stored with coarser intervals, exact totals and a
 // note, rather than lost at the end of a long, paid-for run.
 func TestEncodeResultCoarsensAResultTooLargeForAConfigMap(t *testing.T) {
-	d := bigResult(t, 500)
+	d := bigResult(t, 1000)
 	if _, err := compress(d); !tooLarge(err) {
 		t.Fatalf("the fixture fits a ConfigMap (err %v); it must not, for this test to mean anything", err)
 	}
@@ -69,7 +69,7 @@ func TestEncodeResultCoarsensAResultTooLargeForAConfigMap(t *testing.T) {
 	if got.Overall.OK != d.Overall.OK || got.Overall.Latency != d.Overall.Latency {
 		t.Errorf("overall after coarsening: %d ops, %+v; want exactly %d ops, %+v", got.Overall.OK, got.Overall.Latency, d.Overall.OK, d.Overall.Latency)
 	}
-	if d.IntervalSeconds != 1 || len(d.Intervals) != 500 {
+	if d.IntervalSeconds != 1 || len(d.Intervals) != 1000 {
 		t.Errorf("EncodeResult changed its input: %d intervals of %gs", len(d.Intervals), d.IntervalSeconds)
 	}
 }

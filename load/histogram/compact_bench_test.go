@@ -24,29 +24,34 @@ func denseEncoded(b *testing.B) string {
 }
 
 // BenchmarkDecodeDenseHistogram decodes a dense interval histogram into a
-// full-geometry HDR histogram (before) and into a Compact one (after), and
-// reports the memory the decoded form holds.
+// Compact one, from result v2's encoding (the uncompressed payload) and
+// from v1's (zlib-compressed, base64 twice), and reports the encoded size
+// and the memory the decoded form holds.
 func BenchmarkDecodeDenseHistogram(b *testing.B) {
-	s := denseEncoded(b)
-	b.Run("hdr", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := Decode(s); err != nil {
-				b.Fatal(err)
+	v2 := denseEncoded(b)
+	var d Decoder
+	var e Encoder
+	c, err := d.Decode(v2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v1, err := e.EncodeV1(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, form := range []struct{ name, s string }{{"v2", v2}, {"v1", v1}} {
+		b.Run(form.name, func(b *testing.B) {
+			var d Decoder
+			var c *Compact
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if c, err = d.Decode(form.s); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-		b.ReportMetric(float64(New().ByteSize())/1024, "held-KiB")
-	})
-	b.Run("compact", func(b *testing.B) {
-		var d Decoder
-		var c *Compact
-		b.ReportAllocs()
-		for b.Loop() {
-			var err error
-			if c, err = d.Decode(s); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(2*len(c.win)+12*len(c.idx))/1024, "held-KiB")
-	})
+			b.ReportMetric(float64(len(form.s))/1024, "encoded-KiB")
+			b.ReportMetric(float64(2*len(c.win)+12*len(c.idx))/1024, "held-KiB")
+		})
+	}
 }

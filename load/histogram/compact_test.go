@@ -2,7 +2,9 @@ package histogram
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -35,7 +37,9 @@ func randomHistogram(rng *rand.Rand, shape, n int) *hdr.Histogram {
 // compact histograms safe to aggregate: decoding encoded HDR histograms into
 // Compact ones and merging them in any order gives the counts, quantiles,
 // min, max and mean of one HDR histogram fed every value, and encodes to
-// bytes the HDR library decodes to that histogram.
+// bytes the HDR library decodes to that histogram. Parts come in both
+// forms a result may hold: today's uncompressed payload and the v1 form,
+// written by the HDR library itself.
 func TestCompactMergeEqualsHDRHistogramOfAllValues(t *testing.T) {
 	var dec Decoder
 	var enc Encoder
@@ -47,6 +51,9 @@ func TestCompactMergeEqualsHDRHistogramOfAllValues(t *testing.T) {
 				h := randomHistogram(rng, rng.IntN(3), rng.IntN([]int{3, 300, 50_000}[rng.IntN(3)]))
 				_ = Merge(truth, h)
 				s, err := Encode(h)
+				if rng.IntN(2) == 0 {
+					s, err = encodeV1ByHDR(h)
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,16 +83,27 @@ func TestCompactMergeEqualsHDRHistogramOfAllValues(t *testing.T) {
 			if !back.Equals(truth) {
 				t.Errorf("compact encoding decodes to a different histogram: %+v, want %+v", Summarize(back), Summarize(truth))
 			}
+			if acc.TotalCount() == 0 {
+				return
+			}
+			v1, err := enc.EncodeV1(acc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, _ := base64.StdEncoding.DecodeString(v1)
+			if back, err := hdr.Decode(text); err != nil || !back.Equals(truth) {
+				t.Errorf("the v1 form does not decode with the HDR library to the histogram of all values (err %v)", err)
+			}
 		})
 	}
 }
 
 func fromMicros(v float64) (d time.Duration) { return time.Duration(v * 1000) }
 
-// TestBinaryFormRoundTripsAndIsTheStringFormUnwrapped: EncodeBinary's
-// bytes decode to the same counts, and are the string form without its
+// TestBinaryFormRoundTripsAndIsTheV1FormUnwrapped: EncodeBinary's
+// bytes decode to the same counts, and are the v1 string form without its
 // two base64 layers (so a byte store pays no base64 inflation).
-func TestBinaryFormRoundTripsAndIsTheStringFormUnwrapped(t *testing.T) {
+func TestBinaryFormRoundTripsAndIsTheV1FormUnwrapped(t *testing.T) {
 	var dec Decoder
 	var enc Encoder
 	rng := rand.New(rand.NewPCG(3, 3))
@@ -104,18 +122,50 @@ func TestBinaryFormRoundTripsAndIsTheStringFormUnwrapped(t *testing.T) {
 	if got, want := SummarizeCompact(back), SummarizeCompact(c); got != want {
 		t.Errorf("binary round trip %+v, want %+v", got, want)
 	}
-	s, err := enc.Encode(c)
+	s, err := enc.EncodeV1(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	inner, _ := base64.StdEncoding.DecodeString(s)
 	raw, _ := base64.StdEncoding.DecodeString(string(inner))
 	if !bytes.Equal(raw, b) {
-		t.Errorf("binary form (%d bytes) is not the string form (%d chars) unwrapped (%d bytes)", len(b), len(s), len(raw))
+		t.Errorf("binary form (%d bytes) is not the v1 string form (%d chars) unwrapped (%d bytes)", len(b), len(s), len(raw))
 	}
 	if err := dec.AddBinaryTo(NewCompact(), b[:len(b)/2]); err == nil {
 		t.Error("a truncated binary histogram decoded without error")
 	}
+}
+
+// TestEncodeWritesTheUncompressedPayload: the string form is base64 of a
+// V2 payload (no zlib to inflate when merging), which the HDR library
+// reads once compressed: it is the compressed encoding's content.
+func TestEncodeWritesTheUncompressedPayload(t *testing.T) {
+	h := randomHistogram(rand.New(rand.NewPCG(4, 4)), 0, 20_000)
+	raw, err := base64.StdEncoding.DecodeString(mustEncode(t, h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) < 4 || binary.BigEndian.Uint32(raw) != payloadCookie {
+		t.Fatalf("Encode wrote %x..., want a V2 payload (cookie %x)", raw[:min(len(raw), 8)], payloadCookie)
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	_, _ = zw.Write(raw)
+	_ = zw.Close()
+	framed := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, compressedCookie), uint32(z.Len()))
+	back, err := hdr.Decode([]byte(base64.StdEncoding.EncodeToString(append(framed, z.Bytes()...))))
+	if err != nil || !back.Equals(h) {
+		t.Errorf("the payload, compressed, does not decode with the HDR library to the histogram encoded (err %v)", err)
+	}
+}
+
+// encodeV1ByHDR is the v1 form as the HDR library writes it.
+func encodeV1ByHDR(h *hdr.Histogram) (string, error) {
+	if h.TotalCount() == 0 {
+		return "", nil
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	return base64.StdEncoding.EncodeToString(b), err
 }
 
 func mustEncode(t *testing.T, h *hdr.Histogram) string {
@@ -125,4 +175,45 @@ func mustEncode(t *testing.T, h *hdr.Histogram) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestMergeIntoAWindowPastSixteenBitsKeepsEveryCount: a sparse histogram
+// merged into a window where one bucket would pass 16 bits, after others
+// were added, leaves every count exact (the window's partial additions are
+// undone and the merge goes to pairs).
+func TestMergeIntoAWindowPastSixteenBitsKeepsEveryCount(t *testing.T) {
+	c, src, truth := NewCompact(), &Compact{}, New()
+	for v := int64(1000); v <= 1100; v++ {
+		c.RecordValues(v, 1)
+		_ = truth.RecordValues(v, 1)
+	}
+	c.RecordValues(1100, 65_000)
+	_ = truth.RecordValues(1100, 65_000)
+	if c.win == nil {
+		t.Fatal("the fixture is not in window form; the test means nothing")
+	}
+	for _, v := range []int64{1000, 1050, 1100} {
+		src.idx, src.cnt, src.total = append(src.idx, bucketIndex(v)), append(src.cnt, 1000), src.total+1000
+		_ = truth.RecordValues(v, 1000)
+	}
+	window := NewCompact()
+	window.copyFrom(c)
+	c.Merge(src)
+	if !c.HDR().Equals(truth) {
+		t.Errorf("sparse into a window: merged %+v, want %+v", SummarizeCompact(c), Summarize(truth))
+	}
+	other := NewCompact()
+	for v := int64(1000); v <= 1100; v++ {
+		other.RecordValues(v, 1000)
+		_ = truth.RecordValues(v, 1000)
+	}
+	if window.win == nil || other.win == nil {
+		t.Fatal("the fixtures are not in window form; the test means nothing")
+	}
+	c.Merge(other)
+	window.Merge(other) // the window overflows at its last bucket
+	window.Merge(src)
+	if !window.HDR().Equals(truth) || !c.HDR().Equals(truth) {
+		t.Errorf("a window into a window: merged %+v, want %+v", SummarizeCompact(window), Summarize(truth))
+	}
 }

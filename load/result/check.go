@@ -78,8 +78,8 @@ func invalid(format string, args ...any) error {
 // their counts as they are merged (Merger).
 func (e *Expect) Check(d *Document) error {
 	switch {
-	case d.SchemaVersion != SchemaVersion:
-		return invalid("schema version %q is not %q", truncateText(d.SchemaVersion), SchemaVersion)
+	case !KnownSchemaVersion(d.SchemaVersion):
+		return invalid("schema version %q is not %q or %q", truncateText(d.SchemaVersion), SchemaVersion, SchemaVersionV1)
 	case d.Run != e.Run:
 		return invalid("the result is of run %q, not %q", truncateText(d.Run), e.Run)
 	case d.Spec.Hash() != e.Spec.Hash():

@@ -18,8 +18,25 @@ import (
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
-// SchemaVersion identifies this document format. Readers refuse others.
-const SchemaVersion = "spanbench.io/result/v1"
+// SchemaVersion identifies the document format writers write. Readers
+// accept it and SchemaVersionV1 (KnownSchemaVersion), and refuse others.
+//
+// v2 encodes each histogram as base64 of HdrHistogram's V2 payload,
+// uncompressed; v1 as base64 of HdrHistogram's base64 text of the
+// zlib-compressed V2 encoding, which a v1 reader expects. The document's
+// own gzip compresses the payloads about as well as zlib did, and reading
+// them skips an inflate per histogram (docs/result-format.md).
+const SchemaVersion = "spanbench.io/result/v2"
+
+// SchemaVersionV1 is the previous format: old result files and the shard
+// ConfigMaps of runners of an older release. Readers still accept it; its
+// histograms decode exactly as before.
+const SchemaVersionV1 = "spanbench.io/result/v1"
+
+// KnownSchemaVersion reports whether readers accept documents of version
+// v. A v2 document may hold histograms of either encoding (a v1 shard
+// merged into it keeps its intervals'); the decoder tells them apart.
+func KnownSchemaVersion(v string) bool { return v == SchemaVersion || v == SchemaVersionV1 }
 
 // Document is a shard's result or the merge of several.
 type Document struct {
@@ -177,7 +194,8 @@ func addCount(a, b uint64) (uint64, bool) {
 }
 
 // Histograms are an operation's encoded HDR histograms (see
-// histogram.Encode); an empty one is "".
+// histogram.Encode; a v1 document's are in the older form, which
+// histogram.Decoder reads too); an empty one is "".
 type Histograms struct {
 	// LatencyHistogram is the latency of successful operations from their
 	// intended send time.

@@ -33,8 +33,8 @@ func ReadWithin(r io.Reader, b Budget) (*Document, error) {
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("decoding result: %w", err)
 	}
-	if d.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("result schema version %q is not %q", d.SchemaVersion, SchemaVersion)
+	if !KnownSchemaVersion(d.SchemaVersion) {
+		return nil, fmt.Errorf("result schema version %q is not %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionV1)
 	}
 	return &d, nil
 }

@@ -50,8 +50,11 @@ func decodingSource(d *Document, c *codec) intervalSource {
 }
 
 // derive computes the intervals' figures, the warm-up and the totals of d
-// from src.
+// from src. The totals' histograms are written in today's encoding, so d
+// becomes a document of today's version (a v1 document's intervals keep
+// their v1 histograms, which today's readers read too).
 func derive(d *Document, c *codec, src intervalSource) error {
+	d.SchemaVersion = SchemaVersion
 	n := 0
 	for _, in := range d.Intervals {
 		if in.Index < 0 || in.Index >= MaxIntervals {

@@ -179,8 +179,8 @@ func (m *Merger) Result() (*Document, error) {
 func checkMergeable(docs []*Document) error {
 	first := docs[0]
 	for _, d := range docs {
-		if d.SchemaVersion != SchemaVersion {
-			return fmt.Errorf("schema version %q is not %q", d.SchemaVersion, SchemaVersion)
+		if !KnownSchemaVersion(d.SchemaVersion) {
+			return fmt.Errorf("schema version %q is not %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionV1)
 		}
 		if d.Run != first.Run {
 			return fmt.Errorf("results of different runs (%q and %q) cannot be merged", first.Run, d.Run)

@@ -111,6 +111,11 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 				}
 			}
 			docs := shardDocs(t, spec, shards, intervals, samples)
+			for i := range docs {
+				if rng.IntN(2) == 0 { // shards of an older runner: the v1 encoding
+					docs[i] = toV1(t, docs[i])
+				}
+			}
 			rand.New(rand.NewPCG(seed, 9)).Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
 			merged, err := Merge(docs...)
 			if err != nil {

@@ -124,12 +124,20 @@ func (p *heapPeak) MiB() float64 {
 
 // mergeDense merges shards dense shards of intervals intervals one at a
 // time, each built just before it is added, as the controller decodes each
-// shard's report just before adding it.
-func mergeDense(tb testing.TB, pool densePool, spec Spec, shards, intervals int) *Document {
+// shard's report just before adding it. checked merges them as the
+// controller does (NewCheckedMerger: each shard checked against the run and
+// its histograms decoded into their own before they are merged).
+func mergeDense(tb testing.TB, pool densePool, spec Spec, shards, intervals int, checked bool) *Document {
 	tb.Helper()
 	m := NewMerger()
+	if checked {
+		m = NewCheckedMerger(Expect{Run: "dense", Spec: spec, Interval: 10 * time.Second, Duration: 30 * time.Minute,
+			Overrun: time.Minute, Start: t0, Skew: time.Minute, Shard: -1, Shards: shards, HistogramMemory: 96 << 20})
+	}
 	for i := range shards {
-		if err := m.Add(pool.shard(spec, i, shards, intervals)); err != nil {
+		d := pool.shard(spec, i, shards, intervals)
+		d.Shards[0].Started, d.Shards[0].Ended = d.Start, d.End
+		if err := m.Add(d); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -143,16 +151,20 @@ func mergeDense(tb testing.TB, pool densePool, spec Spec, shards, intervals int)
 // BenchmarkMerge256DenseShards merges 256 dense 30-minute 10-operation
 // shards (issue 11's case) and reports the peak heap, with the default GC
 // and under a 128 MiB memory limit (as with GOMEMLIMIT in a manager limited
-// to 256 MiB).
+// to 256 MiB), unchecked and checked as the controller merges.
 func BenchmarkMerge256DenseShards(b *testing.B) {
 	pool, spec := newDensePool(b, 64), denseSpec(b)
-	for name, limit := range map[string]int64{"gc=default": math.MaxInt64, "memlimit=128MiB": 128 << 20} {
-		b.Run(name, func(b *testing.B) {
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	for _, c := range []struct {
+		name    string
+		limit   int64
+		checked bool
+	}{{"gc=default", math.MaxInt64, false}, {"memlimit=128MiB", 128 << 20, false}, {"checked/memlimit=128MiB", 128 << 20, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(c.limit))
 			b.ReportAllocs()
 			for b.Loop() {
 				peak := startHeapPeak()
-				d := mergeDense(b, pool, spec, 256, denseIntervals)
+				d := mergeDense(b, pool, spec, 256, denseIntervals, c.checked)
 				b.ReportMetric(peak.MiB(), "peak-heap-MiB")
 				if d.Overall.OK != 256*denseOps*(denseIntervals-6)*denseSamples {
 					b.Fatalf("merged %d operations", d.Overall.OK)
@@ -196,7 +208,7 @@ func TestMergeOfDenseShardsStaysUnderAMemoryCap(t *testing.T) {
 	pool, spec := newDensePool(t, 16), denseSpec(t)
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	peak := startHeapPeak()
-	d := mergeDense(t, pool, spec, 8, 60)
+	d := mergeDense(t, pool, spec, 8, 60, false)
 	if got := peak.MiB(); got > limit>>20 {
 		t.Errorf("merging 8 dense shards of 60 intervals peaked at %.0f MiB of heap; want under %d MiB", got, limit>>20)
 	}

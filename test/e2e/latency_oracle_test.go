@@ -4,7 +4,10 @@ package e2e
 // cluster (go test ./test/e2e/), while the e2e suite uses it against one.
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -16,6 +19,27 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/result"
 )
+
+// decodeWithHDR decodes a result's histogram with the HDR library alone:
+// a v1 one is base64 of the library's own text form; a v2 one base64 of
+// the V2 payload, which the library reads once wrapped, as its compressed
+// encoding wraps it, in a zlib stream behind the compressed cookie.
+func decodeWithHDR(s string) (*hdr.Histogram, error) {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) >= 4 && binary.BigEndian.Uint32(raw) == uint32(hdr.V2EncodingCookieBase|0x10) {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		_, _ = zw.Write(raw) // writes to memory never fail
+		_ = zw.Close()
+		framed := binary.BigEndian.AppendUint32(nil, uint32(hdr.V2CompressedEncodingCookieBase|0x10))
+		framed = binary.BigEndian.AppendUint32(framed, uint32(z.Len()))
+		raw = []byte(base64.StdEncoding.EncodeToString(append(framed, z.Bytes()...)))
+	}
+	return hdr.Decode(raw)
+}
 
 // expectedLatency is the latency summary the status must show for one
 // operation (name "" is overall), computed from the raw shard histograms
@@ -32,11 +56,7 @@ func expectedLatency(shards []*result.Document, name string) (*v1alpha1.LatencyS
 		if !ok || op.LatencyHistogram == "" {
 			continue
 		}
-		raw, err := base64.StdEncoding.DecodeString(op.LatencyHistogram)
-		if err != nil {
-			return nil, fmt.Errorf("shard histogram of %q: %w", name, err)
-		}
-		h, err := hdr.Decode(raw)
+		h, err := decodeWithHDR(op.LatencyHistogram)
 		if err != nil {
 			return nil, fmt.Errorf("shard histogram of %q: %w", name, err)
 		}

@@ -10,11 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
 )
 
 // shardWith is a shard result whose operation "read" (and overall)
-// recorded values (µs), encoded as runners encode them.
+// recorded values (µs), encoded as runners encode them (v2) or, when
+// there is an odd number of values, as they did before (v1).
 func shardWith(t *testing.T, values ...int64) *result.Document {
 	t.Helper()
 	h := hdr.New(1, 100_000_000, 3)
@@ -23,11 +25,18 @@ func shardWith(t *testing.T, values ...int64) *result.Document {
 			t.Fatal(err)
 		}
 	}
-	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	// Runners write v2 (histogram.Encode); odd shards are in v1, as the
+	// HDR library writes it, as runners of an older release did.
+	enc, err := histogram.Encode(h)
+	if len(values)%2 == 1 {
+		var b []byte
+		b, err = h.Encode(hdr.V2CompressedEncodingCookieBase)
+		enc = base64.StdEncoding.EncodeToString(b)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := result.Operation{Name: "read", Histograms: result.Histograms{LatencyHistogram: base64.StdEncoding.EncodeToString(b)}}
+	op := result.Operation{Name: "read", Histograms: result.Histograms{LatencyHistogram: enc}}
 	overall := op
 	overall.Name = ""
 	return &result.Document{Totals: []result.Operation{op}, Overall: overall}
