@@ -3,10 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/await"
+	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/protocol"
 )
@@ -61,7 +59,7 @@ func TestHostileShardsLeaveTheManagerReconcilingOtherRuns(t *testing.T) {
 		b := &v1alpha1.BenchmarkRun{}
 		return h.c.Get(context.Background(), client.ObjectKeyFromObject(bystander), b) == nil && b.Status.StartTime != nil
 	})
-	peak := startHeapPeak()
+	peak := heappeak.Start()
 	for i, data := range results {
 		h.patchShard(hostile, i, protocol.ShardReport{Ready: time.Now(), State: protocol.StateSucceeded, Result: data})
 	}
@@ -131,41 +129,4 @@ func hostileResults(run *v1alpha1.BenchmarkRun) (results [][]byte, refused map[i
 		}
 	}
 	return results, refused
-}
-
-// heapPeak samples the heap's live and unswept objects every 2 ms until
-// stopped, and reports the largest sample.
-type heapPeak struct {
-	stop chan struct{}
-	done sync.WaitGroup
-	peak uint64
-}
-
-func startHeapPeak() *heapPeak {
-	runtime.GC()
-	p := &heapPeak{stop: make(chan struct{})}
-	p.done.Add(1)
-	go func() {
-		defer p.done.Done()
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(s)
-			p.peak = max(p.peak, s[0].Value.Uint64())
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return p
-}
-
-// MiB stops sampling and returns the peak in MiB.
-func (p *heapPeak) MiB() float64 {
-	close(p.stop)
-	p.done.Wait()
-	return float64(p.peak) / (1 << 20)
 }

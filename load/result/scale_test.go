@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
@@ -85,43 +83,6 @@ func (p densePool) shard(spec Spec, i, count, intervals int) *Document {
 	return d
 }
 
-// heapPeak samples the heap's live and unswept objects every few
-// milliseconds until stopped, and reports the largest sample.
-type heapPeak struct {
-	stop chan struct{}
-	done sync.WaitGroup
-	peak uint64
-}
-
-func startHeapPeak() *heapPeak {
-	runtime.GC()
-	p := &heapPeak{stop: make(chan struct{})}
-	p.done.Add(1)
-	go func() {
-		defer p.done.Done()
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			p.peak = max(p.peak, s[0].Value.Uint64())
-			select {
-			case <-p.stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return p
-}
-
-// MiB stops sampling and returns the peak in MiB.
-func (p *heapPeak) MiB() float64 {
-	close(p.stop)
-	p.done.Wait()
-	return float64(p.peak) / (1 << 20)
-}
-
 // mergeDense merges shards dense shards of intervals intervals one at a
 // time, each built just before it is added, as the controller decodes each
 // shard's report just before adding it. checked merges them as the
@@ -163,7 +124,7 @@ func BenchmarkMerge256DenseShards(b *testing.B) {
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(c.limit))
 			b.ReportAllocs()
 			for b.Loop() {
-				peak := startHeapPeak()
+				peak := heappeak.Start()
 				d := mergeDense(b, pool, spec, 256, denseIntervals, c.checked)
 				b.ReportMetric(peak.MiB(), "peak-heap-MiB")
 				if d.Overall.OK != 256*denseOps*(denseIntervals-6)*denseSamples {
@@ -181,7 +142,7 @@ func BenchmarkFinalizeDenseShard(b *testing.B) {
 	d := pool.shard(spec, 0, 1, denseIntervals)
 	b.ReportAllocs()
 	for b.Loop() {
-		peak := startHeapPeak()
+		peak := heappeak.Start()
 		if err := Finalize(d); err != nil {
 			b.Fatal(err)
 		}
@@ -207,7 +168,7 @@ func TestMergeOfDenseShardsStaysUnderAMemoryCap(t *testing.T) {
 	const limit = 128 << 20
 	pool, spec := newDensePool(t, 16), denseSpec(t)
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-	peak := startHeapPeak()
+	peak := heappeak.Start()
 	d := mergeDense(t, pool, spec, 8, 60, false)
 	if got := peak.MiB(); got > limit>>20 {
 		t.Errorf("merging 8 dense shards of 60 intervals peaked at %.0f MiB of heap; want under %d MiB", got, limit>>20)
@@ -227,7 +188,7 @@ func TestCheckedMergeOfDenseShardsStaysUnderAMemoryCap(t *testing.T) {
 	e := Expect{Run: "dense", Spec: spec, Interval: 10 * time.Second, Duration: 30 * time.Minute, Overrun: time.Minute,
 		Start: t0, Skew: time.Minute, Shard: -1, Shards: 8, HistogramMemory: 96 << 20}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-	peak := startHeapPeak()
+	peak := heappeak.Start()
 	m := NewCheckedMerger(e)
 	for i := range 8 {
 		d := pool.shard(spec, i, 8, 60)
