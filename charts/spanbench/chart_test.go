@@ -696,3 +696,22 @@ func TestWebhookMatchesKustomize(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerKnowsItsMemoryLimit: both installs give the manager
+// GOMEMLIMIT from its container's memory limit, so the Go runtime collects
+// harder before the limit instead of being OOM-killed mid-aggregation.
+func TestManagerKnowsItsMemoryLimit(t *testing.T) {
+	for name, m := range map[string]manifest{"chart": template(t), "kustomize": kustomize(t)} {
+		var dep appsv1.Deployment
+		m.get(t, "Deployment/spanbench-manager", &dep)
+		found := false
+		for _, e := range dep.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "GOMEMLIMIT" {
+				found = e.ValueFrom != nil && e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory"
+			}
+		}
+		if !found {
+			t.Errorf("the %s install's manager has no GOMEMLIMIT from limits.memory: %+v", name, dep.Spec.Template.Spec.Containers[0].Env)
+		}
+	}
+}
