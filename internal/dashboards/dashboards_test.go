@@ -132,7 +132,7 @@ func TestPanelQueriesExpand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars := dashboards.Vars{"namespace": "ns1", "run": "r1", "campaign": "c1", "variant": ".*", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
+	vars := dashboards.Vars{"namespace": "ns1", "run": "r1", "campaign": "c1", "variant": ".*", "operation": ".*", "__rate_interval": "1m", "__range": "1h", "__interval": "15s"}
 	for _, q := range qs {
 		e := q.Expand(vars)
 		if strings.Contains(e, "$") {

@@ -50,7 +50,10 @@ func runsTable() cog.Builder[dashboard.Panel] {
 			{expr: `max by (namespace, run, variant, instance_config, dialect, endpoint, runners, runner_region, client_version, partial) (spanbench_run_info{` + runMatch + `})`, table: true},
 			{expr: figure("spanbench_run_throughput_ops", overall, "namespace, run"), table: true},
 			{expr: figure("spanbench_run_latency_seconds", overall+`, quantile="0.99"`, "namespace, run"), table: true},
-			{expr: `1000 * min by (namespace, run) (min_over_time(timestamp(spanbench_run_info{` + runMatch + `})[$__range:]))`, table: true},
+			// The subquery's step is the panel's interval: with Prometheus's
+			// default (its evaluation interval, 1m) a run finished less than
+			// a step ago had no "first seen" yet.
+			{expr: `1000 * min by (namespace, run) (min_over_time(timestamp(spanbench_run_info{` + runMatch + `})[$__range:$__interval]))`, table: true},
 		},
 	}, []string{"Value #A"}, []column{
 		{"Value #B", "throughput", unitOps},
