@@ -22,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/internal/await"
 )
 
 // How the suite installs spanbench: $SPANBENCH_E2E_INSTALL, kustomize (the
@@ -112,7 +114,28 @@ func install(ctx context.Context) error {
 		logs, _ := kubectlCtx(ctx, 10*time.Second, "-n", managerNamespace, "logs", "-l", managerSelector, "--tail=30")
 		return fmt.Errorf("the manager did not become ready: %w: %s\n%s\n%s", err, out, pods, logs)
 	}
+	if err := awaitTenancyPolicy(ctx); err != nil {
+		return err
+	}
 	return checkInstall(ctx)
+}
+
+// awaitTenancyPolicy waits until the tenancy policy admits the demo run
+// (a server-side dry run: nothing is stored). The API server reads the
+// policy's params ConfigMap through an informer, and right after an
+// install it may refuse every run with "no params found" until that
+// informer has the ConfigMap; the tests start only once it has.
+func awaitTenancyPolicy(ctx context.Context) error {
+	start := time.Now()
+	ok, last := await.Until(ctx, await.Poll{Within: 90 * time.Second, Every: time.Second}, func() (bool, string) {
+		out, err := kubectlCtx(ctx, 20*time.Second, "-n", "default", "create", "--dry-run=server", "-f", filepath.Join(suite.root, demoSample))
+		return err == nil, out
+	})
+	if !ok {
+		return fmt.Errorf("the tenancy policy still refuses the demo run 90 s after the install: %s", last)
+	}
+	fmt.Printf("e2e: the tenancy policy admits runs %s after the manager became ready\n", time.Since(start).Round(time.Second))
+	return nil
 }
 
 // checkInstall checks, for either install, what the tests take for
