@@ -101,9 +101,9 @@ spec=$(awk '
 mv "${CHART}/files/alert-rules.yaml.tmp" "${CHART}/files/alert-rules.yaml"
 
 # The tenancy policy: the ValidatingAdmissionPolicy's spec, everything under
-# `spec:` with its two-space indent removed. It names no namespace or
-# account (those are in the binding and the params ConfigMap, which the
-# chart templates), so one copy serves both installs.
+# `spec:` with its two-space indent removed. The chart's template renders
+# its data variable (the opt-ins and the manager's account) from the values,
+# so one copy serves both installs.
 POLICY_SRC="${ROOT}/config/admission-policy/policy.yaml"
 [[ -f "${POLICY_SRC}" ]] || die "no ${POLICY_SRC}"
 [[ "$(grep -c '^kind: ValidatingAdmissionPolicy$' "${POLICY_SRC}" || true)" == 1 ]] || die "${POLICY_SRC}: expected exactly one ValidatingAdmissionPolicy"

@@ -11,36 +11,36 @@ import (
 const (
 	policyKey  = "ValidatingAdmissionPolicy/spanbench-tenancy"
 	bindingKey = "ValidatingAdmissionPolicyBinding/spanbench-tenancy"
-	paramsKey  = "ConfigMap/spanbench-tenancy"
 )
 
 // The chart installs the tenancy policy as config/admission-policy does:
-// the same rules, binding and params (docs/security.md).
+// the same rules (with the default values, the same opt-ins) and binding
+// (docs/security.md). Neither has a params ConfigMap any more.
 func TestAdmissionPolicyMatchesKustomize(t *testing.T) {
 	t.Parallel()
-	chart, kust := template(t), kustomize(t)
-	for _, f := range []struct {
-		key  string
-		path []string
-	}{
-		{policyKey, []string{"spec"}},
-		{bindingKey, []string{"spec"}},
-		{paramsKey, []string{"data"}},
-	} {
-		k, c := kust[f.key], chart[f.key]
+	chart, kust := template(t, "--namespace", "spanbench-system"), kustomize(t)
+	for _, key := range []string{policyKey, bindingKey} {
+		k, c := kust[key], chart[key]
 		if k == nil || c == nil {
-			t.Fatalf("%s: in kustomize %t, in the chart %t; want both", f.key, k != nil, c != nil)
+			t.Fatalf("%s: in kustomize %t, in the chart %t; want both", key, k != nil, c != nil)
 		}
-		kv, _, _ := unstructured.NestedFieldNoCopy(k.Object, f.path...)
-		cv, _, _ := unstructured.NestedFieldNoCopy(c.Object, f.path...)
+		kv, _, _ := unstructured.NestedFieldNoCopy(k.Object, "spec")
+		cv, _, _ := unstructured.NestedFieldNoCopy(c.Object, "spec")
 		if diff := cmp.Diff(kv, cv); diff != "" {
-			t.Errorf("%s %v differs (-kustomize +chart); run `make manifests`:\n%s", f.key, f.path, diff)
+			t.Errorf("%s spec differs (-kustomize +chart); run `make manifests`:\n%s", key, diff)
 		}
+		if _, has, _ := unstructured.NestedFieldNoCopy(c.Object, "spec", "paramRef"); has {
+			t.Errorf("%s has a paramRef: a built-in paramKind stops working after a reinstall (docs/security.md)", key)
+		}
+	}
+	if kust["ConfigMap/spanbench-tenancy"] != nil || chart["ConfigMap/spanbench-tenancy"] != nil {
+		t.Error("an install still ships the tenancy params ConfigMap")
 	}
 }
 
-// The values' opt-ins reach the params, one a line; the manager's account
-// follows the release; the toggle removes the whole policy.
+// The values' opt-ins reach the policy's data variable, one a line, as CEL
+// string literals; the manager's account follows the release; the toggle
+// removes the whole policy.
 func TestTemplateAdmissionPolicyValues(t *testing.T) {
 	t.Parallel()
 	m := template(t, "--namespace", "perf-system",
@@ -48,27 +48,23 @@ func TestTemplateAdmissionPolicyValues(t *testing.T) {
 		"--set", "admissionPolicy.serviceAccounts={team/wi-runner,perf/runner}",
 		"--set", "admissionPolicy.secrets={team/key}",
 		"--set", "admissionPolicy.runnerImagePrefixes={us-docker.pkg.dev/p/spanbench/}")
-	data, _, _ := unstructured.NestedStringMap(m[paramsKey].Object, "data")
-	want := map[string]string{
-		"managerServiceAccount": "perf-system/mine",
-		"serviceAccounts":       "team/wi-runner\nperf/runner",
-		"secrets":               "team/key",
-		"runnerImagePrefixes":   "us-docker.pkg.dev/p/spanbench/",
+	if m[policyKey] == nil {
+		t.Fatalf("no %s rendered", policyKey)
 	}
-	if diff := cmp.Diff(want, data); diff != "" {
-		t.Errorf("params data (-want +got):\n%s", diff)
+	vars, _, _ := unstructured.NestedSlice(m[policyKey].Object, "spec", "variables")
+	var data string
+	for _, v := range vars {
+		if v := v.(map[string]any); v["name"] == "data" {
+			data, _ = v["expression"].(string)
+		}
 	}
-	ns, _, _ := unstructured.NestedString(m[bindingKey].Object, "spec", "paramRef", "namespace")
-	if ns != "perf-system" {
-		t.Errorf("binding's paramRef.namespace %q, want the release namespace perf-system", ns)
+	want := `{'managerServiceAccount': 'perf-system/mine', 'serviceAccounts': 'team/wi-runner\nperf/runner', ` +
+		`'secrets': 'team/key', 'runnerImagePrefixes': 'us-docker.pkg.dev/p/spanbench/'}`
+	if data != want {
+		t.Errorf("the policy's data variable:\n got %s\nwant %s", data, want)
 	}
-	action, _, _ := unstructured.NestedString(m[bindingKey].Object, "spec", "paramRef", "parameterNotFoundAction")
-	if action != "Deny" {
-		t.Errorf("binding's parameterNotFoundAction %q, want Deny: without its params the policy must fail closed", action)
-	}
-
 	off := template(t, "--set", "admissionPolicy.enabled=false")
-	for _, key := range []string{policyKey, bindingKey, paramsKey} {
+	for _, key := range []string{policyKey, bindingKey} {
 		if off[key] != nil {
 			t.Errorf("admissionPolicy.enabled=false still renders %s", key)
 		}

@@ -139,8 +139,8 @@ func setup(env *envtest.Environment, cfg *rest.Config) error {
 			return err
 		}
 	}
-	// The policy, its binding and its params reach the API server's
-	// admission through informers: wait until a run it refuses is refused.
+	// The policy and its binding reach the API server's admission through
+	// informers: wait until a run it refuses is refused.
 	ok, last := await.Until(ctx, await.Poll{Within: time.Minute, Every: 200 * time.Millisecond}, func() (bool, string) {
 		err := clients[tenant].Create(ctx, runtest.Run("probe").InNamespace(teamNS).ServiceAccount("default").Obj(), client.DryRunAll)
 		return err != nil && strings.Contains(err.Error(), `"default" is refused`), fmt.Sprint(err)
@@ -155,7 +155,7 @@ func setup(env *envtest.Environment, cfg *rest.Config) error {
 func policyObjects() ([]client.Object, error) {
 	dir := filepath.Join("..", "..", "config", "admission-policy")
 	var out []client.Object
-	for _, f := range []string{"policy.yaml", "binding.yaml", "params.yaml"} {
+	for _, f := range []string{"policy.yaml", "binding.yaml"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			return nil, err

@@ -1,14 +1,17 @@
 package tenancy
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -194,7 +197,7 @@ func TestAdmissionAdmitsCreatorsWithThePermission(t *testing.T) {
 	})
 }
 
-// What the cluster admin opts in through the policy's ConfigMap, any
+// What the cluster admin opts in through the policy's data variable, any
 // creator of runs may name. (The other tests never name what this one opts
 // in: they run alongside.)
 func TestAdmissionAdmitsWhatTheAdminOptsIn(t *testing.T) {
@@ -209,16 +212,8 @@ func TestAdmissionAdmitsWhatTheAdminOptsIn(t *testing.T) {
 			t.Fatalf("the %s is admitted before the admin opts it in", name)
 		}
 	}
-	cm := &corev1.ConfigMap{}
-	if err := admin.Get(bounded(t), client.ObjectKey{Namespace: systemNS, Name: "spanbench-tenancy"}, cm); err != nil {
-		t.Fatal(err)
-	}
-	cm.Data["serviceAccounts"] = "team/opted-runner\nother/x\n"
-	cm.Data["secrets"] = "team/shared-key"
-	cm.Data["runnerImagePrefixes"] = "registry.example/bench/\n"
-	if err := admin.Update(bounded(t), cm); err != nil {
-		t.Fatal(err)
-	}
+	setOptIns(t, map[string]string{"managerServiceAccount": systemNS + "/spanbench-manager",
+		"serviceAccounts": "team/opted-runner\nother/x\n", "secrets": "team/shared-key", "runnerImagePrefixes": "registry.example/bench/\n"})
 	for name, obj := range cases {
 		await.Eventually(t, await.Poll{Within: 30 * time.Second, Every: 200 * time.Millisecond}, "the opted-in "+name+" admitted",
 			func() (bool, string) {
@@ -259,4 +254,44 @@ func errString(err error) string {
 		return "admitted"
 	}
 	return err.Error()
+}
+
+// setOptIns sets the policy's data variable, as a kustomize patch or the
+// chart's values would: each value a CEL string literal's content.
+func setOptIns(t *testing.T, data map[string]string) {
+	t.Helper()
+	vap := &unstructured.Unstructured{}
+	vap.SetGroupVersionKind(schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy"})
+	if err := admin.Get(bounded(t), client.ObjectKey{Name: "spanbench-tenancy"}, vap); err != nil {
+		t.Fatal(err)
+	}
+	vars, _, err := unstructured.NestedSlice(vap.Object, "spec", "variables")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	entries := make([]string, 0, len(keys))
+	for _, k := range keys {
+		// A CEL string literal holds no raw newline: escape it.
+		entries = append(entries, fmt.Sprintf("'%s': '%s'", k, strings.ReplaceAll(data[k], "\n", `\n`)))
+	}
+	set := false
+	for _, v := range vars {
+		if m := v.(map[string]any); m["name"] == "data" {
+			m["expression"], set = "{"+strings.Join(entries, ", ")+"}", true
+		}
+	}
+	if !set {
+		t.Fatal("the policy has no data variable")
+	}
+	if err := unstructured.SetNestedSlice(vap.Object, vars, "spec", "variables"); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Update(bounded(t), vap); err != nil {
+		t.Fatal(err)
+	}
 }
