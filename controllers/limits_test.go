@@ -28,7 +28,9 @@ func TestLimitsRefuseWhatTheOperatorDoesNotAllow(t *testing.T) {
 		r.Spec.Workload.Dataset.Rows, r.Spec.Workload.Dataset.FieldBytes = ptr.To(rows), ptr.To(fieldBytes)
 		return r
 	}
-	runners := func(f func(*v1alpha1.RunnersSpec)) *v1alpha1.BenchmarkRun { return newBuilderRun("placed").runners(f).obj() }
+	runners := func(f func(*v1alpha1.RunnersSpec)) *v1alpha1.BenchmarkRun {
+		return newBuilderRun("placed").runners(f).obj()
+	}
 	target := func(f func(*v1alpha1.TargetSpec)) *v1alpha1.BenchmarkRun {
 		r := newBuilderRun("aimed").obj()
 		f(&r.Spec.Target)
