@@ -63,9 +63,9 @@ type Limits struct {
 	MaxEphemeralDuration time.Duration
 }
 
-// check returns why a run exceeds the guardrails, or "". Each message
+// Check returns why a run exceeds the guardrails, or "". Each message
 // names the field and the flag.
-func (l Limits) check(run *v1alpha1.BenchmarkRun) string {
+func (l Limits) Check(run *v1alpha1.BenchmarkRun) string {
 	for _, c := range []func(*v1alpha1.BenchmarkRun) string{l.checkSize, l.checkDataset, l.checkPlacement, l.checkTarget, l.checkEphemeral} {
 		if msg := c(run); msg != "" {
 			return msg

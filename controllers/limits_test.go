@@ -102,7 +102,7 @@ func TestLimitsRefuseWhatTheOperatorDoesNotAllow(t *testing.T) {
 			return r
 		}(), "--max-ephemeral-duration"},
 	} {
-		got := limits.check(tc.run)
+		got := limits.Check(tc.run)
 		switch {
 		case tc.want == "" && got != "":
 			t.Errorf("%s: refused with %q", tc.name, got)
@@ -115,7 +115,7 @@ func TestLimitsRefuseWhatTheOperatorDoesNotAllow(t *testing.T) {
 		r.NodeSelector = map[string]v1alpha1.LabelValue{"node-role.kubernetes.io/master": ""}
 	}).obj()
 	anything.Spec.Workload.Dataset.Rows = ptr.To[int64](10_000_000_000)
-	if got := (Limits{}).check(anything); got != "" {
+	if got := (Limits{}).Check(anything); got != "" {
 		t.Errorf("zero limits refused a run: %q", got)
 	}
 }
