@@ -78,3 +78,28 @@ func TestReconcileRefusesRunsOutsideTheAllowlists(t *testing.T) {
 		t.Errorf("a run within the allowlists did not reach the target (Instance calls %d)", f.spanner.count("Instance"))
 	}
 }
+
+// TestReconcileCreatesNoJobBeyondTheGuardrails: a run past its prepare
+// stage (as when the manager restarts with tighter flags) whose image is
+// not on the list fails with LimitExceeded when its loader or runner Job
+// would be created, and no Job is.
+func TestReconcileCreatesNoJobBeyondTheGuardrails(t *testing.T) {
+	for name, run := range map[string]*v1alpha1.BenchmarkRun{
+		"loader Job": runtest.Run("load").Created(t0).TargetReady(t0).Loading(t0).Obj(),
+		"runner Job": runtest.Run("bench").Created(t0).TargetReady(t0).DatasetLoaded(t0).Obj(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			run.Spec.Runners.Image = "evil.example/x:1"
+			f := newFakeReconcile(t, interceptor.Funcs{}, run)
+			if _, err := f.reconcile(run); err != nil {
+				t.Fatal(err)
+			}
+			got := f.run(run)
+			wantCondition(t, got, v1alpha1.ConditionSucceeded, "False", v1alpha1.ReasonLimitExceeded)
+			var jobs batchv1.JobList
+			if err := f.stored.List(t.Context(), &jobs, client.InNamespace(run.Namespace)); err != nil || len(jobs.Items) != 0 {
+				t.Errorf("%d Jobs created with an image the manager refuses (%v)", len(jobs.Items), err)
+			}
+		})
+	}
+}
