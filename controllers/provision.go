@@ -52,7 +52,7 @@ func (r *BenchmarkRunReconciler) stageDeadline(run *v1alpha1.BenchmarkRun) stage
 // dataset must be loaded (by the loader Job). Nothing is created for a run the
 // guardrails refuse.
 func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox) (ctrl.Result, error) {
-	if msg := r.Limits.check(run); msg != "" {
+	if msg := r.Limits.Check(run); msg != "" {
 		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
 		return ctrl.Result{}, nil
 	}

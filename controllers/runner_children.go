@@ -15,11 +15,18 @@ import (
 	"github.com/spanbench/spanbench/protocol"
 )
 
-// ensureChildren runs one stage's ensure. A child whose name is taken by
-// somebody else's object fails the run (NameConflict). ok is false when
-// the stage must stop here, with err to return (nil once the run failed).
+// ensureChildren runs one stage's ensure. The guardrails are checked again
+// first: the prepare stage checked them, but a manager restarted with
+// tighter flags must not create Jobs (an image, a toleration) its flags now
+// refuse (LimitExceeded). A child whose name is taken by somebody else's
+// object fails the run (NameConflict). ok is false when the stage must stop
+// here, with err to return (nil once the run failed).
 func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox,
 	ensure func(context.Context, *v1alpha1.BenchmarkRun, *v1alpha1.WorkloadSpec) error) (ok bool, err error) {
+	if msg := r.Limits.Check(run); msg != "" {
+		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
+		return false, nil
+	}
 	err = ensure(ctx, run, w)
 	var refused *refusedError
 	if errors.As(err, &refused) {

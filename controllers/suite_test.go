@@ -107,7 +107,9 @@ const harnessClusterID = "envtest"
 // defaultLimits are the guardrails of a scenario's manager.
 func defaultLimits() controllers.Limits {
 	return controllers.Limits{MaxRunners: 10, MaxDuration: time.Hour, MaxProcessingUnits: 5000,
-		AllowedInstanceConfigs: []string{"regional-asia-northeast1", "asia1"}, MaxEphemeralDuration: 3 * time.Hour}
+		AllowedInstanceConfigs: []string{"regional-asia-northeast1", "asia1"}, MaxEphemeralDuration: 3 * time.Hour,
+		MaxDatasetRows: 1_000_000, MaxDatasetBytes: 1 << 30, RunnerImages: controllers.ImageAllowlist{"spanbench:test"},
+		TolerationKeys: controllers.KeyAllowlist{"*"}, NodeSelectorKeys: controllers.KeyAllowlist{"*"}}
 }
 
 // managerOptions vary a scenario's manager.

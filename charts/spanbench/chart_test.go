@@ -253,6 +253,8 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--health-probe-bind-address=:8081", "--max-runners=100", "--max-duration=24h",
 		"--max-processing-units=10000", "--max-ephemeral-duration=8h", "--keep-runners=false", "--runner-ttl-seconds=-1",
 		"--allowed-emulator-hosts=10.245.255.1:9010",
+		"--max-dataset-rows=1000000000", "--max-dataset-bytes=1Ti", "--allowed-toleration-keys=*", "--allow-every-taint=false",
+		"--allowed-node-selector-keys=*",
 		"--webhook=true", "--webhook-port=9443", "--webhook-secret=spanbench-system/spanbench-webhook-cert",
 		"--webhook-service=spanbench-system/spanbench-webhook", "--webhook-configuration=spanbench-validating-webhook",
 	} {
@@ -283,6 +285,10 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--cluster-id=gke-perf-tokyo", "--sweep-projects=my-project,my-other-project", "--sweep-interval=5m",
 		"--spanner-endpoint=asia-northeast1-spanner.googleapis.com:443",
 		"--allowed-emulator-hosts=emulator.perf.svc:9010,localhost:9010",
+		"--max-dataset-rows=50000000", "--max-dataset-bytes=200Gi", "--allowed-projects=my-project",
+		"--allowed-runner-images=us-docker.pkg.dev/my-project/bench/,ghcr.io/spanbench/spanbench:v0.1.0",
+		"--allowed-toleration-keys=dedicated,cloud.google.com/", "--allow-every-taint=true",
+		"--allowed-node-selector-keys=*,node-role.kubernetes.io/control-plane",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("all-on args %q lack %q", c.Args, want)
@@ -392,6 +398,14 @@ func TestValuesAreValidated(t *testing.T) {
 		"webhook on the metrics port": {"webhook.port=8443", "webhook.port must differ"},
 		"webhook failure policy":      {"webhook.failurePolicy=Retry", "/webhook/failurePolicy"},
 		"webhook timeout too long":    {"webhook.timeoutSeconds=31", "/webhook/timeoutSeconds"},
+		"full instance config name":   {"guardrails.allowedInstanceConfigs={projects/p/instanceConfigs/asia1}", "/guardrails/allowedInstanceConfigs/0"},
+		"dataset bytes not a size":    {"guardrails.maxDatasetBytes=lots", "/guardrails/maxDatasetBytes"},
+		"negative dataset rows":       {"guardrails.maxDatasetRows=-1", "/guardrails/maxDatasetRows"},
+		"project Google refuses":      {"guardrails.allowedProjects={My_Project}", "/guardrails/allowedProjects/0"},
+		"two images in one entry":     {"guardrails.allowedRunnerImages={a:1 b:2}", "/guardrails/allowedRunnerImages/0"},
+		"toleration key no label key": {"guardrails.allowedTolerationKeys={bad key}", "/guardrails/allowedTolerationKeys/0"},
+		"every-taint toggle":          {"guardrails.allowEveryTaint=yes", "/guardrails/allowEveryTaint"},
+		"node selector key wildcard":  {"guardrails.allowedNodeSelectorKeys={cloud.*}", "/guardrails/allowedNodeSelectorKeys/0"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

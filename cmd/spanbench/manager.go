@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -53,6 +55,32 @@ type managerFlags struct {
 	webhook                webhookFlags
 }
 
+// Defaults of the dataset caps: far above the samples' real scales
+// (10 M rows, a few GiB; 700 M Tweet rows, ~150 GB), far below what the
+// API admits (10^10 rows of 10 MiB).
+const (
+	defaultMaxDatasetRows  = 1_000_000_000
+	defaultMaxDatasetBytes = 1 << 40 // 1Ti
+)
+
+// instanceConfigID is an instance configuration's ID, as runs name it
+// (spec.target.instance.config).
+var instanceConfigID = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+
+// byteQuantity parses a flag's size, a Kubernetes quantity (500Gi, 1T,
+// 1000000), as whole bytes.
+func byteQuantity(v string) (int64, error) {
+	q, err := resource.ParseQuantity(v)
+	if err != nil {
+		return 0, err
+	}
+	n, ok := q.AsInt64()
+	if !ok || n < 0 {
+		return 0, fmt.Errorf("%q: want a whole, non-negative number of bytes below 8Ei", v)
+	}
+	return n, nil
+}
+
 // defaultEmulatorHosts are the emulator addresses the manager may dial
 // unless told otherwise: an emulator beside it on loopback, at the
 // emulator's default port. The installs name their own (config/manager,
@@ -78,10 +106,37 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.IntVar(&f.maxPU, "max-processing-units", 10000, "refuse runs whose instance has more processing units, 1 node = 1000 (0: no limit)")
 	fs.Func("allowed-instance-configs", "comma-separated instance configurations Ephemeral instances may use, such as regional-asia-northeast1,asia1 (default: any)", func(v string) error {
 		f.limits.AllowedInstanceConfigs = splitList(v)
+		for _, c := range f.limits.AllowedInstanceConfigs {
+			if !instanceConfigID.MatchString(c) {
+				return fmt.Errorf("%q is not an instance configuration ID (asia1, not projects/P/instanceConfigs/asia1): runs name IDs, compared exactly", c)
+			}
+		}
 		return nil
 	})
 	fs.DurationVar(&f.limits.MaxEphemeralDuration, "max-ephemeral-duration", 8*time.Hour,
 		"refuse Ephemeral runs whose instance could live longer: the workload's duration plus every stage deadline (0: no limit)")
+	fs.Int64Var(&f.limits.MaxDatasetRows, "max-dataset-rows", defaultMaxDatasetRows, "refuse runs whose dataset has more rows, on any instance (0: no limit)")
+	f.limits.MaxDatasetBytes = defaultMaxDatasetBytes
+	fs.Func("max-dataset-bytes", "refuse runs whose dataset's estimated size (rows x the workload's row size) is larger, a quantity such as 500Gi (0: no limit; default 1Ti)",
+		func(v string) (err error) {
+			f.limits.MaxDatasetBytes, err = byteQuantity(v)
+			return err
+		})
+	fs.Func("allowed-projects", "comma-separated Google Cloud projects runs on Cloud Spanner may name, compared exactly (default: any)", func(v string) error {
+		f.limits.AllowedProjects = splitList(v)
+		return nil
+	})
+	var runnerImages []string
+	fs.Func("allowed-runner-images", "comma-separated images runs may name in spec.runners.image besides --runner-image: exact, or a prefix ending in '/', ':' or '@' (default: none)", func(v string) error {
+		runnerImages = splitList(v)
+		return nil
+	})
+	tolerationKeys, nodeSelectorKeys := "*", "*"
+	fs.StringVar(&tolerationKeys, "allowed-toleration-keys", tolerationKeys, "comma-separated taint keys runs may tolerate: exact, a prefix ending in '/', or * for any; "+
+		"the control plane's keys only by exact entry (empty: none)")
+	fs.BoolVar(&f.limits.AllowEveryTaint, "allow-every-taint", false, "admit tolerations without a key, which tolerate every taint, the control plane's included")
+	fs.StringVar(&nodeSelectorKeys, "allowed-node-selector-keys", nodeSelectorKeys, "comma-separated node label keys runs may select: exact, a prefix ending in '/', or * for any; "+
+		"the control plane's keys only by exact entry (empty: none)")
 	fs.StringVar(&f.clusterID, "cluster-id", "", "this cluster's name in the labels of the instances it creates, so that the orphan sweeps of several clusters sharing a project never delete each other's (default: the kube-system namespace's UID)")
 	fs.Func("sweep-projects", "comma-separated Google Cloud projects whose orphaned spanbench instances are deleted even when no run names them", func(v string) error {
 		f.sweepProjects = splitList(v)
@@ -116,6 +171,10 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		return nil, fmt.Errorf("--cluster-id %q: must be at most 63 lower-case letters, digits, '_' and '-' (a Spanner label value)", f.clusterID)
 	}
 	f.limits.MaxRunners, f.limits.MaxProcessingUnits = int32(maxRunners), int32(f.maxPU)
+	// Non-nil even when empty: an empty list allows nothing.
+	f.limits.RunnerImages = append(controllers.ImageAllowlist{f.runnerImage}, runnerImages...)
+	f.limits.TolerationKeys = append(controllers.KeyAllowlist{}, splitList(tolerationKeys)...)
+	f.limits.NodeSelectorKeys = append(controllers.KeyAllowlist{}, splitList(nodeSelectorKeys)...)
 	return f, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -131,5 +132,54 @@ func TestManagerWebhookFlags(t *testing.T) {
 	_, err = parseManagerFlags([]string{"--runner-image", "x", "--webhook-secret", "hook-cert"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "webhook-secret") {
 		t.Errorf("--webhook-secret hook-cert: %v; want a refusal naming the flag", err)
+	}
+}
+
+// TestManagerAllowlistFlags: the dataset caps, project, runner-image,
+// toleration and node-selector allowlists, their defaults (which the
+// samples and `make demo` pass), and refusals of malformed values.
+func TestManagerAllowlistFlags(t *testing.T) {
+	d, err := parseManagerFlags([]string{"--runner-image", "localhost/spanbench/spanbench:dev"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := d.limits
+	if l.MaxDatasetRows != 1_000_000_000 || l.MaxDatasetBytes != 1<<40 || l.AllowedProjects != nil || l.AllowEveryTaint {
+		t.Errorf("defaults: %+v; want 10^9 rows, 1Ti, any project, no keyless toleration", l)
+	}
+	if !slices.Equal(l.RunnerImages, controllers.ImageAllowlist{"localhost/spanbench/spanbench:dev"}) ||
+		!slices.Equal(l.TolerationKeys, controllers.KeyAllowlist{"*"}) || !slices.Equal(l.NodeSelectorKeys, controllers.KeyAllowlist{"*"}) {
+		t.Errorf("default allowlists: images %v, tolerations %v, node selectors %v; want the runner image, *, *", l.RunnerImages, l.TolerationKeys, l.NodeSelectorKeys)
+	}
+
+	f, err := parseManagerFlags([]string{"--runner-image", "spanbench:dev", "--max-dataset-rows", "5000000", "--max-dataset-bytes", "500Gi",
+		"--allowed-projects", "bench-a, bench-b", "--allowed-runner-images", "registry.example/bench/,spanbench:debug",
+		"--allowed-toleration-keys", "dedicated,cloud.google.com/", "--allow-every-taint", "--allowed-node-selector-keys="}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l = f.limits
+	if l.MaxDatasetRows != 5_000_000 || l.MaxDatasetBytes != 500<<30 || !slices.Equal(l.AllowedProjects, []string{"bench-a", "bench-b"}) || !l.AllowEveryTaint {
+		t.Errorf("set: %+v", l)
+	}
+	if !l.RunnerImages.Allows("spanbench:dev") || !l.RunnerImages.Allows("registry.example/bench/x:1") || l.RunnerImages.Allows("spanbench:other") {
+		t.Errorf("--allowed-runner-images: %v; want the runner image and the entries", l.RunnerImages)
+	}
+	if !l.TolerationKeys.Allows("cloud.google.com/gke-spot") || l.TolerationKeys.Allows("gpu") {
+		t.Errorf("--allowed-toleration-keys: %v", l.TolerationKeys)
+	}
+	if l.NodeSelectorKeys == nil || l.NodeSelectorKeys.Allows("disk") {
+		t.Errorf("--allowed-node-selector-keys= : %#v; want an empty list that allows no key", l.NodeSelectorKeys)
+	}
+	if z, err := parseManagerFlags([]string{"--runner-image", "x", "--max-dataset-bytes", "0", "--max-dataset-rows", "0"}, io.Discard); err != nil ||
+		z.limits.MaxDatasetBytes != 0 || z.limits.MaxDatasetRows != 0 {
+		t.Errorf("0 turns the dataset caps off: %v, %+v", err, z)
+	}
+
+	for flag, value := range map[string]string{"--max-dataset-bytes": "1.5", "--max-dataset-rows": "many",
+		"--allowed-instance-configs": "projects/other/instanceConfigs/asia1"} {
+		if _, err := parseManagerFlags([]string{"--runner-image", "x", flag, value}, io.Discard); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(flag, "--")) {
+			t.Errorf("%s %s: %v; want a refusal naming the flag", flag, value, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -269,21 +270,33 @@ func Describe(ctx context.Context, admin InstanceAdmin, project, id string) (Ins
 // does not exist in the project. Only for Cloud Spanner: the emulator lists
 // only its own configuration but creates instances of any.
 func CheckConfig(ctx context.Context, admin InstanceAdmin, project, config string) error {
-	_, err := admin.GetInstanceConfig(ctx, configName(project, config))
+	name, err := configName(project, config)
+	if err != nil {
+		return err
+	}
+	_, err = admin.GetInstanceConfig(ctx, name)
 	if status.Code(err) == codes.NotFound {
-		return fmt.Errorf("%w: %s in project %s: %w", ErrConfigNotFound, lastSegment(config), project, err)
+		return fmt.Errorf("%w: %s in project %s: %w", ErrConfigNotFound, config, project, err)
 	}
 	if err != nil {
-		return fmt.Errorf("reading instance configuration %s: %w", configName(project, config), err)
+		return fmt.Errorf("reading instance configuration %s: %w", name, err)
 	}
 	return nil
 }
 
-func configName(project, config string) string {
-	if strings.HasPrefix(config, "projects/") {
-		return config
+// configIDPattern is an instance configuration's ID, as the API's
+// spec.target.instance.config takes it.
+var configIDPattern = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+
+// configName is the full name of instance configuration config, an ID, in
+// project. A full name (projects/P/instanceConfigs/ID) is refused, not
+// passed through: it could name another project's configuration, and the
+// manager's allowlist compares IDs exactly.
+func configName(project, config string) (string, error) {
+	if !configIDPattern.MatchString(config) {
+		return "", fmt.Errorf("instance configuration %q: must be an ID such as asia1 or regional-asia-northeast1, in the run's project", config)
 	}
-	return "projects/" + project + "/instanceConfigs/" + config
+	return "projects/" + project + "/instanceConfigs/" + config, nil
 }
 
 // EnsureOwned makes the instance in exist for owner: it creates it, with
@@ -306,6 +319,9 @@ func EnsureOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Ow
 	}
 	if in.Nodes != 0 && in.ProcessingUnits != 0 {
 		return InstanceInfo{}, fmt.Errorf("instance %s: set nodes (%d) or processing units (%d), not both", in.Instance, in.Nodes, in.ProcessingUnits)
+	}
+	if _, err := configName(in.Project, in.Config); err != nil {
+		return InstanceInfo{}, fmt.Errorf("instance %s: %w", in.Instance, err)
 	}
 	info, err := Describe(ctx, admin, in.Project, in.Instance)
 	switch {
@@ -347,11 +363,15 @@ func createOwned(ctx context.Context, admin InstanceAdmin, in Instance, owner Ow
 	if err != nil {
 		return InstanceInfo{}, err
 	}
+	config, err := configName(in.Project, in.Config)
+	if err != nil {
+		return InstanceInfo{}, err
+	}
 	operation, err := admin.StartCreateInstance(ctx, &instancepb.CreateInstanceRequest{
 		Parent:     "projects/" + in.Project,
 		InstanceId: in.Instance,
 		Instance: &instancepb.Instance{
-			Name: instanceName(in.Project, in.Instance), Config: configName(in.Project, in.Config), DisplayName: displayName(in.Instance),
+			Name: instanceName(in.Project, in.Instance), Config: config, DisplayName: displayName(in.Instance),
 			NodeCount: in.Nodes, ProcessingUnits: in.ProcessingUnits, Labels: owner.Labels(), Edition: edition,
 		},
 	})

@@ -457,3 +457,27 @@ func TestDeleteOwnedWaitsForACreationStillRunning(t *testing.T) {
 		t.Errorf("DeleteOwned of an absent instance with an unknown operation: %v; want nil", err)
 	}
 }
+
+// TestAFullConfigNameIsRefusedBeforeAnyCall: a config is an ID in the run's
+// project; a full name (possibly another project's) is never passed on.
+// The admin is nil: any call would panic.
+func TestAFullConfigNameIsRefusedBeforeAnyCall(t *testing.T) {
+	ctx, none := context.Background(), noAdmin{}
+	for _, config := range []string{"projects/other/instanceConfigs/asia1", "projects/p-test/instanceConfigs/asia1", "asia1/x", ""} {
+		if err := CheckConfig(ctx, none, "p-test", config); err == nil || !strings.Contains(err.Error(), "must be an ID") {
+			t.Errorf("CheckConfig(%q) = %v; want a refusal", config, err)
+		}
+		in := Instance{Project: "p-test", Instance: "full", Config: config, Nodes: 1}
+		if _, err := EnsureOwned(ctx, none, in, owner, ""); err == nil {
+			t.Errorf("EnsureOwned with config %q succeeded; want a refusal", config)
+		}
+		if config != "" {
+			if err := EnsureInstance(ctx, none, in); err == nil || !strings.Contains(err.Error(), "must be an ID") {
+				t.Errorf("EnsureInstance with config %q = %v; want a refusal", config, err)
+			}
+		}
+	}
+}
+
+// noAdmin is an InstanceAdmin whose every call panics (nil embedded).
+type noAdmin struct{ InstanceAdmin }

@@ -109,6 +109,10 @@ func EnsureInstance(ctx context.Context, admin InstanceAdmin, in Instance) error
 	if err != nil {
 		return fmt.Errorf("ensure instance %s: %w", in.Instance, err)
 	}
+	config, err := configName(in.Project, in.Config)
+	if err != nil {
+		return fmt.Errorf("ensure instance %s: %w", in.Instance, err)
+	}
 	parent := "projects/" + in.Project
 	name := parent + "/instances/" + in.Instance
 	// Look first, so that reusing an existing instance needs no permission
@@ -125,7 +129,7 @@ func EnsureInstance(ctx context.Context, admin InstanceAdmin, in Instance) error
 		InstanceId: in.Instance,
 		Instance: &instancepb.Instance{
 			Name:            name,
-			Config:          configName(in.Project, in.Config),
+			Config:          config,
 			DisplayName:     displayName(in.Instance),
 			NodeCount:       in.Nodes,
 			ProcessingUnits: in.ProcessingUnits,
