@@ -262,59 +262,74 @@ func (c *Compact) AddChecking(counts []byte) (Payload, error) {
 // window unchanged, at an error or at a bucket the window cannot take (done
 // false): outside it, or past 16 bits. A bucket inside the window is
 // within the geometry and its range (the window spans populated buckets
-// only).
+// only), which leaves the common entry, one byte, two branches.
 func (c *Compact) addInWindow(counts []byte) (total int64, done bool, err error) {
-	win, lo := c.win, int64(c.lo)
-	var at int64
-	i, entry, stopped := 0, 0, true
-	for {
-		if i == len(counts) {
-			stopped = false
-			break
-		}
+	win := c.win
+	k := -int64(c.lo) // the window index of the next bucket
+	i, entry := 0, 0
+	for i < len(counts) {
 		entry = i
 		v := uint64(counts[i])
+		if v&0x81 == 0 {
+			// One byte, an even zig-zag: a count of 0 to 63, most of a
+			// dense payload's entries.
+			i++
+			if v != 0 {
+				if uint64(k) >= uint64(len(win)) {
+					return 0, false, c.stopIn(counts[:entry], nil)
+				}
+				n := uint16(v >> 1)
+				sum := win[k] + n
+				if sum < n {
+					return 0, false, c.stopIn(counts[:entry], nil)
+				}
+				win[k] = sum
+				total += int64(n)
+			}
+			k++
+			continue
+		}
 		if v < 0x80 {
 			i++
 		} else {
-			var n int
+			n := 0
 			if v, n = binary.Uvarint(counts[i:]); n <= 0 {
-				err = errCorrupt
-				break
+				return 0, false, c.stopIn(counts[:entry], errCorrupt)
 			}
 			i += n
 		}
-		if v&1 != 0 {
+		at := k + int64(c.lo)
+		switch {
+		case at >= countsLen:
+			return 0, false, c.stopIn(counts[:entry], errors.New("histogram bucket beyond its geometry"))
+		case v&1 != 0:
 			// A zero run of v>>1 + 1 buckets.
 			if v>>1 >= uint64(countsLen-at) {
-				err = errors.New("histogram zero run beyond its geometry")
-				break
+				return 0, false, c.stopIn(counts[:entry], errors.New("histogram zero run beyond its geometry"))
 			}
-			at += int64(v>>1) + 1
+			k += int64(v>>1) + 1
 			continue
 		}
-		if at >= countsLen {
-			err = errors.New("histogram bucket beyond its geometry")
-			break
-		}
 		if v != 0 {
-			k := uint64(at - lo)
-			if k >= uint64(len(win)) {
-				break
+			if uint64(k) >= uint64(len(win)) || uint64(win[k])+v>>1 > math.MaxUint16 {
+				return 0, false, c.stopIn(counts[:entry], nil)
 			}
-			sum := uint64(win[k]) + v>>1
-			if sum > math.MaxUint16 {
-				break
-			}
-			win[k] = uint16(sum)
+			win[k] += uint16(v >> 1)
 			total += int64(v >> 1)
 		}
-		at++
+		k++
 	}
-	if !stopped {
-		return total, true, nil
+	if k+int64(c.lo) > countsLen {
+		// An entry of zero count past the geometry (the one-byte path
+		// does not check them one by one).
+		return 0, false, c.stopIn(counts, errors.New("histogram bucket beyond its geometry"))
 	}
-	// Take the entries before the one that stopped the loop back out.
-	c.subFromWindow(Payload{counts: counts[:entry]}, math.MaxInt32)
-	return 0, false, err
+	return total, true, nil
+}
+
+// stopIn takes the entries of added, a prefix of the counts addInWindow
+// read, back out of the window, and returns err.
+func (c *Compact) stopIn(added []byte, err error) error {
+	c.subFromWindow(Payload{counts: added}, math.MaxInt32)
+	return err
 }

@@ -273,6 +273,7 @@ func TestAHostilePayloadLeavesTheWindowAsItWas(t *testing.T) {
 		"cut varint":        append(append([]byte(nil), good...), 0x80),
 		"zero run past end": binary.AppendUvarint(append([]byte(nil), good...), uint64(2*countsLen-1)),
 		"bucket past end":   append(binary.AppendUvarint(append([]byte(nil), good[:len(good)/2]...), uint64(2*countsLen-1)), 2),
+		"zero past end":     append(binary.AppendUvarint(append([]byte(nil), good...), uint64(2*(countsLen-bucketIndex(c.Max())-1)-1)), 0),
 	} {
 		if _, err := c.AddChecking(counts); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -207,12 +207,11 @@ type intervalAccumulator struct {
 	checked     bool
 	memoryLimit int64
 	memory      atomic.Int64
-	// c encodes; codecs[w] decodes for worker w, into arenas[w] the
-	// payloads a checked add keeps and into scratch[w] those it decodes
-	// again.
-	c               codec
-	codecs          [maxDecoders]codec
-	arenas, scratch [maxDecoders][]byte
+	// c encodes; codecs[w] decodes for worker w, a checked add's into
+	// bufs[w].
+	c      codec
+	codecs [maxDecoders]codec
+	bufs   [maxDecoders][]byte
 }
 
 type mergedInterval struct {
@@ -269,8 +268,8 @@ func (a *intervalAccumulator) add(intervals []Interval) error {
 // straight into its merged one (against its encoding, its counts and the
 // memory limit), and only then the counts. A refused document leaves the
 // accumulator's counts and histograms as they were: what was added is
-// taken back out, from the decoded payloads each worker keeps in its
-// arena, so the other shards still merge. (Decoding each shard into
+// taken back out (decoded once more: refusals are rare), so the other
+// shards still merge. (Decoding each shard into
 // histograms of its own, merged once all were checked, allocated 13.6 GB
 // in a merge of 256 dense shards.)
 func (a *intervalAccumulator) addChecked(intervals []Interval) error {
@@ -283,12 +282,8 @@ func (a *intervalAccumulator) addChecked(intervals []Interval) error {
 			jobs = append(jobs, decodeJob{index: in.Index, op: op.Name, from: op.Histograms, counts: op.Counts})
 		}
 	}
-	workers := a.workers()
-	for w := range workers {
-		a.arenas[w] = a.arenas[w][:0]
-	}
 	undo := a.targets(jobs)
-	if err := a.forEach(jobs, func(w int, j *decodeJob) error { return a.apply(w, workers, j) }); err != nil {
+	if err := a.forEach(jobs, a.apply); err != nil {
 		_ = a.forEach(jobs, func(w int, j *decodeJob) error { a.takeBack(w, j); return nil })
 		undo()
 		return err
@@ -304,34 +299,25 @@ func (a *intervalAccumulator) addChecked(intervals []Interval) error {
 	return nil
 }
 
-// arenaBytes bounds the decoded payloads a checked merge keeps to take
-// them back out, over all its workers (a dense 30-minute 10-operation
-// shard's are about 16 MiB); past it, a histogram taken back is decoded
-// again. A v1 histogram inflates up to a thousand times: the bound keeps a
-// small document from taking a large heap.
-const arenaBytes = 24 << 20
-
 // apply checks j's histograms as it adds them into its merged ones, then
 // holds them to j's counts and the memory limit.
-func (a *intervalAccumulator) apply(w, workers int, j *decodeJob) error {
-	before, start := j.into.bytes(), len(a.arenas[w])
-	j.kept = true
+func (a *intervalAccumulator) apply(w int, j *decodeJob) error {
+	before := j.into.bytes()
+	var totals [3]int64
 	for i, enc := range j.from.fields() {
+		var p histogram.Payload
 		var err error
-		if a.arenas[w], j.payloads[i], err = a.codecs[w].dec.AddToFrom(j.into[i], a.arenas[w], *enc); err != nil {
+		if a.bufs[w], p, err = a.codecs[w].dec.AddToFrom(j.into[i], a.bufs[w][:0], *enc); err != nil {
 			return fmt.Errorf("interval %d, operation %s: %w", j.index, j.op, err)
 		}
-		j.added[i] = true
-		if len(a.arenas[w]) > arenaBytes/workers {
-			a.arenas[w], j.kept = a.arenas[w][:start], false
-		}
+		j.added[i], totals[i] = true, p.TotalCount()
 	}
 	if a.memory.Add(j.into.bytes()-before) > a.memoryLimit && a.memoryLimit > 0 {
 		return fmt.Errorf("the merged histograms take more than %d MiB", a.memoryLimit>>20)
 	}
 	want := [3]uint64{j.counts.OK, j.counts.OK, j.counts.ErrorCount() + j.counts.NotFound}
 	for i, name := range [3]string{"latency", "service", "error latency"} {
-		if got := uint64(j.payloads[i].TotalCount()); got != want[i] {
+		if got := uint64(totals[i]); got != want[i] {
 			return fmt.Errorf("interval %d, operation %s: the %s histogram holds %d values, but its counts say %d", j.index, j.op, name, got, want[i])
 		}
 	}
@@ -378,11 +364,9 @@ func (a *intervalAccumulator) takeBack(w int, j *decodeJob) {
 		if !j.added[i] {
 			continue
 		}
-		p := j.payloads[i]
-		if !j.kept {
-			// Checked once already: never fails.
-			a.scratch[w], p, _ = a.codecs[w].dec.AppendPayload(a.scratch[w][:0], *enc)
-		}
+		// Checked once already: never fails.
+		var p histogram.Payload
+		a.bufs[w], p, _ = a.codecs[w].dec.AppendPayload(a.bufs[w][:0], *enc)
 		j.into[i].SubPayload(p)
 		j.added[i] = false
 	}
@@ -472,11 +456,8 @@ type decodeJob struct {
 	from   Histograms
 	counts Counts
 	into   histSet
-	// payloads are from's histograms, checked, and kept says they are in
-	// the worker's arena (a checked add); added says they were added.
-	payloads [3]histogram.Payload
-	added    [3]bool
-	kept     bool
+	// added says which of from's histograms a checked add has added.
+	added [3]bool
 }
 
 // op adds c to the operation's counts and returns its histograms.
