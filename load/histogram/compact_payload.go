@@ -272,21 +272,19 @@ func (c *Compact) addInWindow(counts []byte) (total int64, done bool, err error)
 		v := uint64(counts[i])
 		if v&0x81 == 0 {
 			// One byte, an even zig-zag: a count of 0 to 63, most of a
-			// dense payload's entries.
-			i++
-			if v != 0 {
-				if uint64(k) >= uint64(len(win)) {
-					return 0, false, c.stopIn(counts[:entry], nil)
-				}
-				n := uint16(v >> 1)
-				sum := win[k] + n
-				if sum < n {
-					return 0, false, c.stopIn(counts[:entry], nil)
-				}
-				win[k] = sum
-				total += int64(n)
+			// dense payload's entries (a zero count is added as any other:
+			// it is inside the window too, between populated buckets).
+			if uint64(k) >= uint64(len(win)) {
+				return 0, false, c.stopIn(counts[:entry], nil)
 			}
-			k++
+			n := uint16(v >> 1)
+			sum := win[k] + n
+			if sum < n {
+				return 0, false, c.stopIn(counts[:entry], nil)
+			}
+			win[k] = sum
+			total += int64(n)
+			i, k = i+1, k+1
 			continue
 		}
 		if v < 0x80 {
