@@ -307,7 +307,9 @@ func (a *intervalAccumulator) apply(w int, j *decodeJob) error {
 	for i, enc := range j.from.fields() {
 		var p histogram.Payload
 		var err error
-		if a.bufs[w], p, err = a.codecs[w].dec.AddToFrom(j.into[i], a.bufs[w][:0], *enc); err != nil {
+		a.bufs[w], p, err = a.codecs[w].dec.AddToFrom(j.into[i], a.bufs[w][:0], *enc)
+		if err != nil {
+			a.memory.Add(j.into.bytes() - before)
 			return fmt.Errorf("interval %d, operation %s: %w", j.index, j.op, err)
 		}
 		j.added[i], totals[i] = true, p.TotalCount()
@@ -436,10 +438,12 @@ func (a *intervalAccumulator) forEach(jobs []decodeJob, fn func(w int, j *decode
 // checked one checks them all first, see addChecked).
 func (a *intervalAccumulator) decode(c *codec, j decodeJob) error {
 	bytesBefore := j.into.bytes()
-	if err := j.from.addTo(c, j.into); err != nil {
+	err := j.from.addTo(c, j.into)
+	grown := a.memory.Add(j.into.bytes() - bytesBefore)
+	if err != nil {
 		return fmt.Errorf("interval %d, operation %s: %w", j.index, j.op, err)
 	}
-	if a.memory.Add(j.into.bytes()-bytesBefore) > a.memoryLimit && a.memoryLimit > 0 {
+	if grown > a.memoryLimit && a.memoryLimit > 0 {
 		return fmt.Errorf("the merged histograms take more than %d MiB", a.memoryLimit>>20)
 	}
 	return nil
