@@ -283,3 +283,59 @@ func TestAHostilePayloadLeavesTheWindowAsItWas(t *testing.T) {
 		}
 	}
 }
+
+// TestOnePassAddAgreesWithTheTwoPassCheck: on randomly corrupted payloads
+// (bytes changed, inserted, cut), the one-pass add into a window refuses
+// exactly what the two-pass check refuses, leaving the window unchanged,
+// and otherwise adds exactly the counts the check reads.
+func TestOnePassAddAgreesWithTheTwoPassCheck(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var dec Decoder
+	var e Encoder
+	src, err := dec.Decode(mustEncode(t, randomHistogram(rng, 0, 50_000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := append([]byte(nil), e.encodePayload(src)[headerSize:]...)
+	var targets []string
+	for range 4 {
+		targets = append(targets, mustEncode(t, randomHistogram(rng, 0, 50_000)))
+	}
+	for i := range 3000 {
+		p := append([]byte(nil), good...)
+		for range 1 + rng.IntN(3) {
+			if len(p) == 0 {
+				break
+			}
+			switch at := rng.IntN(len(p)); rng.IntN(3) {
+			case 0:
+				p[at] = byte(rng.IntN(256))
+			case 1:
+				p = append(p[:at], append([]byte{byte(rng.IntN(256))}, p[at:]...)...)
+			default:
+				p = p[:at]
+			}
+		}
+		// A merged window that covers the source's span, as in a merge.
+		c, err := dec.Decode(targets[i%len(targets)])
+		c.Merge(src)
+		if err != nil || c.win == nil {
+			t.Fatalf("the target is not a window (%v); the test means nothing", err)
+		}
+		want := c.HDR()
+		check, checkErr := checkCounts(p)
+		if checkErr == nil {
+			check.pairs().each(func(idx int32, n uint64) bool {
+				_ = want.RecordValues(bucketValue(idx), int64(n))
+				return true
+			})
+		}
+		_, addErr := c.AddChecking(p)
+		if (addErr == nil) != (checkErr == nil) {
+			t.Fatalf("mutation %d: the one-pass add says %v, the check %v", i, addErr, checkErr)
+		}
+		if !c.HDR().Equals(want) {
+			t.Fatalf("mutation %d (err %v): the window holds %+v, want %+v", i, addErr, SummarizeCompact(c), Summarize(want))
+		}
+	}
+}
