@@ -55,3 +55,22 @@ func BenchmarkDecodeDenseHistogram(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAddDenseHistogramIntoAWindow adds a dense interval histogram
+// (v2) into a merged window that covers it: a merge's inner loop (decoding
+// its base64, checking its counts as they are added).
+func BenchmarkAddDenseHistogramIntoAWindow(b *testing.B) {
+	s := denseEncoded(b)
+	var d Decoder
+	c := NewCompact()
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if n++; n%500 == 0 {
+			c = NewCompact() // before a bucket passes 16 bits
+		}
+		if err := d.AddTo(c, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

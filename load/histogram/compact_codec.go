@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -32,7 +33,6 @@ const (
 type Decoder struct {
 	outer, inner, payload []byte
 	zr                    io.ReadCloser
-	pairs                 Compact
 }
 
 // Decode decodes s into a new Compact histogram.
@@ -44,40 +44,96 @@ func (d *Decoder) Decode(s string) (*Compact, error) {
 // AddTo decodes s and merges it into c, exactly. The empty string is an
 // empty histogram.
 func (d *Decoder) AddTo(c *Compact, s string) error {
-	if s == "" {
-		return nil
-	}
-	if err := d.decodePairs(s); err != nil {
-		return fmt.Errorf("decoding histogram: %w", err)
-	}
-	if d.pairs.total > 0 {
-		c.add(&d.pairs)
-	}
-	return nil
+	var err error
+	d.outer, _, err = d.AddToFrom(c, d.outer[:0], s)
+	return err
 }
 
-// decodePairs fills d.pairs with the populated buckets of s, in either
-// form Encode has written (see Encode): a V2 payload in base64 (today's),
-// or base64 of HdrHistogram's base64 text of a V2 compressed encoding
-// (results of spanbench.io/result/v1), told apart by their first bytes.
-func (d *Decoder) decodePairs(s string) error {
+// AddToFrom decodes s at buf's end, checks it and merges it into c,
+// exactly, in one pass over its counts (see Compact.AddChecking); on an
+// error c is unchanged. It returns buf with the counts appended, and what
+// Compact.SubPayload takes back out, which refers to buf's bytes (a caller
+// that may take it back keeps them).
+func (d *Decoder) AddToFrom(c *Compact, buf []byte, s string) ([]byte, Payload, error) {
+	if s == "" {
+		return buf, Payload{}, nil
+	}
+	start := len(buf)
+	buf, counts, err := d.appendCounts(buf, s)
+	var p Payload
+	if err == nil {
+		p, err = c.AddChecking(counts)
+	}
+	if err != nil {
+		return buf[:start], Payload{}, fmt.Errorf("decoding histogram: %w", err)
+	}
+	return buf, p, nil
+}
+
+// AppendPayload decodes s, in either form Encode has written (see
+// Encode), appends its payload's counts to buf and returns buf and the
+// checked payload, which refers to buf's bytes until buf is reused. A
+// caller that must check many histograms before adding any (a merge that
+// is all or nothing) keeps them so, decoded once. The empty string is an
+// empty payload.
+func (d *Decoder) AppendPayload(buf []byte, s string) ([]byte, Payload, error) {
+	if s == "" {
+		return buf, Payload{}, nil
+	}
+	buf, p, err := d.appendPayload(buf, s)
+	if err != nil {
+		return buf, Payload{}, fmt.Errorf("decoding histogram: %w", err)
+	}
+	return buf, p, nil
+}
+
+// appendPayload reads s: a V2 payload in base64 (today's form), or base64
+// of HdrHistogram's base64 text of a V2 compressed encoding (results of
+// spanbench.io/result/v1), told apart by their first bytes.
+func (d *Decoder) appendPayload(buf []byte, s string) ([]byte, Payload, error) {
+	start := len(buf)
+	buf, counts, err := d.appendCounts(buf, s)
+	if err != nil {
+		return buf, Payload{}, err
+	}
+	p, err := checkCounts(counts)
+	if err != nil {
+		return buf[:start], Payload{}, err
+	}
+	return buf, p, nil
+}
+
+// appendCounts appends the counts of s's payload, its header checked, to
+// buf.
+func (d *Decoder) appendCounts(buf []byte, s string) ([]byte, []byte, error) {
 	if base64.StdEncoding.DecodedLen(len(s)) > MaxEncodedBytes {
-		return fmt.Errorf("encoded histogram is %d bytes, more than the %d allowed", len(s), MaxEncodedBytes)
+		return buf, nil, fmt.Errorf("encoded histogram is %d bytes, more than the %d allowed", len(s), MaxEncodedBytes)
 	}
-	var err error
 	// The string is only read: viewing its bytes saves copying every
-	// histogram of a merge.
-	if d.outer, err = decodeBase64(d.outer, unsafe.Slice(unsafe.StringData(s), len(s))); err != nil {
-		return err
+	// histogram of a merge. It is decoded at buf's end, where today's form
+	// stays: its counts follow the header.
+	start := len(buf)
+	buf, err := appendBase64(buf, unsafe.Slice(unsafe.StringData(s), len(s)))
+	if err != nil {
+		return buf[:start], nil, err
 	}
-	b := d.outer
+	b := buf[start:]
 	if bytes.HasPrefix(b, []byte(textPrefix)) {
-		if d.inner, err = decodeBase64(d.inner, b); err != nil {
-			return err
+		if d.inner, err = appendBase64(d.inner[:0], b); err != nil {
+			return buf[:start], nil, err
 		}
 		b = d.inner
 	}
-	return d.decodeV2(b)
+	if b, err = d.payloadOf(b); err != nil {
+		return buf[:start], nil, err
+	}
+	if &b[0] != &buf[start] {
+		// Another buffer holds it (the v1 form): copy the counts to buf.
+		buf = append(buf[:start], b[headerSize:]...)
+	} else {
+		buf = buf[:start+len(b)]
+	}
+	return buf, buf[len(buf)-(len(b)-headerSize):], nil
 }
 
 // AddBinaryTo decodes b, a histogram in the binary form EncodeBinary
@@ -89,51 +145,47 @@ func (d *Decoder) AddBinaryTo(c *Compact, b []byte) error {
 	if len(b) > MaxEncodedBytes {
 		return fmt.Errorf("encoded histogram is %d bytes, more than the %d allowed", len(b), MaxEncodedBytes)
 	}
-	if err := d.decodeV2(b); err != nil {
-		return fmt.Errorf("decoding histogram: %w", err)
+	p, err := d.payloadOf(b)
+	if err == nil {
+		if _, err = c.AddChecking(p[headerSize:]); err == nil {
+			return nil
+		}
 	}
-	if d.pairs.total > 0 {
-		c.add(&d.pairs)
-	}
-	return nil
+	return fmt.Errorf("decoding histogram: %w", err)
 }
 
-// decodeV2 fills d.pairs from HdrHistogram's V2 bytes: a payload, or a
-// compressed encoding of one.
-func (d *Decoder) decodeV2(b []byte) error {
+// payloadOf is the checked-header V2 payload of HdrHistogram's V2 bytes:
+// b itself, or the payload a compressed encoding holds, inflated into
+// d.payload.
+func (d *Decoder) payloadOf(b []byte) ([]byte, error) {
 	if len(b) < 8 {
-		return errors.New("not an HdrHistogram V2 encoding")
+		return nil, errors.New("not an HdrHistogram V2 encoding")
 	}
 	switch binary.BigEndian.Uint32(b) {
 	case payloadCookie:
 		if len(b) > maxPayload {
-			return errors.New("histogram payload larger than its geometry allows")
+			return nil, errors.New("histogram payload larger than its geometry allows")
 		}
-		return d.pairs.parsePayload(b)
+		return b, checkHeader(b)
 	case compressedCookie:
 		n := binary.BigEndian.Uint32(b[4:])
 		if uint64(n) > uint64(len(b)-8) {
-			return errors.New("truncated histogram")
+			return nil, errors.New("truncated histogram")
 		}
 		if err := d.inflate(b[8 : 8+n]); err != nil {
-			return err
+			return nil, err
 		}
-		return d.pairs.parsePayload(d.payload)
+		return d.payload, checkHeader(d.payload)
 	}
-	return errors.New("not an HdrHistogram V2 encoding")
+	return nil, errors.New("not an HdrHistogram V2 encoding")
 }
 
-func decodeBase64(dst, src []byte) ([]byte, error) {
-	dst = grow(dst, base64.StdEncoding.DecodedLen(len(src)))
-	n, err := base64.StdEncoding.Decode(dst, src)
-	return dst[:n], err
-}
-
-func grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
-	}
-	return b[:n]
+// appendBase64 appends the decoding of src to dst.
+func appendBase64(dst, src []byte) ([]byte, error) {
+	start := len(dst)
+	dst = slices.Grow(dst, base64.StdEncoding.DecodedLen(len(src)))
+	n, err := base64.StdEncoding.Decode(dst[start:cap(dst)], src)
+	return dst[:start+n], err
 }
 
 // inflate decompresses the header and payload into d.payload, bounded by
@@ -159,9 +211,9 @@ func (d *Decoder) inflate(z []byte) error {
 	return nil
 }
 
-// parsePayload checks the header's geometry and reads the zero-run,
-// zig-zag LEB128 counts into pr.
-func (pr *Compact) parsePayload(p []byte) error {
+// checkHeader checks a V2 payload's header: its geometry, and its length
+// against the payload's.
+func checkHeader(p []byte) error {
 	if len(p) < headerSize || binary.BigEndian.Uint32(p) != payloadCookie {
 		return errors.New("not an HdrHistogram V2 payload")
 	}
@@ -173,49 +225,6 @@ func (pr *Compact) parsePayload(p []byte) error {
 	}
 	if uint64(length) != uint64(len(p)-headerSize) {
 		return errors.New("histogram payload length differs from its header")
-	}
-	return pr.readCounts(p[headerSize:])
-}
-
-// readCounts reads the payload's zero-run, zig-zag LEB128 counts into pr,
-// refusing buckets beyond the geometry or values above its range.
-func (pr *Compact) readCounts(p []byte) error {
-	// Appending to locals, stored once at the end, spares a GC write
-	// barrier per bucket (half the decoding time while the GC runs).
-	idx, cnt, total := pr.idx[:0], pr.cnt[:0], int64(0)
-	defer func() { pr.idx, pr.cnt, pr.total = idx, cnt, total }()
-	var at int64
-	for len(p) > 0 {
-		// Most entries of a dense histogram are one byte (counts under 64).
-		v, n := uint64(p[0]), 1
-		if v >= 0x80 {
-			if v, n = binary.Uvarint(p); n <= 0 {
-				return errors.New("corrupt histogram payload")
-			}
-		}
-		p = p[n:]
-		count := int64(v>>1) ^ -int64(v&1)
-		switch {
-		case count < 0:
-			if -count > countsLen-at {
-				return errors.New("histogram zero run beyond its geometry")
-			}
-			at -= count
-			continue
-		case at >= countsLen:
-			return errors.New("histogram bucket beyond its geometry")
-		case count > 0 && at > int64(bucketIndex(HighestMicros)):
-			// Values are clamped to the range when recorded: a count
-			// above it was not recorded by spanbench.
-			return fmt.Errorf("histogram holds values above its range (%d µs)", HighestMicros)
-		case count > 0:
-			if count > math.MaxInt64-total {
-				return errors.New("histogram counts overflow")
-			}
-			idx, cnt = append(idx, int32(at)), append(cnt, uint64(count))
-			total += count
-		}
-		at++
 	}
 	return nil
 }

@@ -217,3 +217,125 @@ func TestMergeIntoAWindowPastSixteenBitsKeepsEveryCount(t *testing.T) {
 		t.Errorf("a window into a window: merged %+v, want %+v", SummarizeCompact(window), Summarize(truth))
 	}
 }
+
+// TestAddCheckingAndTakingBackAreExact: histograms added in one pass
+// (Decoder.AddToFrom, straight into a merged window when it covers them,
+// in two passes otherwise, to pairs past 16 bits) give the histogram of all
+// values, and taking some back out (SubPayload, as a refused shard is)
+// gives the histogram of the others, whatever form the merged one took.
+func TestAddCheckingAndTakingBackAreExact(t *testing.T) {
+	var dec Decoder
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		all, kept, acc := New(), New(), NewCompact()
+		var back []Payload
+		for range 2 + rng.IntN(10) {
+			h := randomHistogram(rng, rng.IntN(3), []int{3, 300, 50_000}[rng.IntN(3)])
+			_, p, err := dec.AddToFrom(acc, nil, mustEncode(t, h))
+			if err != nil {
+				t.Fatalf("seed %d: AddToFrom: %v", seed, err)
+			}
+			if p.TotalCount() != h.TotalCount() {
+				t.Fatalf("seed %d: added %d values, the histogram holds %d", seed, p.TotalCount(), h.TotalCount())
+			}
+			_ = Merge(all, h)
+			if rng.IntN(2) == 0 {
+				back = append(back, p)
+			} else {
+				_ = Merge(kept, h)
+			}
+		}
+		if !acc.HDR().Equals(all) {
+			t.Errorf("seed %d: merged %+v, want %+v", seed, SummarizeCompact(acc), Summarize(all))
+		}
+		for _, p := range back {
+			acc.SubPayload(p)
+		}
+		if !acc.HDR().Equals(kept) || SummarizeCompact(acc) != Summarize(kept) {
+			t.Errorf("seed %d: after taking %d back: %+v, want %+v", seed, len(back), SummarizeCompact(acc), Summarize(kept))
+		}
+	}
+}
+
+// TestAHostilePayloadLeavesTheWindowAsItWas: a payload refused midway
+// through a one-pass add into a window leaves the window's counts as they
+// were.
+func TestAHostilePayloadLeavesTheWindowAsItWas(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	var e Encoder
+	c, err := new(Decoder).Decode(mustEncode(t, randomHistogram(rng, 0, 50_000)))
+	if err != nil || c.win == nil {
+		t.Fatalf("the fixture is not a window (%v); the test means nothing", err)
+	}
+	want := c.HDR()
+	good := e.encodePayload(c)[headerSize:]
+	for name, counts := range map[string][]byte{
+		"cut varint":        append(append([]byte(nil), good...), 0x80),
+		"zero run past end": binary.AppendUvarint(append([]byte(nil), good...), uint64(2*countsLen-1)),
+		"bucket past end":   append(binary.AppendUvarint(append([]byte(nil), good[:len(good)/2]...), uint64(2*countsLen-1)), 2),
+		"zero past end":     append(binary.AppendUvarint(append([]byte(nil), good...), uint64(2*(countsLen-bucketIndex(c.Max())-1)-1)), 0),
+	} {
+		if _, err := c.AddChecking(counts); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if !c.HDR().Equals(want) {
+			t.Errorf("%s: the refused payload changed the window", name)
+		}
+	}
+}
+
+// TestOnePassAddAgreesWithTheTwoPassCheck: on randomly corrupted payloads
+// (bytes changed, inserted, cut), the one-pass add into a window refuses
+// exactly what the two-pass check refuses, leaving the window unchanged,
+// and otherwise adds exactly the counts the check reads.
+func TestOnePassAddAgreesWithTheTwoPassCheck(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var dec Decoder
+	var e Encoder
+	src, err := dec.Decode(mustEncode(t, randomHistogram(rng, 0, 50_000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := append([]byte(nil), e.encodePayload(src)[headerSize:]...)
+	var targets []string
+	for range 4 {
+		targets = append(targets, mustEncode(t, randomHistogram(rng, 0, 50_000)))
+	}
+	for i := range 3000 {
+		p := append([]byte(nil), good...)
+		for range 1 + rng.IntN(3) {
+			if len(p) == 0 {
+				break
+			}
+			switch at := rng.IntN(len(p)); rng.IntN(3) {
+			case 0:
+				p[at] = byte(rng.IntN(256))
+			case 1:
+				p = append(p[:at], append([]byte{byte(rng.IntN(256))}, p[at:]...)...)
+			default:
+				p = p[:at]
+			}
+		}
+		// A merged window that covers the source's span, as in a merge.
+		c, err := dec.Decode(targets[i%len(targets)])
+		c.Merge(src)
+		if err != nil || c.win == nil {
+			t.Fatalf("the target is not a window (%v); the test means nothing", err)
+		}
+		want := c.HDR()
+		check, checkErr := checkCounts(p)
+		if checkErr == nil {
+			check.pairs().each(func(idx int32, n uint64) bool {
+				_ = want.RecordValues(bucketValue(idx), int64(n))
+				return true
+			})
+		}
+		_, addErr := c.AddChecking(p)
+		if (addErr == nil) != (checkErr == nil) {
+			t.Fatalf("mutation %d: the one-pass add says %v, the check %v", i, addErr, checkErr)
+		}
+		if !c.HDR().Equals(want) {
+			t.Fatalf("mutation %d (err %v): the window holds %+v, want %+v", i, addErr, SummarizeCompact(c), Summarize(want))
+		}
+	}
+}

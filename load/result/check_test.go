@@ -1,6 +1,7 @@
 package result_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,55 @@ func TestARefusedCoarserShardLeavesTheTimeSeriesAsItWas(t *testing.T) {
 	}
 	if d.IntervalSeconds != 1 || len(d.Notes) != 0 {
 		t.Errorf("after the refused shard the merge has %gs intervals, notes %q; want shard 0's 1 s intervals, no note", d.IntervalSeconds, d.Notes)
+	}
+}
+
+// TestARefusedShardLeavesTheMergeAsItWas: a checked merge is all or
+// nothing. A shard refused once its histograms are checked (one disagrees
+// with its counts in its last interval) or once they are being added (past
+// the memory limit, some intervals already added and taken back out)
+// leaves the merged document exactly as if it had never been offered.
+func TestARefusedShardLeavesTheMergeAsItWas(t *testing.T) {
+	w := shardtest.Workload(10 * time.Minute)
+	start := time.Now().Add(-2 * time.Hour).Truncate(time.Second)
+	e, err := protocol.ResultExpectation("undo", &w, start, time.Minute, -1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.HistogramMemory = 64 << 20
+	merge := func(refused *result.Document) string {
+		t.Helper()
+		m := result.NewCheckedMerger(e)
+		if err := m.Add(shardtest.Shard("undo", w, start, 0, 3)); err != nil {
+			t.Fatal(err)
+		}
+		if refused != nil {
+			if err := m.Add(refused); err == nil {
+				t.Fatal("the bad shard was merged; want a refusal")
+			}
+		}
+		if err := m.Add(shardtest.Shard("undo", w, start, 2, 3)); err != nil {
+			t.Fatal(err)
+		}
+		d, err := m.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(js)
+	}
+	want := merge(nil)
+	disagrees := shardtest.Shard("undo", w, start, 1, 3)
+	last := &disagrees.Intervals[len(disagrees.Intervals)-1].Operations[0]
+	last.OK++
+	bomb := shardtest.Shard("undo", w, start, 1, 3)
+	shardtest.FillBuckets(bomb)
+	for name, bad := range map[string]*result.Document{"histogram disagrees with its counts": disagrees, "past the memory limit": bomb} {
+		if got := merge(bad); got != want {
+			t.Errorf("%s: the merge after the refused shard differs from the merge without it", name)
+		}
 	}
 }

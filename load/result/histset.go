@@ -55,11 +55,6 @@ func (s histSet) add(o histSet) {
 	}
 }
 
-// totals are the histograms' total counts.
-func (s histSet) totals() [3]int64 {
-	return [3]int64{s[0].TotalCount(), s[1].TotalCount(), s[2].TotalCount()}
-}
-
 // bytes is the memory the histograms' buckets take.
 func (s histSet) bytes() int64 { return s[0].Bytes() + s[1].Bytes() + s[2].Bytes() }
 

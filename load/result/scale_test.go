@@ -87,7 +87,7 @@ func (p densePool) shard(spec Spec, i, count, intervals int) *Document {
 // time, each built just before it is added, as the controller decodes each
 // shard's report just before adding it. checked merges them as the
 // controller does (NewCheckedMerger: each shard checked against the run and
-// its histograms decoded into their own before they are merged).
+// its histograms checked as they are added, and taken back out if refused).
 func mergeDense(tb testing.TB, pool densePool, spec Spec, shards, intervals int, checked bool) *Document {
 	tb.Helper()
 	m := NewMerger()
@@ -179,8 +179,8 @@ func TestMergeOfDenseShardsStaysUnderAMemoryCap(t *testing.T) {
 }
 
 // TestCheckedMergeOfDenseShardsStaysUnderAMemoryCap: the checked merge the
-// controller uses (each shard's histograms decoded into their own before
-// they are merged, so that a refused shard changes nothing) stays under the
+// controller uses (each shard's histograms checked as they are added, and
+// taken back out if it is refused, so that it changes nothing) stays under the
 // same cap, and accepts every dense shard.
 func TestCheckedMergeOfDenseShardsStaysUnderAMemoryCap(t *testing.T) {
 	const limit = 128 << 20
