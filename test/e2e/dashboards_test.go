@@ -51,7 +51,13 @@ func requireDashboardsServed(t *testing.T, prom *prometheus, from time.Time, kno
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no dashboards in %s (%v)", dashboardsDir, err)
 	}
+	// A range query is evaluated at from, from+step, ... up to to: start
+	// the grid a whole number of steps before to, so that its last point
+	// is to itself. Otherwise a series first scraped in the last step
+	// (the campaign's, just compared) has no point on the grid at all.
 	to := time.Now()
+	steps := (to.Sub(from) + dashboardStep - 1) / dashboardStep
+	from = to.Add(-steps * dashboardStep)
 	window := to.Sub(from).Round(time.Second) + time.Second
 	names := make([]string, 0, len(files))
 	for n := range files {
