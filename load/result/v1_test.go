@@ -19,36 +19,24 @@ const v1Prefix = "SElT"
 // toV1 is d as a runner before v2 wrote it: the same counts, every
 // histogram in the v1 encoding.
 func toV1(t *testing.T, d *Document) *Document {
-	t.Helper()
-	var dec histogram.Decoder
 	var enc histogram.Encoder
-	out := *d
-	out.SchemaVersion = SchemaVersionV1
-	out.Intervals = cloneIntervals(d.Intervals)
-	for i := range out.Intervals {
-		for j := range out.Intervals[i].Operations {
-			for _, f := range out.Intervals[i].Operations[j].Histograms.fields() {
-				c, err := dec.Decode(*f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if *f, err = enc.EncodeV1(c); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	return &out
+	return reencoded(t, d, SchemaVersionV1, enc.EncodeV1)
 }
 
 // toV2 is d with every interval histogram re-encoded as today's writers
 // write it.
 func toV2(t *testing.T, d *Document) *Document {
+	var enc histogram.Encoder
+	return reencoded(t, d, SchemaVersion, enc.Encode)
+}
+
+// reencoded is a copy of d of schema version with every interval histogram
+// re-encoded by encode.
+func reencoded(t *testing.T, d *Document, version string, encode func(*histogram.Compact) (string, error)) *Document {
 	t.Helper()
 	var dec histogram.Decoder
-	var enc histogram.Encoder
 	out := *d
-	out.SchemaVersion = SchemaVersion
+	out.SchemaVersion = version
 	out.Intervals = cloneIntervals(d.Intervals)
 	for i := range out.Intervals {
 		for j := range out.Intervals[i].Operations {
@@ -57,7 +45,7 @@ func toV2(t *testing.T, d *Document) *Document {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if *f, err = enc.Encode(c); err != nil {
+				if *f, err = encode(c); err != nil {
 					t.Fatal(err)
 				}
 			}
