@@ -8,9 +8,6 @@ import (
 
 	"cloud.google.com/go/monitoring/apiv3/v2/monitoringpb"
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/genproto/googleapis/api/distribution"
-	"google.golang.org/genproto/googleapis/api/metric"
-	"google.golang.org/genproto/googleapis/api/monitoredres"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -56,57 +53,15 @@ func startFake(t *testing.T) (*fakemonitoring.Server, func() *monitoring.Result,
 // minuteEnds are the asked minutes, newest first as the service answers.
 var minuteEnds = []time.Time{at(12, 6, 0), at(12, 5, 0), at(12, 4, 0), at(12, 3, 0), at(12, 2, 0)}
 
-func gauge(end time.Time, v float64) *monitoringpb.Point {
-	return &monitoringpb.Point{
-		Interval: &monitoringpb.TimeInterval{EndTime: timestamppb.New(end)},
-		Value:    &monitoringpb.TypedValue{Value: &monitoringpb.TypedValue_DoubleValue{DoubleValue: v}},
-	}
-}
-
-func delta(end time.Time, v *monitoringpb.TypedValue) *monitoringpb.Point {
-	return &monitoringpb.Point{
-		Interval: &monitoringpb.TimeInterval{StartTime: timestamppb.New(end.Add(-time.Minute)), EndTime: timestamppb.New(end)},
-		Value:    v,
-	}
-}
-
-func count(n int64) *monitoringpb.TypedValue {
-	return &monitoringpb.TypedValue{Value: &monitoringpb.TypedValue_Int64Value{Int64Value: n}}
-}
-
-// latencyBuckets are [0,1ms) [1,2ms) [2,4ms) [4,8ms), in seconds.
-var latencyBuckets = &distribution.Distribution_BucketOptions{Options: &distribution.Distribution_BucketOptions_ExplicitBuckets{
-	ExplicitBuckets: &distribution.Distribution_BucketOptions_Explicit{Bounds: []float64{0, 0.001, 0.002, 0.004, 0.008}},
-}}
-
-func dist(counts ...int64) *monitoringpb.TypedValue {
-	var total int64
-	for _, n := range counts {
-		total += n
-	}
-	return &monitoringpb.TypedValue{Value: &monitoringpb.TypedValue_DistributionValue{DistributionValue: &distribution.Distribution{
-		Count: total, Mean: 0.002, BucketOptions: latencyBuckets, BucketCounts: counts,
-	}}}
-}
-
-func series(metricLabels, resourceLabels map[string]string, unit string, points ...*monitoringpb.Point) *monitoringpb.TimeSeries {
-	return &monitoringpb.TimeSeries{
-		Metric:   &metric.Metric{Labels: metricLabels},
-		Resource: &monitoredres.MonitoredResource{Type: "spanner_instance", Labels: resourceLabels},
-		Unit:     unit,
-		Points:   points,
-	}
-}
-
 // serveRun records a run: warm-up minutes (ending 12:02, 12:03) busy and
 // slow, then steady ones. Figures that include them are wrong.
 func serveRun(fake *fakemonitoring.Server) {
 	cpu := func(priority, location string, vs ...float64) *monitoringpb.TimeSeries {
 		var ps []*monitoringpb.Point
 		for i, end := range minuteEnds {
-			ps = append(ps, gauge(end, vs[i]))
+			ps = append(ps, fakemonitoring.Gauge(end, vs[i]))
 		}
-		return series(map[string]string{"priority": priority}, map[string]string{"location": location}, "10^2.%", ps...)
+		return fakemonitoring.Series(map[string]string{"priority": priority}, map[string]string{"location": location}, "10^2.%", ps...)
 	}
 	fake.Serve(monitoring.MetricCPUByPriority,
 		cpu("high", "asia-northeast1", 0.6, 0.5, 0.4, 0.9, 0.9),
@@ -115,18 +70,18 @@ func serveRun(fake *fakemonitoring.Server) {
 	)
 	var ok, aborted, lat []*monitoringpb.Point
 	for i, end := range minuteEnds {
-		ok = append(ok, delta(end, count(1000)))
-		aborted = append(aborted, delta(end, count(5)))
+		ok = append(ok, fakemonitoring.Delta(end, fakemonitoring.Count(1000)))
+		aborted = append(aborted, fakemonitoring.Delta(end, fakemonitoring.Count(5)))
 		if i < 3 {
-			lat = append(lat, delta(end, dist(0, 50, 30, 15, 5)))
+			lat = append(lat, fakemonitoring.Delta(end, fakemonitoring.Latency(0, 50, 30, 15, 5)))
 		} else {
-			lat = append(lat, delta(end, dist(0, 0, 0, 0, 100)))
+			lat = append(lat, fakemonitoring.Delta(end, fakemonitoring.Latency(0, 0, 0, 0, 100)))
 		}
 	}
 	fake.Serve(monitoring.MetricAPIRequestCount,
-		series(map[string]string{"status": "OK"}, nil, "1", ok...),
-		series(map[string]string{"status": "ABORTED"}, nil, "1", aborted...))
-	fake.Serve(monitoring.MetricRequestLatency, series(map[string]string{"method": "ExecuteSql"}, nil, "s", lat...))
+		fakemonitoring.Series(map[string]string{"status": "OK"}, nil, "1", ok...),
+		fakemonitoring.Series(map[string]string{"status": "ABORTED"}, nil, "1", aborted...))
+	fake.Serve(monitoring.MetricRequestLatency, fakemonitoring.Series(map[string]string{"method": "ExecuteSql"}, nil, "s", lat...))
 }
 
 func TestCollectReadsTheRunsFiguresAfterItsWarmUp(t *testing.T) {
