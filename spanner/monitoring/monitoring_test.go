@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/monitoring/apiv3/v2/monitoringpb"
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/api/option"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -203,5 +204,31 @@ func TestCollectRefusesMoreSeriesThanTheFilterMeans(t *testing.T) {
 func TestNewClientRefusesAnEmptyEndpoint(t *testing.T) {
 	if _, err := monitoring.NewClient(context.Background(), monitoring.Endpoint{}); err == nil {
 		t.Fatal("a client without an endpoint was opened")
+	}
+}
+
+// TestNewClientDialsOnlyTheGivenAddress: an endpoint option among the
+// client options does not move the client off the given address.
+func TestNewClientDialsOnlyTheGivenAddress(t *testing.T) {
+	fake, err := fakemonitoring.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fake.Stop()
+	serveRun(fake)
+	opts := append(fake.ClientOptions(), option.WithEndpoint("127.0.0.1:1"))
+	client, err := monitoring.NewClient(context.Background(), monitoring.Endpoint{Address: fake.Addr, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = client.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := monitoring.Collector{Clock: clocktesting.NewFakePassiveClock(at(13, 0, 0))}
+	if _, err := c.Collect(ctx, client, inst, runWindow); err != nil {
+		t.Fatalf("a client given %s and an option naming 127.0.0.1:1 did not reach %s: %v", fake.Addr, fake.Addr, err)
+	}
+	if n := len(fake.Requests()); n != 3 {
+		t.Errorf("the fake at the given address received %d requests, want 3", n)
 	}
 }
