@@ -7,8 +7,9 @@
 // accuracy.
 //
 // It is Spanner access, used by the manager (which holds the identity that
-// may read Cloud Monitoring); it imports neither Kubernetes nor the load
-// engine.
+// may read Cloud Monitoring). It imports no Kubernetes API and, of the load
+// side, only the result type's warm-up rule (result.FirstStable), so the
+// client's and the server's warm-up are read by one rule.
 package monitoring
 
 import (
