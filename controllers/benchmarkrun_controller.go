@@ -44,6 +44,9 @@ type BenchmarkRunReconciler struct {
 	// KeepRunners keeps the runner Job and its pods after a run ends, for
 	// debugging; by default they are deleted (results are not in them).
 	KeepRunners bool
+	// ServerMetrics reads Cloud Monitoring after a Cloud Spanner run
+	// (server_metrics.go); tests point its client at a fake MetricService.
+	ServerMetrics ServerMetricsConfig
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -144,7 +147,8 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	w := run.Spec.Workload.Resolved()
 	switch v1alpha1.DerivePhase(run.Status.Conditions) {
 	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
-		return r.wrapUp(ctx, run, outbox)
+		res, err := r.wrapUp(ctx, run, outbox)
+		return soonest(res, r.collectServerMetrics(ctx, run)), err
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
 		res, err = r.prepareTarget(ctx, run, &w, outbox)
 	case v1alpha1.PhaseLoading:

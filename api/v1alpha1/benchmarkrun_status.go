@@ -273,6 +273,11 @@ type BenchmarkRunStatus struct {
 	// figures cover only the runners that reported.
 	// +optional
 	Partial bool `json:"partial,omitempty"`
+
+	// serverMetrics are Cloud Monitoring's figures of the run's instance and
+	// database (condition ServerMetricsCollected).
+	// +optional
+	ServerMetrics *ServerMetricsStatus `json:"serverMetrics,omitempty"`
 }
 
 // OperationResult is the result of one operation of the mix.

@@ -32,6 +32,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/monitoring"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -53,6 +54,7 @@ type managerFlags struct {
 	spannerEndpoint        string
 	emulators              endpoint.EmulatorAllowlist
 	webhook                webhookFlags
+	serverMetrics          serverMetricsFlags
 }
 
 // Defaults of the dataset caps: far above the samples' real scales
@@ -157,6 +159,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.Func("webhook-secret", "NAMESPACE/NAME of the Secret holding the webhook's CA and certificate (default spanbench-system/spanbench-webhook-cert)", namespacedName(&f.webhook.Secret))
 	fs.Func("webhook-service", "NAMESPACE/NAME of the webhook's Service, which the serving certificate names (default spanbench-system/spanbench-webhook)", namespacedName(&f.webhook.Service))
 	fs.StringVar(&f.webhook.Configuration, "webhook-configuration", "spanbench-validating-webhook", "the ValidatingWebhookConfiguration whose webhooks get the CA as caBundle")
+	fs.BoolVar(&f.serverMetrics.enabled, "server-metrics", true, "read Cloud Monitoring's CPU, latency and request figures of each Cloud Spanner run into "+
+		"status.serverMetrics (needs roles/monitoring.viewer; never for emulator runs)")
+	fs.StringVar(&f.serverMetrics.endpoint, "monitoring-endpoint", monitoring.CloudDefault, "host:port of the Cloud Monitoring API the manager reads")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -247,7 +252,8 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 	r := &controllers.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
-		Runner: controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
+		Runner:        controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
+		ServerMetrics: f.serverMetrics.config(context.Background()),
 	}
 	if f.runnerTTL >= 0 {
 		ttl := int32(f.runnerTTL)

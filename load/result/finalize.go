@@ -62,7 +62,7 @@ func derive(d *Document, c *codec, src intervalSource) error {
 		}
 		n = max(n, in.Index+1)
 	}
-	points := make([]point, n)
+	points := make([]StabilityPoint, n)
 	all := func(*Interval) bool { return true }
 	err := src(all, func(in *Interval, sets map[string]histSet) error {
 		overall := histogram.NewCompact()
@@ -93,7 +93,7 @@ func (d *Document) interval() time.Duration {
 }
 
 // findWarmUp applies the spec's warm-up mode to the intervals' points.
-func findWarmUp(d *Document, points []point) WarmUp {
+func findWarmUp(d *Document, points []StabilityPoint) WarmUp {
 	wu := d.Spec.Settings().WarmUp
 	w := WarmUp{Mode: WarmUpNone, End: d.Start, Stable: true}
 	if d.IntervalSeconds <= 0 {

@@ -1,0 +1,218 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	monitoringapi "cloud.google.com/go/monitoring/apiv3/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/monitoring"
+)
+
+// ServerMetricsConfig is how the manager reads Cloud Monitoring after a
+// Cloud Spanner run.
+type ServerMetricsConfig struct {
+	// Client reads Cloud Monitoring; nil leaves the collection off, Off
+	// saying why (in the condition's message).
+	Client *monitoringapi.MetricClient
+	// Off says why Client is nil: the flag, or the client's error.
+	Off string
+	// Delay is the wait past the window's last minute; 0 is
+	// monitoring.DefaultDelay.
+	Delay time.Duration
+}
+
+// serverMetricsRetry is how long past the window's ready time a failed
+// read is tried again before the condition says Failed: long enough for a
+// service hiccup, short enough that a broken setup is told.
+const serverMetricsRetry = 10 * time.Minute
+
+// collectServerMetrics reads Cloud Monitoring's figures of a finished run
+// once its last minute is published, into status.serverMetrics and the
+// ServerMetricsCollected condition. It never fails the run: every outcome
+// is a condition, and the result asks to come back while the figures are
+// pending.
+func (r *BenchmarkRunReconciler) collectServerMetrics(ctx context.Context, run *v1alpha1.BenchmarkRun) ctrl.Result {
+	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionServerMetricsCollected); c != nil &&
+		c.Status != metav1.ConditionUnknown {
+		return ctrl.Result{}
+	}
+	w, ok := serverMetricsWindow(run)
+	if !ok {
+		return ctrl.Result{} // the load never ran: there is nothing to read
+	}
+	set := func(s metav1.ConditionStatus, reason, msg string) {
+		run.SetCondition(v1alpha1.ConditionServerMetricsCollected, s, reason, msg, r.now())
+	}
+	switch {
+	case endpoint.For(run.Spec.Target, endpoint.Endpoint{}).IsEmulator():
+		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsNotAvailableOnEmulator, "not available on the emulator: it has no Cloud Monitoring metrics")
+		return ctrl.Result{}
+	case r.ServerMetrics.Client == nil:
+		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsDisabled, "Cloud Monitoring is not read: "+r.ServerMetrics.Off)
+		return ctrl.Result{}
+	}
+	collector := monitoring.Collector{Clock: r.Clock, Delay: r.ServerMetrics.Delay}
+	inst := monitoring.Instance{Project: run.Spec.Target.Project, Instance: run.Spec.Target.Instance.Name, Database: run.Spec.Target.Database}
+	res, err := collector.Collect(ctx, r.ServerMetrics.Client, inst, w)
+	var notSettled *monitoring.NotSettledError
+	var denied *monitoring.PermissionDeniedError
+	switch {
+	case errors.As(err, &notSettled):
+		set(metav1.ConditionUnknown, v1alpha1.ReasonMetricsPending, notSettled.Error())
+		return ctrl.Result{RequeueAfter: max(notSettled.ReadyAt.Sub(r.now()), time.Second)}
+	case errors.As(err, &denied):
+		set(metav1.ConditionFalse, v1alpha1.ReasonPermissionDenied, "not collected: "+truncate(denied.Error(), 512))
+		return ctrl.Result{}
+	case err != nil && r.now().Before(collector.ReadyAt(w).Add(serverMetricsRetry)):
+		set(metav1.ConditionUnknown, v1alpha1.ReasonMetricsPending, "retrying: "+truncate(err.Error(), 512))
+		return ctrl.Result{RequeueAfter: 30 * time.Second}
+	case err != nil:
+		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsFailed, "not collected: "+truncate(err.Error(), 512))
+		return ctrl.Result{}
+	}
+	run.Status.ServerMetrics = serverMetricsStatus(res, run.Status.WarmUpEnd)
+	set(metav1.ConditionTrue, v1alpha1.ReasonMetricsCollected, "status.serverMetrics holds Cloud Monitoring's figures")
+	return ctrl.Result{}
+}
+
+// serverMetricsWindow is the run's load window: from its start time to
+// the end of its duration, or to its completion if it ended sooner.
+func serverMetricsWindow(run *v1alpha1.BenchmarkRun) (monitoring.Window, bool) {
+	st := run.Status
+	if st.StartTime == nil || st.CompletionTime == nil {
+		return monitoring.Window{}, false
+	}
+	start := st.StartTime.Time
+	end := st.CompletionTime.Time
+	if d := run.Spec.Workload.TotalDuration(); d > 0 && start.Add(d).Before(end) {
+		end = start.Add(d)
+	}
+	w := monitoring.Window{Start: start, End: end}
+	if st.WarmUpEnd != nil && !st.WarmUpEnd.Time.Before(start) && st.WarmUpEnd.Time.Before(end) {
+		w.WarmUpEnd = st.WarmUpEnd.Time
+	}
+	return w, w.Validate() == nil
+}
+
+// The status's list bounds (the CRD's MaxItems and MaxLength).
+const (
+	maxServerMetricsItems = 32
+	maxServerMetricsNotes = 8
+	maxNoteLength         = 256
+)
+
+// serverMetricsStatus is res as status.serverMetrics, with the server's
+// warm-up read from its minutes and set against the client's end.
+func serverMetricsStatus(res *monitoring.Result, clientWarmUpEnd *metav1.Time) *v1alpha1.ServerMetricsStatus {
+	s := &v1alpha1.ServerMetricsStatus{
+		WindowStart:  timePtr(res.Asked.Start),
+		WindowEnd:    timePtr(res.Asked.End),
+		MeasuredFrom: timePtr(res.MeasuredFrom),
+		Alignment:    &metav1.Duration{Duration: res.Alignment},
+	}
+	var notes []string // what was cut first: it says the status is not all
+	for _, c := range res.CPU {
+		s.CPU = append(s.CPU, v1alpha1.ServerCPU{Priority: truncate(c.Priority, 16), Location: truncate(c.Location, 64),
+			MeanPercent: formatPercent(c.Mean), MaxPercent: formatPercent(c.Max)})
+	}
+	for _, l := range res.Latency {
+		s.Latency = append(s.Latency, v1alpha1.ServerMethodLatency{Method: truncate(l.Method, 64), Count: l.Count,
+			P50: &metav1.Duration{Duration: l.P50}, P99: &metav1.Duration{Duration: l.P99}})
+	}
+	for _, q := range res.Requests {
+		s.Requests = append(s.Requests, v1alpha1.ServerRequestCount{Status: truncate(q.Status, 32), Count: q.Count})
+	}
+	s.CPU, notes = bounded(s.CPU, "cpu", notes)
+	s.Latency, notes = bounded(s.Latency, "latency", notes)
+	s.Requests, notes = bounded(s.Requests, "requests", notes)
+	s.WarmUp = serverWarmUp(res.Minutes, clientWarmUpEnd)
+	for i, n := range append(notes, res.Notes...) {
+		if i == maxServerMetricsNotes {
+			break
+		}
+		s.Notes = append(s.Notes, truncate(n, maxNoteLength))
+	}
+	return s
+}
+
+// serverWarmUp reads the server's minutes by the warm-up rule and names
+// the signal that ended the warm-up.
+func serverWarmUp(minutes []monitoring.MinutePoint, clientEnd *metav1.Time) *v1alpha1.ServerWarmUp {
+	if len(minutes) == 0 {
+		return nil
+	}
+	server := monitoring.DetectServerWarmUp(minutes, monitoring.WarmUpRule{})
+	w := &v1alpha1.ServerWarmUp{Settled: &server.Settled}
+	if server.Settled {
+		w.SettledAt = timePtr(server.SettledAt)
+	}
+	if clientEnd != nil {
+		w.EndedBy = v1alpha1.WarmUpSignal(monitoring.EndedBy(clientEnd.Time, server))
+	}
+	return w
+}
+
+// bounded keeps the first maxServerMetricsItems of xs, with a note of
+// what was left out.
+func bounded[T any](xs []T, field string, notes []string) ([]T, []string) {
+	if len(xs) <= maxServerMetricsItems {
+		return xs, notes
+	}
+	return xs[:maxServerMetricsItems], append(notes,
+		fmt.Sprintf("%s: %d of %d entries kept", field, maxServerMetricsItems, len(xs)))
+}
+
+// formatPercent renders a fraction as a percent with one decimal, such as
+// "52.3"; a value that is not a finite non-negative number is "0.0".
+func formatPercent(fraction float64) string {
+	p := fraction * 100
+	if math.IsNaN(p) || math.IsInf(p, 0) || p < 0 {
+		p = 0
+	}
+	return strconv.FormatFloat(min(p, 1e9), 'f', 1, 64)
+}
+
+func timePtr(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t)
+	return &mt
+}
+
+// truncate cuts s to n bytes at most, on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// soonest is the result that comes back first: a requeue beats none, a
+// shorter wait a longer one.
+func soonest(a, b ctrl.Result) ctrl.Result {
+	switch {
+	case a.RequeueAfter == 0:
+		return b
+	case b.RequeueAfter == 0:
+		return a
+	case b.RequeueAfter < a.RequeueAfter:
+		return b
+	}
+	return a
+}
