@@ -44,6 +44,10 @@ type BenchmarkRunReconciler struct {
 	// KeepRunners keeps the runner Job and its pods after a run ends, for
 	// debugging; by default they are deleted (results are not in them).
 	KeepRunners bool
+	// ServerStats is how Spanner's own statistics of a succeeded run are
+	// collected (server_stats.go); the zero value reads SPANNER_SYS on
+	// Cloud Spanner, nothing on the emulator.
+	ServerStats ServerStatsConfig
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch

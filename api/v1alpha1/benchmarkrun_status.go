@@ -273,6 +273,11 @@ type BenchmarkRunStatus struct {
 	// figures cover only the runners that reported.
 	// +optional
 	Partial bool `json:"partial,omitempty"`
+
+	// serverStats says which of Spanner's statistics minutes the figures in
+	// operations[].server cover, once collected.
+	// +optional
+	ServerStats *ServerStatsSummary `json:"serverStats,omitempty"`
 }
 
 // OperationResult is the result of one operation of the mix.
@@ -298,6 +303,13 @@ type OperationResult struct {
 	RequestTag string `json:"requestTag,omitempty"`
 
 	ResultFigures `json:",inline"`
+
+	// server are Spanner's own figures for this operation from its
+	// statistics tables (SPANNER_SYS), per logical operation; absent until
+	// they are collected (condition ServerStatsCollected), and when they
+	// are not (the emulator, no permission).
+	// +optional
+	Server *ServerOperationFigures `json:"server,omitempty"`
 }
 
 // ResultFigures are the measured figures of one operation or of all.
