@@ -312,8 +312,9 @@ func clientMinuteCounts(doc *result.Document, w serverstats.Window, run string) 
 				c = make([]int64, last-first+1)
 				counts[o.Name] = c
 			}
-			n, ok := addCount(o.OK, o.NotFound)
-			if n, ok = addCount(n, o.ErrorCount()); !ok {
+			n, okFound := addCount(o.OK, o.NotFound)
+			n, okErrors := addCount(n, o.ErrorCount())
+			if !okFound || !okErrors {
 				return nil, 0, errors.New("an interval's counts overflow")
 			}
 			c[in.Index-first] += int64(n)

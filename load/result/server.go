@@ -153,6 +153,12 @@ func (o ServerOperation) check() error {
 			return errors.New("a not-captured note is too long")
 		}
 	}
+	return o.checkFigures()
+}
+
+// checkFigures refuses negative counts, coverage outside [0, 1] and
+// negative or non-finite figures.
+func (o ServerOperation) checkFigures() error {
 	counts := []int64{o.ClientOps}
 	var figs []*float64
 	var shares []float64
