@@ -95,6 +95,11 @@ func (r *BenchmarkRunReconciler) startServerStats(run *v1alpha1.BenchmarkRun, do
 			"not available on the emulator: it has no SPANNER_SYS statistics tables; nothing was read")
 		return
 	}
+	if run.Status.Partial {
+		set(metav1.ConditionFalse, v1alpha1.ReasonPartialResults, "not collected: the run's results are partial; "+
+			"Spanner's statistics hold the missing runners' operations too, which the client counts do not, so per-operation figures would be wrong")
+		return
+	}
 	w := serverStatsWindow(doc)
 	minutes := w.Minutes()
 	if w.Validate() != nil || len(minutes) == 0 {

@@ -183,3 +183,27 @@ func TestClassifyServerStatsErrorNamesTheCauseWithoutDialText(t *testing.T) {
 // withoutTruncation makes shardSucceeded report the workload's whole
 // duration, for a fake clock set at its end.
 const withoutTruncation = true
+
+// TestServerStatsOfAPartialRunAreNotCollected: when a runner's results are
+// missing, Spanner's statistics still hold its operations while the
+// client's counts do not, so per-operation figures would be inflated: the
+// condition says so and nothing is dialed.
+func TestServerStatsOfAPartialRunAreNotCollected(t *testing.T) {
+	run := runtest.Run("r").CloudSpanner().Replicas(2).Created(t0).RunnersReady(t0).
+		Condition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, t0).Obj()
+	run.Spec.Workload.Duration = &metav1.Duration{Duration: 3 * time.Minute}
+	f := newFakeReconcile(t, interceptor.Funcs{}, run)
+	opener := &fakeDatabaseOpener{fakeTargetPreparer: f.spanner, err: errors.New("must not be called")}
+	f.r.Preparer = opener
+	f.clock.SetTime(t0.Add(3*time.Minute + time.Second))
+	shardSucceeded(t, f, run, withoutTruncation) // shard 0 of 2 only
+	_, _ = f.reconcile(run)
+	f.clock.SetTime(t0.Add(time.Hour))
+	_, _ = f.reconcile(run)
+	got := f.run(run)
+	wantCondition(t, got, v1alpha1.ConditionSucceeded, metav1.ConditionTrue, v1alpha1.ReasonPartialResults)
+	wantCondition(t, got, v1alpha1.ConditionServerStatsCollected, metav1.ConditionFalse, v1alpha1.ReasonPartialResults)
+	if n := opener.count("OpenDatabase"); n != 0 {
+		t.Errorf("the statistics of a partial run were read %d times", n)
+	}
+}

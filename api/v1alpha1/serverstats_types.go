@@ -37,6 +37,10 @@ const (
 	// reason, or kept failing until the manager gave up; the message says
 	// which. The run's results are unaffected.
 	ReasonServerStatsFailed = "Failed"
+	// ReasonPartialResults (shared with Succeeded) on this condition: the
+	// run's results are partial, so the client's counts miss operations
+	// Spanner's statistics hold; nothing is read.
+	//
 	// ReasonPermissionDenied (shared with the run's failure reasons) on
 	// this condition: the manager's identity may not read SPANNER_SYS
 	// (needs spanner.databases.select, e.g. roles/spanner.databaseReader);
