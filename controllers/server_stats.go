@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -176,6 +177,9 @@ func (r *BenchmarkRunReconciler) collectServerStats(ctx context.Context, run *v1
 		return ctrl.Result{RequeueAfter: max(ready.Sub(now), time.Second)}, true, nil
 	}
 	doc, cm, err := r.runReport(ctx, run)
+	if apiTrouble(err) {
+		return ctrl.Result{}, true, err // the API server's, not the report's: retried with backoff
+	}
 	if err != nil {
 		r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: the run's report cannot be read: "+shorten(err.Error(), maxProblemBytes))
 		return ctrl.Result{}, false, nil
@@ -374,6 +378,13 @@ func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.Be
 	}
 	doc, err := DecodeReport(run, cm.BinaryData[ref.Key])
 	return doc, cm, err
+}
+
+// apiTrouble says err is the API server's failure to answer, as opposed
+// to a report that is missing or unreadable.
+func apiTrouble(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && !apierrors.IsNotFound(err)
 }
 
 // updateReport writes doc back into the run's report ConfigMap, locked on

@@ -11,6 +11,7 @@ import (
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -38,13 +39,13 @@ func (p *fakeDatabaseOpener) OpenDatabase(context.Context, *v1alpha1.BenchmarkRu
 // started at t0 (03:04:05) whose shard reported, with the fake clock at
 // its end: its measured window holds the whole minutes closing at 03:06
 // and 03:07, read from 03:09 on (the default 2-minute settle).
-func succeededCloudRun(t *testing.T, openErr error) (*fakeReconcile, *v1alpha1.BenchmarkRun, *fakeDatabaseOpener) {
+func succeededCloudRun(t *testing.T, openErr error, funcs interceptor.Funcs) (*fakeReconcile, *v1alpha1.BenchmarkRun, *fakeDatabaseOpener) {
 	t.Helper()
 	run := runtest.Run("r").CloudSpanner().Ephemeral().Finalizers(controllers.FinalizerInstance).InstanceCreated().
 		Created(t0).RunnersReady(t0).
 		Condition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, t0).Obj()
 	run.Spec.Workload.Duration = &metav1.Duration{Duration: 3 * time.Minute}
-	f := newFakeReconcile(t, interceptor.Funcs{}, run)
+	f := newFakeReconcile(t, funcs, run)
 	opener := &fakeDatabaseOpener{fakeTargetPreparer: f.spanner, err: openErr}
 	f.r.Preparer = opener
 	f.clock.SetTime(t0.Add(3*time.Minute + time.Second))
@@ -69,7 +70,7 @@ func succeededCloudRun(t *testing.T, openErr error) (*fakeReconcile, *v1alpha1.B
 // outage, and gives up with a clear reason after GiveUpAfter, then deletes
 // the instance.
 func TestServerStatsWaitForTheirMinutesToSettleThenGiveUpOnOutages(t *testing.T) {
-	f, run, opener := succeededCloudRun(t, spanner.ToSpannerError(status.Error(codes.Unavailable, "connection refused (injected)")))
+	f, run, opener := succeededCloudRun(t, spanner.ToSpannerError(status.Error(codes.Unavailable, "connection refused (injected)")), interceptor.Funcs{})
 
 	res, err := f.reconcile(run)
 	readyAt := time.Date(2026, 1, 2, 3, 9, 0, 0, time.UTC)
@@ -113,7 +114,7 @@ func TestServerStatsWaitForTheirMinutesToSettleThenGiveUpOnOutages(t *testing.T)
 // identity without spanner.databases.select gets "not collected:
 // PermissionDenied" once, not retried, and the run stays Succeeded.
 func TestServerStatsWithoutPermissionDegradeNeverFailTheRun(t *testing.T) {
-	f, run, opener := succeededCloudRun(t, spanner.ToSpannerError(status.Error(codes.PermissionDenied, "caller lacks spanner.databases.select (injected)")))
+	f, run, opener := succeededCloudRun(t, spanner.ToSpannerError(status.Error(codes.PermissionDenied, "caller lacks spanner.databases.select (injected)")), interceptor.Funcs{})
 	f.clock.SetTime(time.Date(2026, 1, 2, 3, 9, 0, 0, time.UTC))
 	_, _ = f.reconcile(run)
 	got := f.run(run)
@@ -205,5 +206,23 @@ func TestServerStatsOfAPartialRunAreNotCollected(t *testing.T) {
 	wantCondition(t, got, v1alpha1.ConditionServerStatsCollected, metav1.ConditionFalse, v1alpha1.ReasonPartialResults)
 	if n := opener.count("OpenDatabase"); n != 0 {
 		t.Errorf("the statistics of a partial run were read %d times", n)
+	}
+}
+
+// TestServerStatsRetryWhenTheReportCannotBeRead: an API server that fails
+// to return the report is retried with backoff, the collection staying
+// Pending; it is not the report's fault.
+func TestServerStatsRetryWhenTheReportCannotBeRead(t *testing.T) {
+	fl := &failing{err: errAPIDown}
+	f, run, opener := succeededCloudRun(t, errors.New("must not be called"), gettingFails(fl))
+	fl.obj = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(run)}}
+	f.clock.SetTime(time.Date(2026, 1, 2, 3, 9, 0, 0, time.UTC))
+	_, err := f.reconcile(run)
+	if err == nil {
+		t.Fatal("a report the API server did not return was not retried")
+	}
+	wantCondition(t, f.run(run), v1alpha1.ConditionServerStatsCollected, metav1.ConditionFalse, v1alpha1.ReasonServerStatsPending)
+	if opener.count("OpenDatabase")+opener.count("ReleaseInstance") != 0 {
+		t.Error("without the report the manager dialed Spanner or deleted the instance")
 	}
 }
