@@ -47,6 +47,10 @@ type BenchmarkRunReconciler struct {
 	// ServerMetrics reads Cloud Monitoring after a Cloud Spanner run
 	// (server_metrics.go); tests point its client at a fake MetricService.
 	ServerMetrics ServerMetricsConfig
+	// ServerStats is how Spanner's own statistics of a succeeded run are
+	// collected (server_stats.go); the zero value reads SPANNER_SYS on
+	// Cloud Spanner, nothing on the emulator.
+	ServerStats ServerStatsConfig
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch

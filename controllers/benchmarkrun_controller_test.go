@@ -88,6 +88,9 @@ func TestRunSucceedsWithTheExactMergeOfItsShards(t *testing.T) {
 		t.Fatalf("run ended %s/%s: %s (partial %v)", c.Status, c.Reason, c.Message, got.Status.Partial)
 	}
 	h.checkStatusEqualsMerge(got, 2)
+	if c := h.condition(got, v1alpha1.ConditionServerStatsCollected); c == nil || c.Reason != v1alpha1.ReasonNotAvailableOnEmulator {
+		t.Errorf("ServerStatsCollected on the emulator is %+v; want NotAvailableOnEmulator", c)
+	}
 	if got.Status.StartSkew == nil || got.Status.StartSkew.Duration > 200*time.Millisecond {
 		t.Errorf("start skew %v; two runners released by one start time should start within 200ms", got.Status.StartSkew)
 	}

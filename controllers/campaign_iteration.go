@@ -157,7 +157,7 @@ func (r *BenchmarkCampaignReconciler) advance(ctx context.Context, p *pass, it *
 	for _, s := range slots {
 		run, ok := p.runs[s.name]
 		switch {
-		case !ok || !run.IsFinished():
+		case !ok || !run.IsFinished() || awaitsServerStats(&ip.spec.Comparison, run):
 		case run.Status.Phase == v1alpha1.PhaseSucceeded:
 			it.Succeeded++
 		default:

@@ -60,6 +60,9 @@ func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
 		ch <- d
 	}
+	for _, d := range serverStatsDescs {
+		ch <- d
+	}
 }
 
 // Collect implements prometheus.Collector.
@@ -78,6 +81,7 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		collectRun(ch, run)
+		collectServerStats(ch, run)
 	}
 }
 

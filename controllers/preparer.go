@@ -95,6 +95,16 @@ func (p SpannerPreparer) dialable(run *v1alpha1.BenchmarkRun) (endpoint.Endpoint
 	return ep, p.Emulators.Check(ep)
 }
 
+// OpenDatabase implements DatabaseOpener: a data session of the run's
+// database, on an endpoint the allowlist lets the preparer dial.
+func (p SpannerPreparer) OpenDatabase(ctx context.Context, run *v1alpha1.BenchmarkRun) (*session.Session, error) {
+	ep, err := p.dialable(run)
+	if err != nil {
+		return nil, err
+	}
+	return session.Open(ctx, ep, run.Spec.Target)
+}
+
 func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error) {
 	if p.OpenInstanceAdmin != nil {
 		return p.OpenInstanceAdmin(ctx, ep)

@@ -1077,10 +1077,12 @@ func TestReconcileAggregationReadErrorIsRetried(t *testing.T) {
 
 // shardSucceeded stores shard 0's final report with a minimal result, as
 // a runner pod does when its load ends.
-func shardSucceeded(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) {
+func shardSucceeded(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun, whole ...bool) {
 	t.Helper()
 	d := shardtest.Shard(run.Name, run.Spec.Workload.Resolved(), t0, 0, int(run.Replicas()))
-	shardtest.Truncate(d, 1) // the fake clock stands at t0
+	if len(whole) == 0 || !whole[0] {
+		shardtest.Truncate(d, 1) // the fake clock stands at t0
+	}
 	data, err := protocol.EncodeResult(d)
 	if err != nil {
 		t.Fatal(err)

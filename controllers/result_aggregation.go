@@ -54,6 +54,9 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 		msg += "; partial: " + joinProblems(problems)
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
+	if run.Status.Report != nil {
+		r.startServerStats(run, merged)
+	}
 	outbox.normal(v1alpha1.ReasonCompleted, msg)
 	return ctrl.Result{}, r.cleanupRunners(ctx, run)
 }

@@ -120,6 +120,8 @@ type managerOptions struct {
 	// sweep, when set, runs beside the reconciler; the harness fills in
 	// its clients, recorder and cluster.
 	sweep *controllers.InstanceSweeper
+	// serverStats is the reconciler's server-statistics collection.
+	serverStats controllers.ServerStatsConfig
 }
 
 // startManager runs a fresh manager with the real reconciler (a restart is
@@ -146,7 +148,7 @@ func (h *harness) startManagerWith(opts managerOptions) {
 	}
 	r := &controllers.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: opts.preparer, Runner: controllers.RunnerConfig{Image: "spanbench:test", StartupGrace: time.Second},
-		Limits: limits, ClusterID: harnessClusterID}
+		Limits: limits, ClusterID: harnessClusterID, ServerStats: opts.serverStats}
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}
@@ -221,7 +223,7 @@ func (h *harness) kubelet(run *v1alpha1.BenchmarkRun, indexes ...int) *sync.Wait
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute+run.Spec.Workload.TotalDuration())
 			defer cancel()
 			_ = pod.Run(ctx, rc, pod.Options{Namespace: h.ns, Run: run.Name, Index: i, PollInterval: 50 * time.Millisecond,
 				ReadyTimeout: 30 * time.Second, Log: logr.Discard()})

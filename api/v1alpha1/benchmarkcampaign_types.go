@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -51,6 +51,12 @@ const (
 	// StatisticErrorRate is failed operations over all finished ones, in
 	// percent (stats.ErrorRate).
 	StatisticErrorRate CampaignStatistic = "ErrorRate"
+	// StatisticServerCPUPerOp is Spanner's CPU time per logical operation,
+	// in microseconds, from its statistics tables (docs/server-stats.md):
+	// one value per run, so it is compared run by run and needs two or
+	// more runs per cell; runs of the emulator, or whose statistics were
+	// not collected, have none.
+	StatisticServerCPUPerOp CampaignStatistic = "ServerCPUPerOp"
 )
 
 // MetricDirection says which way a metric gets better.

@@ -278,6 +278,10 @@ type BenchmarkRunStatus struct {
 	// database (condition ServerMetricsCollected).
 	// +optional
 	ServerMetrics *ServerMetricsStatus `json:"serverMetrics,omitempty"`
+	// serverStats says which of Spanner's statistics minutes the figures in
+	// operations[].server cover, once collected.
+	// +optional
+	ServerStats *ServerStatsSummary `json:"serverStats,omitempty"`
 }
 
 // OperationResult is the result of one operation of the mix.
@@ -303,6 +307,13 @@ type OperationResult struct {
 	RequestTag string `json:"requestTag,omitempty"`
 
 	ResultFigures `json:",inline"`
+
+	// server are Spanner's own figures for this operation from its
+	// statistics tables (SPANNER_SYS), per logical operation; absent until
+	// they are collected (condition ServerStatsCollected), and when they
+	// are not (the emulator, no permission).
+	// +optional
+	Server *ServerOperationFigures `json:"server,omitempty"`
 }
 
 // ResultFigures are the measured figures of one operation or of all.

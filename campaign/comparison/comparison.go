@@ -116,6 +116,7 @@ var metricUnits = []struct {
 	{v1alpha1.StatisticP99, " p99 µs"},
 	{v1alpha1.StatisticP999, " p99.9 µs"},
 	{v1alpha1.StatisticErrorRate, " errors %"},
+	{v1alpha1.StatisticServerCPUPerOp, " server CPU µs/op"},
 }
 
 // MetricName names a metric in the table and in acknowledgements:
@@ -187,6 +188,9 @@ func byRuns(base, variant []*result.Document, op string, s v1alpha1.CampaignStat
 // perRun is one exact value per run: the statistic of the run's merged
 // totals for the operation.
 func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([]float64, error) {
+	if s == v1alpha1.StatisticServerCPUPerOp {
+		return serverCPURuns(docs, op)
+	}
 	out := make([]float64, len(docs))
 	for i, d := range docs {
 		t, err := totals(d, op)
@@ -211,6 +215,9 @@ func totals(d *result.Document, op string) (*result.Operation, error) {
 
 // pooled is the cell's figure for the table (see Pool).
 func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (float64, error) {
+	if s == v1alpha1.StatisticServerCPUPerOp {
+		return serverCPUMean(docs, op)
+	}
 	p, err := PoolRuns(docs, op)
 	if err != nil {
 		return 0, err
@@ -240,6 +247,9 @@ func decode(s string) (*hdr.Histogram, error) {
 }
 
 func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
+	if s == v1alpha1.StatisticServerCPUPerOp {
+		return stats.Comparison{}, errServerCPUNeedsRuns
+	}
 	rate := s == v1alpha1.StatisticErrorRate
 	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput || rate}
 	if !stat.Throughput {

@@ -281,7 +281,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 	for _, want := range []string{
 		"--runner-image=us-docker.pkg.dev/my-project/spanbench/spanbench:v0.1.0-runner",
 		"--max-runners=20", "--max-duration=2h30m", "--max-processing-units=1000000",
-		"--keep-runners=true", "--runner-ttl-seconds=3600", "--startup-grace=15s",
+		"--keep-runners=true", "--runner-ttl-seconds=3600", "--startup-grace=15s", "--server-stats-settle=3m",
 		"--allowed-instance-configs=regional-asia-northeast1,asia1", "--max-ephemeral-duration=4h",
 		"--cluster-id=gke-perf-tokyo", "--sweep-projects=my-project,my-other-project", "--sweep-interval=5m",
 		"--spanner-endpoint=asia-northeast1-spanner.googleapis.com:443",

@@ -33,6 +33,7 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
+	"github.com/spanbench/spanbench/spanner/serverstats"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 
@@ -46,6 +47,7 @@ type managerFlags struct {
 	startupGrace           time.Duration
 	runnerTTL              int
 	keepRunners            bool
+	serverStatsSettle      time.Duration
 	limits                 controllers.Limits
 	maxPU                  int
 	clusterID              string
@@ -102,6 +104,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.DurationVar(&f.startupGrace, "startup-grace", controllers.DefaultStartupGrace, "how far ahead the common start time is published once every runner is ready")
 	fs.IntVar(&f.runnerTTL, "runner-ttl-seconds", -1, "keep finished runner Jobs this long (-1: until deleted with the run)")
 	fs.BoolVar(&f.keepRunners, "keep-runners", false, "keep runner Jobs and pods after a run ends, for debugging")
+	fs.DurationVar(&f.serverStatsSettle, "server-stats-settle", serverstats.DefaultSettle,
+		"how long after a run's last statistics minute closes Spanner's SPANNER_SYS statistics of the run are read (docs/server-stats.md)")
 	var maxRunners int
 	fs.IntVar(&maxRunners, "max-runners", 100, "refuse runs with more runner pods, or more loader pods (0: no limit)")
 	fs.DurationVar(&f.limits.MaxDuration, "max-duration", 24*time.Hour, "refuse runs whose load lasts longer (0: no limit)")
@@ -252,6 +256,7 @@ func newManager(f *managerFlags) (ctrl.Manager, error) {
 	r := &controllers.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
+		ServerStats:   controllers.ServerStatsConfig{Settle: f.serverStatsSettle},
 		Runner:        controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
 		ServerMetrics: f.serverMetrics.config(context.Background()),
 	}

@@ -69,6 +69,10 @@ type Document struct {
 	// Notes are caveats a reader must see, such as transactions serialized
 	// against the emulator.
 	Notes []string `json:"notes,omitempty"`
+	// Server is what Spanner's statistics tables say about the run's
+	// operations, added to a run's merged result once collected; nil when
+	// they were not (server.go).
+	Server *Server `json:"server,omitempty"`
 }
 
 // Target describes what was benchmarked. It never holds credentials.

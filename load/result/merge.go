@@ -71,6 +71,9 @@ func (m *Merger) Add(d *Document) error {
 		if err := m.expect.Check(d); err != nil {
 			return err
 		}
+		if err := d.Server.Check(d); err != nil {
+			return err
+		}
 	}
 	first := m.out == nil
 	if first {
@@ -88,7 +91,22 @@ func (m *Merger) Add(d *Document) error {
 		}
 		return err
 	}
+	m.keepServer(d, first)
 	return nil
+}
+
+// keepServer carries a document's server section through a merge of that
+// one document (a run's report read back); merged with others it is
+// dropped: it was joined to that document's client counts, not to the
+// merge's.
+func (m *Merger) keepServer(d *Document, first bool) {
+	switch {
+	case first:
+		m.out.Server = d.Server
+	case m.out.Server != nil || d.Server != nil:
+		m.out.Server = nil
+		m.out.Notes = appendNew(m.out.Notes, "server statistics left out: they were joined to one document's counts, not to this merge's")
+	}
 }
 
 // add merges d, changing nothing but the intervals' resolution when it

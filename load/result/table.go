@@ -44,6 +44,9 @@ func WriteTable(w io.Writer, d *Document) error {
 	if missed > 0 {
 		fmt.Fprintf(w, "missed sends (in-flight cap reached): %d\n", missed)
 	}
+	if err := writeServerTable(w, d.Server); err != nil {
+		return err
+	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

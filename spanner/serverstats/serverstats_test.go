@@ -12,6 +12,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/statstest"
 
 	"github.com/spanbench/spanbench/spanner/serverstats"
 )
@@ -51,27 +52,27 @@ func seedRows() []*spanner.Mutation {
 		v1alpha1.RequestTag("seed", "update")
 	var ms []*spanner.Mutation
 	for _, m := range []time.Time{m1, m2, m3} {
-		ms = append(ms, readRow{end: m, tag: readTag, fprint: -7565956582432637727, executions: splits * readOpsPerMinute,
-			cpu: readCPU, rows: 2.5, bytes: 2607.25}.mutation())
+		ms = append(ms, statstest.ReadRow{End: m, Tag: readTag, Fprint: -7565956582432637727, Executions: splits * readOpsPerMinute,
+			CPU: readCPU, Rows: 2.5, Bytes: 2607.25}.Mutation())
 	}
 	// The minutes around the window hold other traffic (a warm-up before,
 	// the next run after): including them would change every figure.
 	for _, m := range []time.Time{minute(0), minute(4)} {
-		ms = append(ms, readRow{end: m, tag: readTag, fprint: -7565956582432637727, executions: 1000, cpu: 0.5, rows: 1, bytes: 1}.mutation())
+		ms = append(ms, statstest.ReadRow{End: m, Tag: readTag, Fprint: -7565956582432637727, Executions: 1000, CPU: 0.5, Rows: 1, Bytes: 1}.Mutation())
 	}
 	// Another run's traffic in the same minute.
-	ms = append(ms, readRow{end: m2, tag: v1alpha1.RequestTag("other", "readkeys-read"), fprint: 42, executions: 999999,
-		cpu: 0.9, rows: 1, bytes: 1}.mutation())
+	ms = append(ms, statstest.ReadRow{End: m2, Tag: v1alpha1.RequestTag("other", "readkeys-read"), Fprint: 42, Executions: 999999,
+		CPU: 0.9, Rows: 1, Bytes: 1}.Mutation())
 	// The SQL shape fell out of the TOP table in the third minute.
 	for _, m := range []time.Time{m1, m2} {
-		ms = append(ms, queryRow{end: m, tag: sqlTag, fprint: 9143951130769197872, executions: sqlOpsPerMinute,
-			latency: 0.002391, cpu: sqlCPU, rows: 10, scanned: 10, bytes: 10391, remote: 4}.mutation())
+		ms = append(ms, statstest.QueryRow{End: m, Tag: sqlTag, Fprint: 9143951130769197872, Executions: sqlOpsPerMinute,
+			Latency: 0.002391, CPU: sqlCPU, Rows: 10, Scanned: 10, Bytes: 10391, Remote: 4}.Mutation())
 	}
 	ms = append(ms,
-		txnRow{end: m1, tag: txnTag, fprint: 7, attempts: 1010, commits: 1010, aborts: 10, retries: 10,
-			commitLatency: 0.010, totalLatency: 0.012, participants: 1}.mutation(),
-		txnRow{end: m2, tag: txnTag, fprint: 7, attempts: 1000, commits: 1000, commitLatency: 0.020,
-			totalLatency: 0.022, participants: 1}.mutation())
+		statstest.TxnRow{End: m1, Tag: txnTag, Fprint: 7, Attempts: 1010, Commits: 1010, Aborts: 10, Retries: 10,
+			CommitLatency: 0.010, TotalLatency: 0.012, Participants: 1}.Mutation(),
+		statstest.TxnRow{End: m2, Tag: txnTag, Fprint: 7, Attempts: 1000, Commits: 1000, CommitLatency: 0.020,
+			TotalLatency: 0.022, Participants: 1}.Mutation())
 	return ms
 }
 

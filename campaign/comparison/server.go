@@ -1,0 +1,57 @@
+package comparison
+
+import (
+	"fmt"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
+)
+
+// Server CPU per operation is one figure per run, from the server section
+// the manager adds to a run's result once Spanner's statistics are
+// collected (docs/server-stats.md). It has no per-interval series, so it
+// is compared run by run only, and a run without it makes its row
+// inconclusive and says why.
+
+// ServerCPUPerOp is the run's Spanner CPU per logical operation of op, in
+// microseconds.
+func ServerCPUPerOp(d *result.Document, op string) (float64, error) {
+	if d.Server == nil {
+		return 0, fmt.Errorf("run %s has no server statistics (not available on the emulator, or not collected: see its ServerStatsCollected condition)", d.Run)
+	}
+	o := d.Server.Operation(op)
+	if o == nil || o.Statements == nil || o.Statements.CPUSecondsPerOp == nil {
+		return 0, fmt.Errorf("run %s: operation %s's server CPU was not captured", d.Run, op)
+	}
+	return *o.Statements.CPUSecondsPerOp * 1e6, nil
+}
+
+// serverCPURuns is ServerCPUPerOp of each run.
+func serverCPURuns(docs []*result.Document, op string) ([]float64, error) {
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		v, err := ServerCPUPerOp(d, op)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// serverCPUMean is the cell's figure for the table: the mean of its runs'.
+func serverCPUMean(docs []*result.Document, op string) (float64, error) {
+	v, err := serverCPURuns(docs, op)
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v)), nil
+}
+
+// errServerCPUNeedsRuns explains why one run per cell cannot compare it.
+var errServerCPUNeedsRuns = fmt.Errorf("%s is one figure per run: compare it with two or more runs per cell (spec.repetitions)",
+	v1alpha1.StatisticServerCPUPerOp)

@@ -1,0 +1,415 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/serverstats"
+	"github.com/spanbench/spanbench/spanner/session"
+)
+
+// After a run succeeded, the manager reads Spanner's own statistics of its
+// operations (SPANNER_SYS, docs/server-stats.md) once the minutes covering
+// the run have settled, joins them to the client's counts from the run's
+// report, and records them in status.operations[].server, status.serverStats
+// and the report. The run's outcome never waits for them or depends on
+// them: condition ServerStatsCollected follows the run. An Ephemeral
+// instance is deleted only after the collection ended (its statistics go
+// with it), within the instance's allowed lifetime.
+
+// ServerStatsConfig is how the manager collects a run's server statistics.
+type ServerStatsConfig struct {
+	// Prefix is put before the statistics tables' names; "" is
+	// serverstats.SysPrefix. Tests give the prefix of stand-in tables.
+	Prefix string
+	// Settle is the wait after the run's last statistics minute closes
+	// before it is read (--server-stats-settle); 0 is
+	// serverstats.DefaultSettle.
+	Settle time.Duration
+	// GiveUpAfter bounds the retries of a collection that keeps failing
+	// with a transient error, counted from when it could first be read; 0
+	// is DefaultServerStatsGiveUp.
+	GiveUpAfter time.Duration
+	// OnEmulator collects on emulator endpoints too. The emulator has no
+	// SPANNER_SYS, so the manager never sets it and no flag does: it is for
+	// tests whose emulator database holds stand-in tables under Prefix.
+	OnEmulator bool
+}
+
+// DefaultServerStatsGiveUp is how long a collection is retried past its
+// settle time before the condition says it failed.
+const DefaultServerStatsGiveUp = 15 * time.Minute
+
+// serverStatsRetryEvery is the pace of retries after a transient error.
+const serverStatsRetryEvery = 30 * time.Second
+
+// serverStatsTimeout bounds one collection's Spanner calls.
+const serverStatsTimeout = 2 * time.Minute
+
+// DatabaseOpener opens a data session of a run's database with the
+// manager's identity; the preparer that talks to Spanner is one. The
+// session is closed by the caller.
+type DatabaseOpener interface {
+	OpenDatabase(ctx context.Context, run *v1alpha1.BenchmarkRun) (*session.Session, error)
+}
+
+func (c ServerStatsConfig) prefix() string {
+	if c.Prefix == "" {
+		return serverstats.SysPrefix
+	}
+	return c.Prefix
+}
+
+// collector is base with the config's prefix and settle time and the
+// run's dialect.
+func (c ServerStatsConfig) collector(run *v1alpha1.BenchmarkRun, base serverstats.Collector) serverstats.Collector {
+	base.Prefix, base.Settle, base.Dialect = c.prefix(), c.Settle, run.Spec.Target.Dialect
+	return base
+}
+
+// startServerStats sets the condition of a run that just succeeded with
+// merged result doc: nothing to read on the emulator or without a whole
+// minute, else Pending until the minutes settle. It records the minutes
+// the collection will read in status.serverStats.
+func (r *BenchmarkRunReconciler) startServerStats(run *v1alpha1.BenchmarkRun, doc *result.Document) {
+	set := func(status metav1.ConditionStatus, reason, msg string) {
+		run.SetCondition(v1alpha1.ConditionServerStatsCollected, status, reason, msg, r.now())
+	}
+	if r.Preparer.Endpoint(run).IsEmulator() && !r.ServerStats.OnEmulator {
+		set(metav1.ConditionFalse, v1alpha1.ReasonNotAvailableOnEmulator,
+			"not available on the emulator: it has no SPANNER_SYS statistics tables; nothing was read")
+		return
+	}
+	if run.Status.Partial {
+		set(metav1.ConditionFalse, v1alpha1.ReasonPartialResults, "not collected: the run's results are partial; "+
+			"Spanner's statistics hold the missing runners' operations too, which the client counts do not, so per-operation figures would be wrong")
+		return
+	}
+	w := serverStatsWindow(doc)
+	minutes := w.Minutes()
+	if w.Validate() != nil || len(minutes) == 0 {
+		set(metav1.ConditionFalse, v1alpha1.ReasonNoWholeMinute,
+			"the measured window (after the warm-up) holds no whole statistics minute; nothing is read (runs shorter than 2 minutes may not hold one)")
+		return
+	}
+	a := w.Aligned()
+	run.Status.ServerStats = &v1alpha1.ServerStatsSummary{Source: r.ServerStats.prefix(),
+		WindowStart: &metav1.Time{Time: a.Start}, WindowEnd: &metav1.Time{Time: a.End}, Minutes: int32(len(minutes))}
+	set(metav1.ConditionFalse, v1alpha1.ReasonServerStatsPending, pendingMessage(r.readyAt(run)))
+}
+
+// serverStatsWindow is the run's measured window: from the warm-up's end
+// (warm-up minutes are never read) to the end of measurement.
+func serverStatsWindow(doc *result.Document) serverstats.Window {
+	return serverstats.Window{Start: doc.WarmUp.End, End: doc.End}
+}
+
+func pendingMessage(at time.Time) string {
+	return fmt.Sprintf("waiting for Spanner to publish the statistics of the run's last minute: read from %s on", at.UTC().Format(time.RFC3339))
+}
+
+// readyAt is when the run's statistics are read: the last whole minute's
+// end plus the settle time.
+func (r *BenchmarkRunReconciler) readyAt(run *v1alpha1.BenchmarkRun) time.Time {
+	s := run.Status.ServerStats
+	if s == nil || s.WindowEnd == nil {
+		return r.now()
+	}
+	col := r.ServerStats.collector(run, serverstats.Collector{})
+	return col.ReadyAt(serverstats.Window{Start: s.WindowStart.Time, End: s.WindowEnd.Time})
+}
+
+// giveUpAt is when a collection still failing is abandoned: GiveUpAfter
+// past readyAt, and for an Ephemeral instance no later than the end of its
+// allowed lifetime, when it must be deleted (and its statistics go).
+func (r *BenchmarkRunReconciler) giveUpAt(run *v1alpha1.BenchmarkRun) (time.Time, string) {
+	after := r.ServerStats.GiveUpAfter
+	if after <= 0 {
+		after = DefaultServerStatsGiveUp
+	}
+	at, why := r.readyAt(run).Add(after), fmt.Sprintf("%s after the statistics settled", after)
+	if run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral {
+		if end := run.CreationTimestamp.Add(ephemeralLifetime(run)); end.Before(at) {
+			at, why = end, "the Ephemeral instance's allowed lifetime ended"
+		}
+	}
+	return at, why
+}
+
+// serverStatsPending reports whether the run's collection is still to be
+// done.
+func serverStatsPending(run *v1alpha1.BenchmarkRun) bool {
+	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionServerStatsCollected)
+	return c != nil && c.Reason == v1alpha1.ReasonServerStatsPending
+}
+
+// collectServerStats moves a pending collection forward. pending is true
+// while it must be come back to (at res's RequeueAfter); the run's wrap-up
+// waits for it, since deleting an Ephemeral instance deletes its
+// statistics.
+func (r *BenchmarkRunReconciler) collectServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (res ctrl.Result, pending bool, err error) {
+	if !serverStatsPending(run) {
+		return ctrl.Result{}, false, nil
+	}
+	now := r.now()
+	giveUp, why := r.giveUpAt(run)
+	if ready := r.readyAt(run); now.Before(ready) {
+		if !ready.Before(giveUp) {
+			r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: "+why+" before the statistics settled")
+			return ctrl.Result{}, false, nil
+		}
+		return ctrl.Result{RequeueAfter: max(ready.Sub(now), time.Second)}, true, nil
+	}
+	doc, cm, err := r.runReport(ctx, run)
+	if apiTrouble(err) {
+		return ctrl.Result{}, true, err // the API server's, not the report's: retried with backoff
+	}
+	if err != nil {
+		r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: the run's report cannot be read: "+shorten(err.Error(), maxProblemBytes))
+		return ctrl.Result{}, false, nil
+	}
+	stats, apportioned, err := r.readServerStats(ctx, run, doc)
+	if err != nil {
+		return r.serverStatsError(run, outbox, err, now, giveUp, why)
+	}
+	doc.Server = serverSection(stats, r.ServerStats.prefix(), apportioned, now)
+	if err := r.updateReport(ctx, cm, run, doc); err != nil {
+		return ctrl.Result{}, true, err // a conflict or a lost write: the next pass reads again
+	}
+	applyServerStats(&run.Status, doc.Server)
+	msg := collectedMessage(doc.Server)
+	r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsCollected, msg)
+	return ctrl.Result{}, false, nil
+}
+
+// endServerStats ends the collection with reason; only Collected is True.
+func (r *BenchmarkRunReconciler) endServerStats(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, reason, msg string) {
+	status := metav1.ConditionFalse
+	if reason == v1alpha1.ReasonServerStatsCollected {
+		status = metav1.ConditionTrue
+	}
+	if !run.SetCondition(v1alpha1.ConditionServerStatsCollected, status, reason, msg, r.now()) {
+		return
+	}
+	if status == metav1.ConditionTrue {
+		outbox.normal(EventServerStatsCollected, msg)
+	} else {
+		outbox.warning(EventServerStatsNotCollected, msg)
+	}
+}
+
+// Events of the collection.
+const (
+	EventServerStatsCollected    = "ServerStatsCollected"
+	EventServerStatsNotCollected = "ServerStatsNotCollected"
+)
+
+// serverStatsError turns a failed collection into the condition: retried
+// while transient and before giveUp, else ended with a reason a user can
+// act on. A message never quotes a dial error: it names the gRPC code.
+func (r *BenchmarkRunReconciler) serverStatsError(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, err error, now, giveUp time.Time, why string) (ctrl.Result, bool, error) {
+	var notSettled *serverstats.NotSettledError
+	if errors.As(err, &notSettled) {
+		return ctrl.Result{RequeueAfter: max(notSettled.ReadyAt.Sub(now), time.Second)}, true, nil
+	}
+	reason, msg, transient := ClassifyServerStatsError(err)
+	if transient && now.Before(giveUp) {
+		run.SetCondition(v1alpha1.ConditionServerStatsCollected, metav1.ConditionFalse, v1alpha1.ReasonServerStatsPending,
+			"retrying: "+msg, r.now())
+		return ctrl.Result{RequeueAfter: serverStatsRetryEvery}, true, nil
+	}
+	if transient {
+		msg = fmt.Sprintf("gave up (%s): %s", why, msg)
+	}
+	r.endServerStats(run, outbox, reason, "not collected: "+msg)
+	return ctrl.Result{}, false, nil
+}
+
+// ClassifyServerStatsError is the condition reason of a failed
+// collection, a message that names the cause without quoting dial errors
+// or addresses, and whether trying again may help.
+func ClassifyServerStatsError(err error) (reason, msg string, transient bool) {
+	if errors.Is(err, endpoint.ErrNotAllowed) {
+		return v1alpha1.ReasonServerStatsFailed, "the run's endpoint is not among the addresses the manager may dial; nothing was dialed", false
+	}
+	code := spanner.ErrCode(err)
+	desc := spannerDesc(err)
+	switch {
+	case code == codes.PermissionDenied:
+		return v1alpha1.ReasonPermissionDenied, "PermissionDenied: the manager's identity may not read SPANNER_SYS " +
+			"(it needs spanner.databases.select on the database, e.g. roles/spanner.databaseReader)", false
+	case code == codes.NotFound,
+		code == codes.InvalidArgument && strings.Contains(strings.ToLower(desc), "not found"):
+		return v1alpha1.ReasonStatisticsNotFound, "NotFound: the database or its statistics tables do not exist: " + shorten(desc, maxProblemBytes), false
+	case code == codes.Unavailable, code == codes.DeadlineExceeded, code == codes.ResourceExhausted,
+		code == codes.Aborted, code == codes.Internal, code == codes.Canceled:
+		return v1alpha1.ReasonServerStatsFailed, code.String() + " reading the statistics", true
+	case code == codes.Unknown:
+		// Not a gRPC status: a local error (decoding rows, a refused
+		// prefix), whose text is ours.
+		return v1alpha1.ReasonServerStatsFailed, shorten(err.Error(), maxProblemBytes), false
+	}
+	return v1alpha1.ReasonServerStatsFailed, code.String() + ": " + shorten(desc, maxProblemBytes), false
+}
+
+// spannerDesc is the server's description of a Spanner error, without the
+// client's wrapping.
+func spannerDesc(err error) string {
+	return spanner.ErrDesc(err)
+}
+
+// readServerStats dials the run's database with the manager's identity
+// and reads the statistics of its operations over its measured window.
+func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) (*serverstats.Result, int64, error) {
+	w := serverStatsWindow(doc)
+	ops, apportioned, err := clientMinuteCounts(doc, w, run.Name)
+	if err != nil {
+		return nil, 0, err
+	}
+	opener, ok := r.Preparer.(DatabaseOpener)
+	if !ok {
+		return nil, 0, errors.New("this manager's Spanner access cannot open databases")
+	}
+	ctx, cancel := context.WithTimeout(ctx, serverStatsTimeout)
+	defer cancel()
+	s, err := opener.OpenDatabase(ctx, run)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer s.Close()
+	col := r.ServerStats.collector(run, serverstats.Collector{Clock: r.Clock})
+	res, err := col.Collect(ctx, s.Client, w, ops)
+	return res, apportioned, err
+}
+
+// clientMinuteCounts are the client's exact counts of logical operations
+// (successful, not found or failed, each once whatever its retries) per
+// statistics minute of w, from the intervals that overlap w's whole
+// minutes; apportioned counts those split between minutes.
+func clientMinuteCounts(doc *result.Document, w serverstats.Window, run string) ([]serverstats.Operation, int64, error) {
+	iv := time.Duration(doc.IntervalSeconds * float64(time.Second))
+	if iv <= 0 {
+		return nil, 0, errors.New("the report has no interval length")
+	}
+	a := w.Aligned()
+	first := max(int(a.Start.Sub(doc.Start)/iv), 0)
+	last := int(a.End.Sub(doc.Start) / iv) // the interval holding the window's end
+	counts := map[string][]int64{}
+	for _, in := range doc.Intervals {
+		if in.Index < first || in.Index > last {
+			continue
+		}
+		for _, o := range in.Operations {
+			c := counts[o.Name]
+			if c == nil {
+				c = make([]int64, last-first+1)
+				counts[o.Name] = c
+			}
+			n, okFound := addCount(o.OK, o.NotFound)
+			n, okErrors := addCount(n, o.ErrorCount())
+			if !okFound || !okErrors {
+				return nil, 0, errors.New("an interval's counts overflow")
+			}
+			c[in.Index-first] += int64(n)
+		}
+	}
+	start := doc.Start.Add(time.Duration(first) * iv)
+	var ops []serverstats.Operation
+	var apportioned int64
+	for _, t := range doc.Totals {
+		m, ap, err := serverstats.MinuteCounts(start, iv, counts[t.Name])
+		if err != nil {
+			return nil, 0, err
+		}
+		apportioned += ap
+		req, txn := statsTags(run, t)
+		ops = append(ops, serverstats.Operation{Name: t.Name, RequestTag: req, TransactionTag: txn, Ops: m})
+	}
+	return ops, apportioned, nil
+}
+
+func addCount(a, b uint64) (uint64, bool) {
+	s := a + b
+	return s, s >= a && s <= result.MaxCount
+}
+
+// statsTags are the tags op's statistics are found under: reads and
+// queries carry the request tag, writes the transaction tag, a
+// read-modify-write both (spanner/workload's executor sets them).
+func statsTags(run string, op result.Operation) (request, transaction string) {
+	tag := v1alpha1.RequestTag(run, op.Name)
+	switch v1alpha1.OperationType(op.Type) {
+	case v1alpha1.OpInsert, v1alpha1.OpUpdate, v1alpha1.OpDelete:
+		return "", tag
+	case v1alpha1.OpReadModifyWrite:
+		return tag, tag
+	}
+	return tag, ""
+}
+
+// runReport reads and checks the run's merged result and its ConfigMap.
+func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, *corev1.ConfigMap, error) {
+	ref := run.Status.Report
+	if ref == nil {
+		return nil, nil, errors.New("the run has no report")
+	}
+	cm := &corev1.ConfigMap{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
+		return nil, nil, err
+	}
+	if !metav1.IsControlledBy(cm, run) {
+		return nil, nil, fmt.Errorf("ConfigMap %s is not the run's", cm.Name)
+	}
+	doc, err := DecodeReport(run, cm.BinaryData[ref.Key])
+	return doc, cm, err
+}
+
+// apiTrouble says err is the API server's failure to answer, as opposed
+// to a report that is missing or unreadable.
+func apiTrouble(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && !apierrors.IsNotFound(err)
+}
+
+// updateReport writes doc back into the run's report ConfigMap, locked on
+// the version read.
+func (r *BenchmarkRunReconciler) updateReport(ctx context.Context, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
+	data, err := protocol.EncodeResult(doc)
+	if err != nil {
+		return err
+	}
+	cm = cm.DeepCopy()
+	cm.BinaryData[run.Status.Report.Key] = data
+	return r.Update(ctx, cm)
+}
+
+func collectedMessage(s *result.Server) string {
+	captured := 0
+	for _, o := range s.Operations {
+		if len(o.NotCaptured) == 0 {
+			captured++
+		}
+	}
+	msg := fmt.Sprintf("%d of %d operations captured over %d whole minutes; %d client operations apportioned between minutes",
+		captured, len(s.Operations), len(s.Minutes), s.ApportionedOps)
+	if len(s.Notes) > 0 {
+		msg += "; " + strings.Join(s.Notes, "; ")
+	}
+	return shorten(msg, maxProblemsBytes)
+}
