@@ -3,12 +3,14 @@ package scale_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"
@@ -48,6 +50,7 @@ func Benchmark50ConcurrentRuns(b *testing.B) {
 		wall := time.Since(applied)
 		rec := reconcileTimes(b, "controller_runtime_reconcile_time_seconds", "controller").since(recBefore)
 		queue := reconcileTimes(b, "workqueue_queue_duration_seconds", "name").since(queueBefore)
+		release := releaseDelays(b, c, ns)
 		u := f.stop()
 		b.ReportMetric(cpu.Seconds(), "manager-cpu-s")
 		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "manager-cores")
@@ -57,12 +60,15 @@ func Benchmark50ConcurrentRuns(b *testing.B) {
 		b.ReportMetric(rec.quantile(0.5)*1e3, "reconcile-p50-ms")
 		b.ReportMetric(rec.quantile(0.99)*1e3, "reconcile-p99-ms")
 		b.ReportMetric(queue.quantile(0.99)*1e3, "queue-wait-p99-ms")
+		b.ReportMetric(float64(release[len(release)/2].Milliseconds()), "release-delay-p50-ms")
+		b.ReportMetric(float64(release[len(release)-1].Milliseconds()), "release-delay-max-ms")
 		b.Logf("%d runs applied at once: at most %d running together, all ended %s after apply (%d succeeded); manager: %.1f s CPU over %s (%.2f cores), "+
 			"heap peak %.1f MiB, process RSS peak %.1f MiB; %d reconciles, reconcile time p50 %.1f ms p99 %.1f ms mean %.1f ms; "+
-			"work-queue wait p50 %.1f ms p99 %.1f ms; farm (100 runners, 50 loaders): %.1f s CPU, peak RSS %.0f MiB",
+			"work-queue wait p50 %.1f ms p99 %.1f ms (%d of %d waits over 1 s); start barrier release after the last runner was ready: p50 %s, p90 %s, max %s; farm (100 runners, 50 loaders): %.1f s CPU, peak RSS %.0f MiB",
 			concurrentRuns, maxRunning, ended.Round(time.Second), concurrentRuns, cpu.Seconds(), wall.Round(time.Second), cpu.Seconds()/wall.Seconds(),
 			heapMiB, rssMiB, rec.count, rec.quantile(0.5)*1e3, rec.quantile(0.99)*1e3, rec.mean()*1e3,
-			queue.quantile(0.5)*1e3, queue.quantile(0.99)*1e3, u.cpu.Seconds(), float64(u.maxRSS)/(1<<20))
+			queue.quantile(0.5)*1e3, queue.quantile(0.99)*1e3, queue.over(1), queue.count,
+			release[len(release)/2].Round(time.Millisecond), release[len(release)*9/10].Round(time.Millisecond), release[len(release)-1].Round(time.Millisecond), u.cpu.Seconds(), float64(u.maxRSS)/(1<<20))
 	}
 }
 
@@ -93,4 +99,28 @@ func awaitAllFinished(b *testing.B, c client.Client, ns string, f *farm) (maxRun
 		}
 	}
 	return maxRunning, time.Since(began)
+}
+
+// releaseDelays are, for each run of ns, how long after its last runner
+// reported ready the manager released it: the published start less the
+// start grace, less the last ready time (sorted). Runs held back by their
+// stale reads' wait read as released at once.
+func releaseDelays(b *testing.B, c client.Client, ns string) []time.Duration {
+	b.Helper()
+	runs := &v1alpha1.BenchmarkRunList{}
+	if err := c.List(context.Background(), runs, client.InNamespace(ns)); err != nil {
+		b.Fatal(err)
+	}
+	var out []time.Duration
+	for i := range runs.Items {
+		run := &runs.Items[i]
+		doc, err := controllers.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
+		if err != nil {
+			b.Fatal(err)
+		}
+		lastReady := slices.MaxFunc(readyTimes(b, c, run), time.Time.Compare)
+		out = append(out, max(doc.Start.Add(-controllers.DefaultStartupGrace).Sub(lastReady), 0))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -144,3 +144,14 @@ func (h reconcileHistogram) mean() float64 {
 	}
 	return h.sum / float64(h.count)
 }
+
+// over counts the observations above bound, which must be one of the
+// histogram's bucket bounds.
+func (h reconcileHistogram) over(bound float64) uint64 {
+	for i, ub := range h.bounds {
+		if ub == bound {
+			return h.count - h.cum[i]
+		}
+	}
+	return 0
+}

@@ -81,18 +81,7 @@ type wideTimes struct {
 // first sends from the merged report.
 func wideFigures(b *testing.B, c client.Client, run *v1alpha1.BenchmarkRun, applied time.Time) wideTimes {
 	b.Helper()
-	var ready []time.Time
-	for i := range int(run.Replicas()) {
-		cm := &corev1.ConfigMap{}
-		if err := c.Get(context.Background(), client.ObjectKey{Namespace: run.Namespace, Name: protocol.ShardConfigMapName(run.Name, i)}, cm); err != nil {
-			b.Fatal(err)
-		}
-		rep, err := protocol.DecodeShardReport(cm.Data, cm.BinaryData)
-		if err != nil {
-			b.Fatalf("shard %d: %v", i, err)
-		}
-		ready = append(ready, rep.Ready)
-	}
+	ready := readyTimes(b, c, run)
 	doc, err := controllers.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
 	if err != nil {
 		b.Fatal(err)
@@ -129,4 +118,23 @@ func formatPhases(p phaseTimes) string {
 		out += fmt.Sprintf("%s %s, ", s.phase, s.at.Round(100*time.Millisecond))
 	}
 	return out
+}
+
+// readyTimes are when each runner of run reported ready, from its shard
+// map.
+func readyTimes(b *testing.B, c client.Client, run *v1alpha1.BenchmarkRun) []time.Time {
+	b.Helper()
+	var ready []time.Time
+	for i := range int(run.Replicas()) {
+		cm := &corev1.ConfigMap{}
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: run.Namespace, Name: protocol.ShardConfigMapName(run.Name, i)}, cm); err != nil {
+			b.Fatal(err)
+		}
+		rep, err := protocol.DecodeShardReport(cm.Data, cm.BinaryData)
+		if err != nil {
+			b.Fatalf("shard %d of run %s: %v", i, run.Name, err)
+		}
+		ready = append(ready, rep.Ready)
+	}
+	return ready
 }
