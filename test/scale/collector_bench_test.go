@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -48,7 +47,7 @@ func BenchmarkResultsCollector1000Runs(b *testing.B) {
 	ns := newNamespace(b, c, "history")
 	createFinishedRuns(b, c, ns, finishedRuns)
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0", Cache: cache.Options{ByObject: ownedByRuns()}})
+		HealthProbeBindAddress: "0", Cache: benchCache(ns)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -95,13 +95,21 @@ func ownedByRuns() map[client.Object]cache.ByObject {
 	}
 }
 
+// benchCache is cmd/spanbench's cache selection, in namespace ns only.
+func benchCache(ns string) cache.Options {
+	return cache.Options{ByObject: ownedByRuns(), DefaultNamespaces: map[string]cache.Config{ns: {}}}
+}
+
 // newManager builds a manager wired as cmd/spanbench wires the
 // BenchmarkRun reconciler (real cache, real preparer, production start
-// grace), without webhooks, campaigns or leader election.
-func newManager(tb testing.TB) ctrl.Manager {
+// grace), without webhooks, campaigns or leader election. Its cache holds
+// namespace ns only: the other benchmarks' runs and children stay in the
+// API server (envtest deletes no namespace), and a manager that saw them
+// would measure them too.
+func newManager(tb testing.TB, ns string) ctrl.Manager {
 	tb.Helper()
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0", Logger: logr.Discard(), Cache: cache.Options{ByObject: ownedByRuns()},
+		HealthProbeBindAddress: "0", Logger: logr.Discard(), Cache: benchCache(ns),
 		// Each benchmark starts its own manager in this process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 // wideRunners is the runner count of BenchmarkRunWith100Runners.
 const wideRunners = 100
 
-// BenchmarkRunWith100Runners is one run of 100 runners (200 stale point
+// BenchmarkRunWith100Runners is one run of 100 runners (200 strong point
 // reads/s in all, 5 s) through the whole path: the manager prepares the
 // database, the farm's loader loads it, the 100 runners report ready, the
 // manager publishes one start time (production start grace, 3 s) and the
@@ -32,7 +32,7 @@ func BenchmarkRunWith100Runners(b *testing.B) {
 	emu := emulatortest.Start(b)
 	c := adminClient(b)
 	ns := newNamespace(b, c, "wide")
-	mgr := newManager(b)
+	mgr := newManager(b, ns)
 	start(b, mgr)
 	f := startFarm(b, ns)
 	for i := range b.N {
