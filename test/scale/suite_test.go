@@ -2,6 +2,7 @@ package scale_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,6 +43,12 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(farmEnv); spec != "" {
 		// Re-executed as the pod farm of a benchmark: no envtest of its own.
 		os.Exit(farmMain(spec))
+	}
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		// The package holds benchmarks only: `go test ./...` (make
+		// test-unit) need not start a control plane for nothing.
+		os.Exit(m.Run())
 	}
 	crds := []string{filepath.Join("..", "..", "config", "crd", "bases")}
 	os.Exit(testenv.Run(m, "scale", crds, func(c *rest.Config) error {
