@@ -5,6 +5,7 @@ package controllers
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -51,6 +53,10 @@ type BenchmarkRunReconciler struct {
 	// collected (server_stats.go); the zero value reads SPANNER_SYS on
 	// Cloud Spanner, nothing on the emulator.
 	ServerStats ServerStatsConfig
+
+	// aggregating is held by the one aggregation under way
+	// (aggregateOneAtATime).
+	aggregating sync.Mutex
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -126,6 +132,7 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&rbacv1.Role{}).
 		Owns(&rbacv1.RoleBinding{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: MaxConcurrentRunReconciles}).
 		Complete(r)
 }
 
@@ -162,7 +169,7 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	case v1alpha1.PhaseRunning:
 		res, err = r.awaitShards(ctx, run, outbox)
 	case v1alpha1.PhaseAggregating:
-		res, err = r.aggregate(ctx, run, outbox)
+		res, err = r.aggregateOneAtATime(ctx, run, outbox)
 	}
 	if run.IsFinished() {
 		// The run ended in this step: wrap it up (delete its instance) next.

@@ -112,9 +112,12 @@ type Shard struct {
 	Count int `json:"count"`
 	// Host is the runner's host or pod name.
 	Host string `json:"host,omitempty"`
-	// Started is when this runner's first operation actually began (the
-	// scheduled start if it sent nothing); across shards, their spread is
-	// the start skew.
+	// Started is when this runner's schedule actually began: its first
+	// operation's actual send less that operation's scheduled offset from
+	// the run's start (open loop; in a closed loop the first send itself),
+	// or the scheduled start if it sent nothing. Across shards, their
+	// spread is the start skew, free of the arrivals' designed phase
+	// offsets between shards.
 	Started time.Time `json:"started"`
 	// Ended is when it stopped.
 	Ended time.Time `json:"ended"`
