@@ -44,6 +44,10 @@ type BenchmarkRunReconciler struct {
 	// KeepRunners keeps the runner Job and its pods after a run ends, for
 	// debugging; by default they are deleted (results are not in them).
 	KeepRunners bool
+	// APIReader reads what the manager's cache does not hold: the chunks
+	// of long results (protocol.LoadChunked). SetupWithManager defaults it
+	// to the manager's; without one the client reads them.
+	APIReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -111,6 +115,9 @@ func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v
 
 // SetupWithManager watches runs and the children that move them forward.
 func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.BenchmarkRun{}).
 		Owns(&batchv1.Job{}).
