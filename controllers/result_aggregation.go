@@ -166,7 +166,7 @@ type chunkedLoader func(index int, h chunks.Head) (*result.Document, error)
 // one chunk at a time: the chunks are not in the manager's cache.
 func (r *BenchmarkRunReconciler) shardLoader(ctx context.Context, run *v1alpha1.BenchmarkRun) chunkedLoader {
 	return func(index int, h chunks.Head) (*result.Document, error) {
-		return protocol.LoadChunked(ctx, r.uncached(), run.Namespace, protocol.ShardConfigMapName(run.Name, index), h)
+		return protocol.LoadChunked(ctx, r.uncached(), run.Namespace, protocol.ShardConfigMapName(run.Name, index), h, protocol.ResultBudget())
 	}
 }
 
@@ -210,12 +210,12 @@ func p99(f *v1alpha1.ResultFigures) string {
 // ConfigMaps before it when it is too long for one (protocol.StoreResult);
 // all go with the run.
 func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
-	data, err := protocol.EncodeResult(doc)
+	data, err := protocol.EncodeReport(doc)
 	if err != nil {
 		return err
 	}
 	owner := metav1.NewControllerRef(run, v1alpha1.GroupVersion.WithKind("BenchmarkRun"))
-	stored, err := protocol.StoreResult(data, run.Namespace, v1alpha1.ResultConfigMapName(run), []metav1.OwnerReference{*owner})
+	stored, err := protocol.StoreResult(data, protocol.ReportLimits(), run.Namespace, v1alpha1.ResultConfigMapName(run), []metav1.OwnerReference{*owner})
 	if err != nil {
 		return err
 	}
@@ -266,23 +266,11 @@ func loadReport(ctx context.Context, c client.Reader, run *v1alpha1.BenchmarkRun
 	if err := c.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
 		return nil, err
 	}
-	doc, err := protocol.LoadResult(ctx, c, cm, ref.Key)
+	doc, err := protocol.LoadResult(ctx, c, cm, ref.Key, protocol.ReportLimits())
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
 	}
 	return doc, nil
-}
-
-// DecodeReport decodes a run's merged result from its report ConfigMap's
-// data. Anyone who may edit ConfigMaps in the namespace may have edited
-// it: it is checked against the run like a shard's result, and its figures
-// derived again.
-func DecodeReport(run *v1alpha1.BenchmarkRun, data []byte) (*result.Document, error) {
-	doc, err := protocol.DecodeResult(data)
-	if err != nil {
-		return nil, err
-	}
-	return checkReport(run, doc)
 }
 
 // checkReport checks a run's merged result against the run, and derives

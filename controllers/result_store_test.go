@@ -161,7 +161,7 @@ func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 	if err := s.c.Get(bounded(t), client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Status.Report.ConfigMapName}, head); err != nil {
 		t.Fatal(err)
 	}
-	if _, chunked, err := chunks.DecodeHead(head.Data); !chunked || err != nil {
+	if _, chunked, err := chunks.DecodeHead(head.Data, chunks.MaxReportChunks); !chunked || err != nil {
 		t.Errorf("the merged report's ConfigMap holds no chunked result (%v); a dense 30-minute report needs chunks", err)
 	}
 	if err := s.c.Status().Update(bounded(t), s.run); err != nil {
@@ -274,7 +274,7 @@ func TestTheRunnerWritesOnlyItsOwnRunsChunkNames(t *testing.T) {
 			return protocol.ApplyChunk(ctx, rc, chunk(s.run.Namespace, protocol.ShardChunkNames("theirs", 0)[0]), "test")
 		},
 		"store a chunk past the bound": func(ctx context.Context) error {
-			return protocol.ApplyChunk(ctx, rc, chunk(s.run.Namespace, chunks.Name(protocol.ShardConfigMapName(s.run.Name, 0), chunks.MaxChunks)), "test")
+			return protocol.ApplyChunk(ctx, rc, chunk(s.run.Namespace, chunks.Name(protocol.ShardConfigMapName(s.run.Name, 0), chunks.MaxShardChunks)), "test")
 		},
 		"store a chunk of a shard the run has not": func(ctx context.Context) error {
 			return protocol.ApplyChunk(ctx, rc, chunk(s.run.Namespace, protocol.ShardChunkNames(s.run.Name, 1)[0]), "test")

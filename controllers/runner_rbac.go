@@ -46,7 +46,7 @@ func newRunnerServiceAccount(run *v1alpha1.BenchmarkRun) *corev1.ServiceAccount 
 // newRunnerRole builds the least-privilege Role of a run's runners and
 // loaders: get on the run's control ConfigMap; get/update/patch on each of
 // its shard and loader ConfigMaps; and create/patch on the names a shard's
-// result chunks may take (protocol.ShardChunkNames, chunks.MaxChunks per
+// result chunks may take (protocol.ShardChunkNames, chunks.MaxShardChunks per
 // shard), all by name. A runner stores a chunk by server-side apply, which
 // the API server authorizes as create of that very name; a plain create,
 // which has no name to check, stays forbidden. Nothing else: no Secrets

@@ -62,7 +62,7 @@ func TestNewRunnerRole(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var chunkNames []string
 			for i := range tc.chunks {
-				for k := range chunks.MaxChunks {
+				for k := range chunks.MaxShardChunks {
 					chunkNames = append(chunkNames, fmt.Sprintf("nightly-shard-%d-%d", i, k))
 				}
 			}
@@ -93,7 +93,7 @@ func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 		own, chunkNames := map[string]bool{protocol.ControlConfigMapName(run.Name): true}, map[string]bool{}
 		for i := range int(replicas) {
 			own[protocol.ShardConfigMapName(run.Name, i)] = true
-			for k := range chunks.MaxChunks {
+			for k := range chunks.MaxShardChunks {
 				own[protocol.ShardChunkNames(run.Name, i)[k]], chunkNames[protocol.ShardChunkNames(run.Name, i)[k]] = true, true
 			}
 		}

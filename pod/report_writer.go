@@ -255,7 +255,7 @@ func storeChunks(ctx context.Context, c client.Client, own client.ObjectKey, enc
 	if err != nil {
 		return protocol.StoredResult{}, err
 	}
-	stored, err := protocol.StoreResult(enc, own.Namespace, own.Name, chunkOwners(head))
+	stored, err := protocol.StoreResult(enc, protocol.ShardLimits(), own.Namespace, own.Name, chunkOwners(head))
 	if err != nil {
 		return protocol.StoredResult{}, err
 	}

@@ -106,7 +106,7 @@ func TestProtocolNamesFitAtTheRunNameLimit(t *testing.T) {
 		t.Errorf("ShardConfigMapName = %q, want tokyo-shard-12", got)
 	}
 	run := strings.Repeat("a", v1alpha1.MaxRunNameLength)
-	for _, name := range []string{ShardConfigMapName(run, 999), ShardChunkNames(run, 999)[chunks.MaxChunks-1], LoaderConfigMapName(run, 99), ControlConfigMapName(run)} {
+	for _, name := range []string{ShardConfigMapName(run, 999), ShardChunkNames(run, 999)[chunks.MaxShardChunks-1], LoaderConfigMapName(run, 99), ControlConfigMapName(run)} {
 		if len(name) > 63 {
 			t.Errorf("%s is %d characters for a run named at the limit, over 63", name, len(name))
 		}

@@ -78,8 +78,10 @@ func ControlConfigMapName(run string) string { return run + "-control" }
 func ShardConfigMapName(run string, i int) string { return fmt.Sprintf("%s-shard-%d", run, i) }
 
 // ShardChunkNames are every name a chunk of shard i's result may take
-// (chunks.MaxChunks of them), for the runners' Role.
-func ShardChunkNames(run string, i int) []string { return chunks.Names(ShardConfigMapName(run, i)) }
+// (chunks.MaxShardChunks of them), for the runners' Role.
+func ShardChunkNames(run string, i int) []string {
+	return chunks.Names(ShardConfigMapName(run, i), chunks.MaxShardChunks)
+}
 
 // LoaderConfigMapName names loader i's ConfigMap.
 func LoaderConfigMapName(run string, i int) string { return fmt.Sprintf("%s-load-%d", run, i) }

@@ -150,7 +150,7 @@ func DecodeShardReport(data map[string]string, binaryData map[string][]byte) (Sh
 // chunkedResult reads the head of a chunked result, if the data record
 // one; a report holding a result both inline and in chunks is refused.
 func chunkedResult(data map[string]string, inline bool) (*chunks.Head, error) {
-	h, ok, err := chunks.DecodeHead(data)
+	h, ok, err := chunks.DecodeHead(data, chunks.MaxShardChunks)
 	switch {
 	case err != nil:
 		return nil, &DecodeError{Key: chunks.KeyChunks, Problem: "does not describe a chunked result: " + err.Error()}

@@ -35,14 +35,14 @@ type StoredResult struct {
 	Chunks []*corev1.ConfigMap
 }
 
-// StoreResult lays out enc (EncodeResult's) under the head ConfigMap
-// namespace/head. owners become each chunk's owner references, so that
-// the chunks go with what owns them.
-func StoreResult(enc []byte, namespace, head string, owners []metav1.OwnerReference) (StoredResult, error) {
+// StoreResult lays out enc (EncodeResult's or EncodeReport's, with their
+// limits) under the head ConfigMap namespace/head. owners become each
+// chunk's owner references, so that the chunks go with what owns them.
+func StoreResult(enc []byte, limits ResultLimits, namespace, head string, owners []metav1.OwnerReference) (StoredResult, error) {
 	if len(enc) <= MaxResultBytes {
 		return StoredResult{Inline: enc}, nil
 	}
-	h, parts, err := chunks.Split(enc)
+	h, parts, err := chunks.Split(enc, limits.MaxChunks)
 	if err != nil {
 		return StoredResult{}, err
 	}
@@ -80,14 +80,14 @@ func (e *UnavailableError) Error() string { return "reading a result chunk: " + 
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-// LoadResult reads the result stored under head: inline in its binaryData
-// key, or in chunks its data describe, read through c one at a time, each
-// checked against the head before it is decompressed, the whole decoded
-// within ResultBudget. A chunk missing or altered is a *chunks.ChunkError
-// naming it and its ConfigMap; an API error other than not-found an
-// *UnavailableError.
-func LoadResult(ctx context.Context, c client.Reader, head *corev1.ConfigMap, key string) (*result.Document, error) {
-	h, chunked, err := chunks.DecodeHead(head.Data)
+// LoadResult reads the result stored under head within limits: inline in
+// its binaryData key, or in chunks its data describe, read through c one
+// at a time, each checked against the head before it is decompressed, the
+// whole decoded within the limits' budget. A chunk missing or altered is a
+// *chunks.ChunkError naming it and its ConfigMap; an API error other than
+// not-found an *UnavailableError.
+func LoadResult(ctx context.Context, c client.Reader, head *corev1.ConfigMap, key string, limits ResultLimits) (*result.Document, error) {
+	h, chunked, err := chunks.DecodeHead(head.Data, limits.MaxChunks)
 	inline, hasInline := head.BinaryData[key]
 	switch {
 	case err != nil:
@@ -95,16 +95,16 @@ func LoadResult(ctx context.Context, c client.Reader, head *corev1.ConfigMap, ke
 	case chunked && hasInline:
 		return nil, fmt.Errorf("ConfigMap %s holds the result both inline (%s) and in chunks", head.Name, key)
 	case hasInline:
-		return DecodeResult(inline)
+		return decodeInline(inline, limits.Budget)
 	case !chunked:
 		return nil, fmt.Errorf("ConfigMap %s has no %s", head.Name, key)
 	}
-	return LoadChunked(ctx, c, head.Namespace, head.Name, h)
+	return LoadChunked(ctx, c, head.Namespace, head.Name, h, limits.Budget)
 }
 
 // LoadChunked reads the chunked result h describes, under the head
-// ConfigMap namespace/head.
-func LoadChunked(ctx context.Context, c client.Reader, namespace, head string, h chunks.Head) (*result.Document, error) {
+// ConfigMap namespace/head, within budget.
+func LoadChunked(ctx context.Context, c client.Reader, namespace, head string, h chunks.Head, budget result.Budget) (*result.Document, error) {
 	fetch := func(k int) ([]byte, error) {
 		name := chunks.Name(head, k)
 		cm := &corev1.ConfigMap{}
@@ -121,5 +121,5 @@ func LoadChunked(ctx context.Context, c client.Reader, namespace, head string, h
 		}
 		return b, nil
 	}
-	return decodeResultFrom(chunks.NewReader(h, head, fetch))
+	return decodeResultFrom(chunks.NewReader(h, head, fetch), budget)
 }

@@ -23,7 +23,7 @@ func throughChunks(t *testing.T, d *result.Document) *result.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := StoreResult(enc, "ns", "r-shard-0", nil)
+	stored, err := StoreResult(enc, ShardLimits(), "ns", "r-shard-0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func throughChunks(t *testing.T, d *result.Document) *result.Document {
 	for k, cm := range stored.Chunks {
 		byIndex[k] = cm.BinaryData[chunks.KeyChunk]
 	}
-	back, err := decodeResultFrom(chunks.NewReader(*stored.Head, "r-shard-0", func(k int) ([]byte, error) { return byIndex[k], nil }))
+	back, err := decodeResultFrom(chunks.NewReader(*stored.Head, "r-shard-0", func(k int) ([]byte, error) { return byIndex[k], nil }), ResultBudget())
 	if err != nil {
 		t.Fatalf("reading the result back from its chunks: %v", err)
 	}

@@ -26,13 +26,17 @@ const (
 	// 1 MiB (1,048,576 bytes) of data and binaryData together; the 64 KiB
 	// left is margin for the key and the object's metadata.
 	MaxBytes = 960 << 10
-	// MaxChunks bounds the chunks of one result, so that the runners'
-	// Role can name every chunk a run may write (resourceNames): a run of
-	// 1,000 runners names 16,000 chunks, about 1 MiB of Role at the
-	// longest run name, within the 1.5 MiB an object may take.
-	MaxChunks = 16
-	// MaxTotal is the most a chunked result takes: 15 MiB.
-	MaxTotal = MaxBytes * MaxChunks
+	// MaxShardChunks bounds the chunks of a shard's result (15 MiB
+	// compressed), so that the runners' Role can name every chunk a run
+	// may write (resourceNames): a run of 1,000 runners names 16,000
+	// chunks, about 1 MiB of Role at the longest run name, within the
+	// 1.5 MiB an object may take.
+	MaxShardChunks = 16
+	// MaxReportChunks bounds the chunks of a run's merged report (60 MiB
+	// compressed), which the controller writes: merged histograms hold
+	// more buckets than a shard's, and the report is about twice as long
+	// as one dense shard.
+	MaxReportChunks = 64
 )
 
 // Keys of a chunked result: KeyChunk in each chunk's binaryData, the
@@ -54,12 +58,14 @@ func HeadKeys() []string { return []string{KeyBytes, KeySHA256, KeyChunks} }
 
 // Name names chunk k of the result whose head ConfigMap is head:
 // "<run>-shard-3-0", "<run>-result-0". At the longest run name
-// (v1alpha1.MaxRunNameLength) a shard's chunk name is 63 characters.
+// (v1alpha1.MaxRunNameLength) a shard's chunk name is at most 63
+// characters.
 func Name(head string, k int) string { return head + "-" + strconv.Itoa(k) }
 
-// Names are every chunk name a result under head may use, for a Role.
-func Names(head string) []string {
-	names := make([]string, MaxChunks)
+// Names are the names of the first n chunks of a result under head: every
+// name a result of at most n chunks may use, for a Role.
+func Names(head string, n int) []string {
+	names := make([]string, n)
 	for k := range names {
 		names[k] = Name(head, k)
 	}
@@ -76,19 +82,19 @@ type Head struct {
 	Chunks []string
 }
 
-// TooLargeError says a result needs more than MaxChunks chunks.
-type TooLargeError struct{ Bytes int }
+// TooLargeError says a result needs more than its bound of chunks.
+type TooLargeError struct{ Bytes, MaxChunks int }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("the result is %.1f MiB compressed, more than the %d MiB (%d chunks of %d KiB) a result may take",
-		float64(e.Bytes)/(1<<20), MaxTotal>>20, MaxChunks, MaxBytes>>10)
+	return fmt.Sprintf("the result is %.1f MiB compressed, more than the %d MiB (%d chunks of %d KiB) it may take",
+		float64(e.Bytes)/(1<<20), e.MaxChunks*MaxBytes>>20, e.MaxChunks, MaxBytes>>10)
 }
 
 // Split cuts b into its chunks (slices of b, not copies) and describes
-// them; b longer than MaxTotal is a *TooLargeError.
-func Split(b []byte) (Head, [][]byte, error) {
-	if len(b) > MaxTotal {
-		return Head{}, nil, &TooLargeError{Bytes: len(b)}
+// them; b needing more than maxChunks is a *TooLargeError.
+func Split(b []byte, maxChunks int) (Head, [][]byte, error) {
+	if len(b) > maxChunks*MaxBytes {
+		return Head{}, nil, &TooLargeError{Bytes: len(b), MaxChunks: maxChunks}
 	}
 	whole := sha256.Sum256(b)
 	h := Head{Bytes: int64(len(b)), SHA256: hex.EncodeToString(whole[:])}
@@ -118,9 +124,10 @@ func (h Head) Data() map[string]string {
 
 // DecodeHead reads a head's data; ok is false when it records no chunked
 // result (none of HeadKeys). The data are untrusted: a head that is not
-// one Split could have made (a missing key, a count or length out of
-// bounds or disagreeing, a malformed hash) is an error naming the key.
-func DecodeHead(data map[string]string) (h Head, ok bool, err error) {
+// one Split(…, maxChunks) could have made (a missing key, a count or
+// length out of bounds or disagreeing, a malformed hash) is an error
+// naming the key.
+func DecodeHead(data map[string]string, maxChunks int) (h Head, ok bool, err error) {
 	present := 0
 	for _, k := range HeadKeys() {
 		if _, has := data[k]; has {
@@ -134,8 +141,8 @@ func DecodeHead(data map[string]string) (h Head, ok bool, err error) {
 		return Head{}, true, fmt.Errorf("a chunked result's head needs keys %v; it has only some", HeadKeys())
 	}
 	n, err := strconv.ParseInt(data[KeyBytes], 10, 64)
-	if err != nil || n < 0 || n > MaxTotal {
-		return Head{}, true, fmt.Errorf("key %q: %.32q is not a length from 0 to %d", KeyBytes, data[KeyBytes], MaxTotal)
+	if limit := int64(maxChunks) * MaxBytes; err != nil || n < 0 || n > limit {
+		return Head{}, true, fmt.Errorf("key %q: %.32q is not a length from 0 to %d", KeyBytes, data[KeyBytes], limit)
 	}
 	h = Head{Bytes: n, SHA256: data[KeySHA256], Chunks: strings.Fields(data[KeyChunks])}
 	if !isHash(h.SHA256) {

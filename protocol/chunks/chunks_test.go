@@ -27,7 +27,7 @@ func split(t *testing.T, n int) ([]byte, Head, store) {
 	for i := range b {
 		b[i] = byte(rng.Uint32())
 	}
-	h, parts, err := Split(b)
+	h, parts, err := Split(b, MaxShardChunks)
 	if err != nil {
 		t.Fatalf("Split of %d bytes: %v", n, err)
 	}
@@ -39,10 +39,10 @@ func split(t *testing.T, n int) ([]byte, Head, store) {
 }
 
 // TestChunksRoundTripAtEveryBoundary: whatever the length, up to
-// MaxTotal, the chunks read back to the very bytes, through a head that
+// the bound, the chunks read back to the very bytes, through a head that
 // decodes from its own data.
 func TestChunksRoundTripAtEveryBoundary(t *testing.T) {
-	for _, n := range []int{0, 1, MaxBytes - 1, MaxBytes, MaxBytes + 1, 3*MaxBytes + 5, MaxTotal} {
+	for _, n := range []int{0, 1, MaxBytes - 1, MaxBytes, MaxBytes + 1, 3*MaxBytes + 5, MaxShardChunks * MaxBytes} {
 		b, h, s := split(t, n)
 		if want := max(1, (n+MaxBytes-1)/MaxBytes); len(s) != want || len(h.Chunks) != want {
 			t.Errorf("%d bytes: %d chunks; want %d", n, len(s), want)
@@ -52,7 +52,7 @@ func TestChunksRoundTripAtEveryBoundary(t *testing.T) {
 				t.Errorf("%d bytes: chunk %d is %d bytes, over %d", n, k, len(p), MaxBytes)
 			}
 		}
-		decoded, ok, err := DecodeHead(h.Data())
+		decoded, ok, err := DecodeHead(h.Data(), MaxShardChunks)
 		if err != nil || !ok {
 			t.Fatalf("%d bytes: DecodeHead of the head's own data: %v, %v", n, ok, err)
 		}
@@ -63,10 +63,10 @@ func TestChunksRoundTripAtEveryBoundary(t *testing.T) {
 	}
 }
 
-func TestSplitRefusesMoreThanMaxChunks(t *testing.T) {
+func TestSplitRefusesMoreThanItsBound(t *testing.T) {
 	var tooLarge *TooLargeError
-	if _, _, err := Split(make([]byte, MaxTotal+1)); !errors.As(err, &tooLarge) {
-		t.Fatalf("Split of MaxTotal+1 bytes: %v; want a *TooLargeError", err)
+	if _, _, err := Split(make([]byte, 2*MaxBytes+1), 2); !errors.As(err, &tooLarge) {
+		t.Fatalf("Split of 2 chunks and a byte into at most 2: %v; want a *TooLargeError", err)
 	}
 }
 
@@ -127,11 +127,14 @@ func TestDecodeHeadRefusesWhatSplitCannotWrite(t *testing.T) {
 		"one chunk hash": edit(KeyChunks, h.Chunks[0]),
 	}
 	for name, data := range cases {
-		if _, ok, err := DecodeHead(data); err == nil || !ok {
+		if _, ok, err := DecodeHead(data, MaxShardChunks); err == nil || !ok {
 			t.Errorf("%s: DecodeHead = ok %v, %v; want an error", name, ok, err)
 		}
 	}
-	if _, ok, err := DecodeHead(map[string]string{"state": "Succeeded"}); ok || err != nil {
+	if _, _, err := DecodeHead(h.Data(), 1); err == nil {
+		t.Errorf("DecodeHead of 2 chunks with a bound of 1: no error")
+	}
+	if _, ok, err := DecodeHead(map[string]string{"state": "Succeeded"}, MaxShardChunks); ok || err != nil {
 		t.Errorf("DecodeHead of data without a chunked result: ok %v, %v; want none, no error", ok, err)
 	}
 }
