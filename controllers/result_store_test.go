@@ -21,6 +21,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/pod"
@@ -131,12 +132,14 @@ func (s *storeScenario) aggregate() []string {
 func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 	s := newStoreScenario(t, "dense", 2, shardtest.DenseDuration)
 	pool := shardtest.NewDensePool(16)
+	began, peak := time.Now(), heappeak.Start()
 	for i, stored := range s.storeShards(pool) {
 		if stored.Head == nil || len(stored.Chunks) < 2 {
 			t.Fatalf("shard %d was stored in %d chunks (inline %d bytes); want a dense 30-minute shard chunked", i, len(stored.Chunks), len(stored.Inline))
 		}
 		t.Logf("shard %d: %.1f MiB compressed in %d chunks", i, float64(stored.Head.Bytes)/(1<<20), len(stored.Chunks))
 	}
+	t.Logf("building and storing both shards as the runners do: %s, peak heap %.0f MiB", time.Since(began).Round(time.Millisecond), peak.MiB())
 	chunk := &corev1.ConfigMap{}
 	if err := s.c.Get(bounded(t), client.ObjectKey{Namespace: s.run.Namespace, Name: protocol.ShardChunkNames(s.run.Name, 1)[0]}, chunk); err != nil {
 		t.Fatal(err)
@@ -148,7 +151,10 @@ func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 		t.Errorf("chunk %s carries the run label: the manager's cache would hold it", chunk.Name)
 	}
 
+	began, peak = time.Now(), heappeak.Start()
 	events := s.aggregate()
+	t.Logf("aggregating (reading 2 shards' chunks, merging, writing the report's): %s, peak heap %.0f MiB",
+		time.Since(began).Round(time.Millisecond), peak.MiB())
 	if s.run.Status.Phase != v1alpha1.PhaseSucceeded || s.run.Status.Report == nil {
 		t.Fatalf("the run is %s with report %v after aggregating (events %q); want Succeeded with a report", s.run.Status.Phase, s.run.Status.Report, events)
 	}
@@ -161,16 +167,19 @@ func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 	if err := s.c.Get(bounded(t), client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Status.Report.ConfigMapName}, head); err != nil {
 		t.Fatal(err)
 	}
-	if _, chunked, err := chunks.DecodeHead(head.Data, chunks.MaxReportChunks); !chunked || err != nil {
+	reportHead, chunked, err := chunks.DecodeHead(head.Data, chunks.MaxReportChunks)
+	if !chunked || err != nil {
 		t.Errorf("the merged report's ConfigMap holds no chunked result (%v); a dense 30-minute report needs chunks", err)
 	}
 	if err := s.c.Status().Update(bounded(t), s.run); err != nil {
 		t.Fatal(err)
 	}
+	began, peak = time.Now(), heappeak.Start()
 	report, err := controllers.ReadReport(bounded(t), s.c, client.ObjectKeyFromObject(s.run))
 	if err != nil {
 		t.Fatalf("reading the merged report as spanbench report does: %v", err)
 	}
+	t.Logf("reading the report (%d chunks): %s, peak heap %.0f MiB", len(reportHead.Chunks), time.Since(began).Round(time.Millisecond), peak.MiB())
 	if n := int(shardtest.DenseDuration / (10 * time.Second)); len(report.Intervals) != n || report.IntervalSeconds != 10 || len(report.Notes) > 0 {
 		t.Errorf("the report has %d intervals of %gs, notes %q; want all %d of 10s, uncoarsened", len(report.Intervals), report.IntervalSeconds, report.Notes, n)
 	}
