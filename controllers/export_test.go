@@ -44,3 +44,9 @@ func AggregateForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alp
 func noChunks(index int, _ chunks.Head) (*result.Document, error) {
 	return nil, errors.New("this test stores no chunked result")
 }
+
+// DeleteShardChunksForTest deletes run's shard result chunks as the
+// wrap-up of an ended run does.
+func DeleteShardChunksForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.deleteShardChunks(ctx, run)
+}

@@ -113,6 +113,9 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 	if err := r.cleanupRunners(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.deleteShardChunks(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	if !controllerutil.ContainsFinalizer(run, FinalizerInstance) {
 		return ctrl.Result{}, nil
 	}

@@ -215,7 +215,7 @@ func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.
 		return err
 	}
 	owner := metav1.NewControllerRef(run, v1alpha1.GroupVersion.WithKind("BenchmarkRun"))
-	stored, err := protocol.StoreResult(data, protocol.ReportLimits(), run.Namespace, v1alpha1.ResultConfigMapName(run), []metav1.OwnerReference{*owner})
+	stored, err := protocol.StoreResult(data, protocol.ReportLimits(), run.Namespace, v1alpha1.ResultConfigMapName(run), []metav1.OwnerReference{*owner}, nil)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/load/histogram"
@@ -196,6 +197,44 @@ func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 	}
 	if s.run.Status.Overall == nil || s.run.Status.Overall.Count != truth["overall"].TotalCount() {
 		t.Errorf("status.overall %+v; want a count of %d", s.run.Status.Overall, truth["overall"].TotalCount())
+	}
+	s.wrapUpDeletesTheShardChunksAlone(reportHead)
+}
+
+// wrapUpDeletesTheShardChunksAlone: once the run has ended, its shards'
+// chunks go (the report holds the merged result), the report's stay, and
+// so does another run's chunk labelled as this run's.
+func (s *storeScenario) wrapUpDeletesTheShardChunksAlone(report chunks.Head) {
+	t := s.t
+	stranger := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.run.Namespace, Name: "stranger-shard-0-0",
+		Labels: map[string]string{protocol.LabelShardChunkOfRun: s.run.Name}}}
+	if err := s.c.Create(bounded(t), stranger); err != nil {
+		t.Fatal(err)
+	}
+	r := &controllers.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{}}
+	await.Eventually(t, await.Poll{Within: 30 * time.Second, Every: 200 * time.Millisecond}, "the shard chunks deleted", func() (bool, string) {
+		if err := controllers.DeleteShardChunksForTest(bounded(t), r, s.run); err != nil {
+			return false, err.Error()
+		}
+		left := 0
+		for i := range int(s.run.Replicas()) {
+			for _, n := range protocol.ShardChunkNames(s.run.Name, i) {
+				err := s.c.Get(bounded(t), client.ObjectKey{Namespace: s.run.Namespace, Name: n}, &corev1.ConfigMap{})
+				if !apierrors.IsNotFound(err) {
+					left++
+				}
+			}
+		}
+		return left == 0, fmt.Sprintf("%d shard chunks left", left)
+	})
+	for k := range report.Chunks {
+		name := chunks.Name(s.run.Status.Report.ConfigMapName, k)
+		if err := s.c.Get(bounded(t), client.ObjectKey{Namespace: s.run.Namespace, Name: name}, &corev1.ConfigMap{}); err != nil {
+			t.Errorf("report chunk %s: %v; want it kept with the run", name, err)
+		}
+	}
+	if err := s.c.Get(bounded(t), client.ObjectKeyFromObject(stranger), &corev1.ConfigMap{}); err != nil {
+		t.Errorf("ConfigMap %s, labelled as this run's chunk but not named so: %v; want it kept", stranger.Name, err)
 	}
 }
 

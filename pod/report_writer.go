@@ -238,7 +238,7 @@ func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey
 	}
 	stored := protocol.StoredResult{Inline: enc}
 	if len(enc) > protocol.MaxResultBytes {
-		if stored, err = storeChunks(ctx, c, own, enc); err != nil {
+		if stored, err = storeChunks(ctx, c, own, doc.Run, enc); err != nil {
 			return protocol.StoredResult{}, fmt.Errorf("storing the result: %w", err)
 		}
 	}
@@ -249,13 +249,16 @@ func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey
 	return stored, nil
 }
 
-// storeChunks lays a long encoded result out in chunks and stores them.
-func storeChunks(ctx context.Context, c client.Client, own client.ObjectKey, enc []byte) (protocol.StoredResult, error) {
+// storeChunks lays a long encoded result of run out in chunks and stores
+// them, labelled with the run so that the controller deletes them once the
+// run has ended.
+func storeChunks(ctx context.Context, c client.Client, own client.ObjectKey, run string, enc []byte) (protocol.StoredResult, error) {
 	head, err := getMap(ctx, c, own)
 	if err != nil {
 		return protocol.StoredResult{}, err
 	}
-	stored, err := protocol.StoreResult(enc, protocol.ShardLimits(), own.Namespace, own.Name, chunkOwners(head))
+	stored, err := protocol.StoreResult(enc, protocol.ShardLimits(), own.Namespace, own.Name, chunkOwners(head),
+		map[string]string{protocol.LabelShardChunkOfRun: run})
 	if err != nil {
 		return protocol.StoredResult{}, err
 	}

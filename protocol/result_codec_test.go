@@ -61,7 +61,7 @@ func TestALongResultIsStoredWholeInChunks(t *testing.T) {
 	if len(b) <= MaxResultBytes {
 		t.Fatalf("the fixture is %d bytes compressed, within one ConfigMap; it must not be, for this test to mean anything", len(b))
 	}
-	stored, err := StoreResult(b, ShardLimits(), "ns", "long-shard-0", nil)
+	stored, err := StoreResult(b, ShardLimits(), "ns", "long-shard-0", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

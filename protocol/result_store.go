@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,8 +24,15 @@ import (
 // holds only labelled ConfigMaps, and must not hold megabytes of results;
 // they are read through an uncached reader, one at a time.
 
-// LabelChunkOf names a chunk's head ConfigMap.
-const LabelChunkOf = "bench.spanbench.io/chunk-of"
+// Labels of chunk ConfigMaps.
+const (
+	// LabelChunkOf names a chunk's head ConfigMap.
+	LabelChunkOf = "bench.spanbench.io/chunk-of"
+	// LabelShardChunkOfRun names the run of a shard result's chunk, so
+	// that the controller finds them all to delete once the run has
+	// ended.
+	LabelShardChunkOfRun = "bench.spanbench.io/shard-chunk-of-run"
+)
 
 // StoredResult is an encoded result laid out for its ConfigMaps: Inline
 // for the head's key, or the Head for the head's data and the Chunks to
@@ -37,8 +45,9 @@ type StoredResult struct {
 
 // StoreResult lays out enc (EncodeResult's or EncodeReport's, with their
 // limits) under the head ConfigMap namespace/head. owners become each
-// chunk's owner references, so that the chunks go with what owns them.
-func StoreResult(enc []byte, limits ResultLimits, namespace, head string, owners []metav1.OwnerReference) (StoredResult, error) {
+// chunk's owner references, so that the chunks go with what owns them;
+// labels are added to LabelChunkOf.
+func StoreResult(enc []byte, limits ResultLimits, namespace, head string, owners []metav1.OwnerReference, labels map[string]string) (StoredResult, error) {
 	if len(enc) <= MaxResultBytes {
 		return StoredResult{Inline: enc}, nil
 	}
@@ -48,10 +57,12 @@ func StoreResult(enc []byte, limits ResultLimits, namespace, head string, owners
 	}
 	s := StoredResult{Head: &h}
 	for k, b := range parts {
+		l := map[string]string{LabelChunkOf: head}
+		maps.Copy(l, labels)
 		s.Chunks = append(s.Chunks, &corev1.ConfigMap{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: chunks.Name(head, k),
-				Labels: map[string]string{LabelChunkOf: head}, OwnerReferences: owners},
+				Labels: l, OwnerReferences: owners},
 			BinaryData: map[string][]byte{chunks.KeyChunk: b},
 		})
 	}

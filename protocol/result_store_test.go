@@ -23,7 +23,7 @@ func throughChunks(t *testing.T, d *result.Document) *result.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := StoreResult(enc, ShardLimits(), "ns", "r-shard-0", nil)
+	stored, err := StoreResult(enc, ShardLimits(), "ns", "r-shard-0", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
