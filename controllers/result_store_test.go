@@ -66,6 +66,13 @@ func newStoreScenario(t *testing.T, name string, replicas int32, duration time.D
 	if err := c.Create(ctx, run); err != nil {
 		t.Fatalf("creating the run: %v", err)
 	}
+	// The API server outlives the scenario: the next scenarios' managers,
+	// which watch every namespace, must not spend their time on this run,
+	// nor the API server its memory on its chunks.
+	t.Cleanup(func() {
+		_ = c.Delete(context.Background(), run)
+		_ = c.DeleteAllOf(context.Background(), &corev1.ConfigMap{}, client.InNamespace(ns))
+	})
 	// The load ended just now: every shard's end is in the past.
 	s := &storeScenario{t: t, c: c, run: run, start: time.Now().Add(-duration - 5*time.Second).Truncate(time.Second)}
 	run.Status.StartTime = &metav1.Time{Time: s.start}
