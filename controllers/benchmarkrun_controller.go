@@ -57,6 +57,10 @@ type BenchmarkRunReconciler struct {
 	// aggregating is held by the one aggregation under way
 	// (aggregateOneAtATime).
 	aggregating sync.Mutex
+	// APIReader reads what the manager's cache does not hold: the chunks
+	// of long results (protocol.LoadChunked). SetupWithManager defaults it
+	// to the manager's; without one the client reads them.
+	APIReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -124,6 +128,9 @@ func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v
 
 // SetupWithManager watches runs and the children that move them forward.
 func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.BenchmarkRun{}).
 		Owns(&batchv1.Job{}).

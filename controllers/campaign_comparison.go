@@ -6,15 +6,12 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
 )
 
 // When every run of an iteration has ended, the campaign reads each
@@ -65,19 +62,11 @@ func readyFailed(c *v1alpha1.BenchmarkCampaign, msg string, now time.Time) {
 		Reason: reasonIterationFailed, Message: msg, ObservedGeneration: c.Generation, LastTransitionTime: metav1.NewTime(now)})
 }
 
-// runResult reads a succeeded run's merged result from its report.
+// runResult reads a succeeded run's merged result from its report, and
+// its chunks when it has any (through APIReader: they are not cached).
 func (r *BenchmarkCampaignReconciler) runResult(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, error) {
-	ref := run.Status.Report
-	if ref == nil {
+	if run.Status.Report == nil {
 		return nil, fmt.Errorf("no report")
 	}
-	cm := &corev1.ConfigMap{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
-		return nil, err
-	}
-	data, ok := cm.BinaryData[ref.Key]
-	if !ok {
-		return nil, fmt.Errorf("ConfigMap %s has no %s", cm.Name, ref.Key)
-	}
-	return protocol.DecodeResult(data)
+	return loadReport(ctx, r.APIReader, run)
 }

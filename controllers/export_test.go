@@ -1,5 +1,56 @@
 package controllers
 
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol/chunks"
+)
+
+// Test-only access, for the envtest scenarios of package controllers_test,
+// to what the controller builds and does without a running manager.
+
+// RunnerObjectsForTest are the objects the controller creates for run's
+// runners: their service account, Role and RoleBinding, and the shard
+// ConfigMaps.
+func RunnerObjectsForTest(run *v1alpha1.BenchmarkRun) []client.Object {
+	objs := []client.Object{newRunnerServiceAccount(run), newRunnerRole(run), newRunnerRoleBinding(run, runnerServiceAccountName(run))}
+	for i := range int(run.Replicas()) {
+		objs = append(objs, newShardConfigMap(run, i))
+	}
+	return objs
+}
+
+// AggregateForTest aggregates run's shards as a reconcile does once every
+// runner has reported, and returns the events it would record, each as
+// "Type Reason: message".
+func AggregateForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) ([]string, error) {
+	outbox := &eventOutbox{}
+	_, err := r.aggregate(ctx, run, outbox)
+	var events []string
+	for _, e := range outbox.events {
+		events = append(events, fmt.Sprintf("%s %s: %s", e.eventType, e.reason, e.message))
+	}
+	return events, err
+}
+
+// noChunks is the chunk loader of the package's tests whose results are
+// all inline: a chunked one is an error.
+func noChunks(index int, _ chunks.Head) (*result.Document, error) {
+	return nil, errors.New("this test stores no chunked result")
+}
+
+// DeleteShardChunksForTest deletes run's shard result chunks as the
+// wrap-up of an ended run does.
+func DeleteShardChunksForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.deleteShardChunks(ctx, run)
+}
+
 // HoldAggregation takes the reconciler's aggregation slot, as another
 // run's aggregation under way would, and returns its release.
 func (r *BenchmarkRunReconciler) HoldAggregation() (release func()) {

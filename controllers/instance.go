@@ -113,6 +113,9 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 	if err := r.cleanupRunners(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.deleteShardChunks(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	// The statistics live in the instance: collect them before deleting it.
 	if res, pending, err := r.collectServerStats(ctx, run, outbox); pending || err != nil {
 		return res, err

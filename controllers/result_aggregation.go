@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
 // When every runner has reported (shard_reports.go), the controller
@@ -33,7 +35,11 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	merged, problems, invalid, err := mergeShards(reports, run, r.now())
+	merged, problems, invalid, err := mergeShards(reports, run, r.now(), r.shardLoader(ctx, run))
+	var unavailable *protocol.UnavailableError
+	if errors.As(err, &unavailable) {
+		return ctrl.Result{}, err // the API server's trouble, not the result's: retried
+	}
 	for _, msg := range invalid {
 		outbox.warning(v1alpha1.ReasonResultInvalid, msg)
 	}
@@ -69,8 +75,10 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 // A shard refused is left out, and the others still make a (partial)
 // result. It reports the shards that failed, sent unreadable reports or
 // invalid results, for the condition message; invalid names the shards
-// whose results were refused.
-func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time) (doc *result.Document, problems, invalid []string, err error) {
+// whose results were refused (and, for a chunked result, the chunk). load
+// reads a chunked result; a *protocol.UnavailableError it returns ends the
+// merge with that error, for the reconcile to retry.
+func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time, load chunkedLoader) (doc *result.Document, problems, invalid []string, err error) {
 	expect, err := runExpectation(run, now)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the run's own workload cannot be recorded: %w", err)
@@ -82,7 +90,11 @@ func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Tim
 		case o.err != nil:
 			problems = append(problems, fmt.Sprintf("shard %d: unreadable report: %v", o.index, o.err))
 		case o.State == protocol.StateSucceeded:
-			if err := addShard(merger, o); err != nil {
+			if err := addShard(merger, o, load); err != nil {
+				var unavailable *protocol.UnavailableError
+				if errors.As(err, &unavailable) {
+					return nil, nil, nil, err
+				}
 				msg := fmt.Sprintf("shard %d: invalid result: %s", o.index, shorten(err.Error(), maxProblemBytes))
 				problems, invalid = append(problems, msg), append(invalid, msg)
 				continue
@@ -150,10 +162,36 @@ func runExpectation(run *v1alpha1.BenchmarkRun, now time.Time) (result.Expect, e
 	return e, err
 }
 
-// addShard decodes a succeeded shard's result, checks that it is this
-// shard's alone, and merges it; a refused result leaves merger unchanged.
-func addShard(merger *result.Merger, o shardReport) error {
-	doc, err := protocol.DecodeResult(o.Result)
+// chunkedLoader reads shard index's chunked result, which h describes.
+type chunkedLoader func(index int, h chunks.Head) (*result.Document, error)
+
+// shardLoader reads a shard's chunked result through the uncached reader,
+// one chunk at a time: the chunks are not in the manager's cache.
+func (r *BenchmarkRunReconciler) shardLoader(ctx context.Context, run *v1alpha1.BenchmarkRun) chunkedLoader {
+	return func(index int, h chunks.Head) (*result.Document, error) {
+		return protocol.LoadChunked(ctx, r.uncached(), run.Namespace, protocol.ShardConfigMapName(run.Name, index), h, protocol.ResultBudget())
+	}
+}
+
+// uncached is the reader of objects outside the manager's cache.
+func (r *BenchmarkRunReconciler) uncached() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
+}
+
+// addShard decodes a succeeded shard's result, inline or chunked, checks
+// that it is this shard's alone, and merges it; a refused result leaves
+// merger unchanged.
+func addShard(merger *result.Merger, o shardReport, load chunkedLoader) error {
+	var doc *result.Document
+	var err error
+	if o.Chunked != nil {
+		doc, err = load(o.index, *o.Chunked)
+	} else {
+		doc, err = protocol.DecodeResult(o.Result)
+	}
 	switch {
 	case err != nil:
 		return err
@@ -171,22 +209,51 @@ func p99(f *v1alpha1.ResultFigures) string {
 }
 
 // writeReport stores the merged result, histograms and time series
-// included, in a ConfigMap that outlives the runner pods; it goes with the
-// run.
+// included, in a ConfigMap that outlives the runner pods, and in chunk
+// ConfigMaps before it when it is too long for one (protocol.StoreResult);
+// all go with the run.
 func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
-	data, err := protocol.EncodeResult(doc)
-	if err != nil {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(run), Namespace: run.Namespace, Labels: v1alpha1.RunLabels(run)}}
+	if err := r.storeReportChunks(ctx, run, cm, doc); err != nil {
 		return err
-	}
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(run), Namespace: run.Namespace, Labels: v1alpha1.RunLabels(run)},
-		BinaryData: map[string][]byte{ReportKey: data},
 	}
 	return r.ensure(ctx, run, cm)
 }
 
+// storeReportChunks encodes doc as the report of run, writes its chunks
+// when it needs any, and sets what the report ConfigMap cm must hold: the
+// chunks' head in its data, or the result inline in its binaryData.
+func (r *BenchmarkRunReconciler) storeReportChunks(ctx context.Context, run *v1alpha1.BenchmarkRun, cm *corev1.ConfigMap, doc *result.Document) error {
+	data, err := protocol.EncodeReport(doc)
+	if err != nil {
+		return err
+	}
+	owner := metav1.NewControllerRef(run, v1alpha1.GroupVersion.WithKind("BenchmarkRun"))
+	stored, err := protocol.StoreResult(data, protocol.ReportLimits(), run.Namespace, v1alpha1.ResultConfigMapName(run), []metav1.OwnerReference{*owner}, nil)
+	if err != nil {
+		return err
+	}
+	for _, chunk := range stored.Chunks {
+		if err := protocol.ApplyChunk(ctx, r.Client, chunk, reportFieldOwner); err != nil {
+			return fmt.Errorf("writing ConfigMap %s: %w", chunk.Name, err)
+		}
+	}
+	if stored.Head != nil {
+		cm.Data, cm.BinaryData = stored.Head.Data(), nil
+	} else {
+		cm.Data, cm.BinaryData = nil, map[string][]byte{ReportKey: stored.Inline}
+	}
+	return nil
+}
+
+// reportFieldOwner is the controller's field manager of report chunks.
+const reportFieldOwner = "spanbench-manager"
+
 // ReadReport reads the merged result of a finished run from its report
-// ConfigMap (spanbench report --run).
+// ConfigMap, and its chunks when it has any (spanbench report --run).
+// Anyone who may edit ConfigMaps in the namespace may have edited them:
+// the result is checked against the run like a shard's, and its figures
+// derived again.
 func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
 	run := &v1alpha1.BenchmarkRun{}
 	if err := c.Get(ctx, key, run); err != nil {
@@ -195,30 +262,33 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	if run.Status.Report == nil {
 		return nil, fmt.Errorf("BenchmarkRun %s has no report yet (phase %s)", key, run.Status.Phase)
 	}
-	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: run.Status.Report.ConfigMapName}, cm); err != nil {
+	doc, err := loadReport(ctx, c, run)
+	if err != nil {
 		return nil, err
 	}
-	data, ok := cm.BinaryData[run.Status.Report.Key]
-	if !ok {
-		return nil, fmt.Errorf("ConfigMap %s/%s has no %s", key.Namespace, cm.Name, run.Status.Report.Key)
-	}
-	doc, err := DecodeReport(run, data)
-	if err != nil {
-		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, cm.Name, err)
+	if doc, err = checkReport(run, doc); err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, run.Status.Report.ConfigMapName, err)
 	}
 	return doc, nil
 }
 
-// DecodeReport decodes a run's merged result from its report ConfigMap's
-// data. Anyone who may edit ConfigMaps in the namespace may have edited
-// it: it is checked against the run like a shard's result, and its figures
-// derived again.
-func DecodeReport(run *v1alpha1.BenchmarkRun, data []byte) (*result.Document, error) {
-	doc, err := protocol.DecodeResult(data)
-	if err != nil {
+// loadReport reads a run's stored report, inline or chunked, unchecked.
+func loadReport(ctx context.Context, c client.Reader, run *v1alpha1.BenchmarkRun) (*result.Document, error) {
+	ref := run.Status.Report
+	cm := &corev1.ConfigMap{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
 		return nil, err
 	}
+	doc, err := protocol.LoadResult(ctx, c, cm, ref.Key, protocol.ReportLimits())
+	if err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
+	}
+	return doc, nil
+}
+
+// checkReport checks a run's merged result against the run, and derives
+// its figures again.
+func checkReport(run *v1alpha1.BenchmarkRun, doc *result.Document) (*result.Document, error) {
 	e, err := runExpectation(run, time.Time{})
 	if err != nil {
 		return nil, err

@@ -44,19 +44,25 @@ func newRunnerServiceAccount(run *v1alpha1.BenchmarkRun) *corev1.ServiceAccount 
 }
 
 // newRunnerRole builds the least-privilege Role of a run's runners and
-// loaders: get on the run's control ConfigMap, and get/update/patch on each
-// of its shard and loader ConfigMaps, all by name. Nothing else: no Secrets (credentials reach the
-// pod as a volume, by the kubelet), no list or watch (a runner polls its own
-// maps by name), no create (the controller creates every shard map up
-// front), and nothing of any other run.
+// loaders: get on the run's control ConfigMap; get/update/patch on each of
+// its shard and loader ConfigMaps; and create/patch on the names a shard's
+// result chunks may take (protocol.ShardChunkNames, chunks.MaxShardChunks per
+// shard), all by name. A runner stores a chunk by server-side apply, which
+// the API server authorizes as create of that very name; a plain create,
+// which has no name to check, stays forbidden. Nothing else: no Secrets
+// (credentials reach the pod as a volume, by the kubelet), no list or
+// watch (a runner polls its own maps by name), no get of a chunk (only the
+// controller reads them), and nothing of any other run.
 //
 // A runner could in principle write another shard of the same run; RBAC
 // cannot tell pods of one service account apart, and the controller treats
-// shard data as untrusted input anyway (package protocol's decoders).
+// shard data as untrusted input anyway (package protocol's decoders, and
+// each chunk's sha256 in its shard's head).
 func newRunnerRole(run *v1alpha1.BenchmarkRun) *rbacv1.Role {
-	var own []string
+	var own, chunks []string
 	for i := range int(run.Replicas()) {
 		own = append(own, protocol.ShardConfigMapName(run.Name, i))
+		chunks = append(chunks, protocol.ShardChunkNames(run.Name, i)...)
 	}
 	for i := range int(loaderPods(run)) {
 		own = append(own, protocol.LoaderConfigMapName(run.Name, i))
@@ -79,6 +85,12 @@ func newRunnerRole(run *v1alpha1.BenchmarkRun) *rbacv1.Role {
 				Resources:     []string{"configmaps"},
 				Verbs:         []string{"get", "update", "patch"},
 				ResourceNames: own,
+			},
+			{
+				APIGroups:     []string{""},
+				Resources:     []string{"configmaps"},
+				Verbs:         []string{"create", "patch"},
+				ResourceNames: chunks,
 			},
 		},
 	}

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
 func TestNewRunnerServiceAccount(t *testing.T) {
@@ -42,8 +44,9 @@ func TestNewRunnerRole(t *testing.T) {
 		name   string
 		run    *v1alpha1.BenchmarkRun
 		shards []string
+		chunks int
 	}{
-		{name: "one runner, one loader", run: newBuilderRun("nightly").obj(), shards: []string{"nightly-shard-0", "nightly-load-0"}},
+		{name: "one runner, one loader", run: newBuilderRun("nightly").obj(), shards: []string{"nightly-shard-0", "nightly-load-0"}, chunks: 1},
 		{
 			name: "three runners, two loaders: the control map, three shard maps and two loader maps",
 			run: func() *v1alpha1.BenchmarkRun {
@@ -52,15 +55,23 @@ func TestNewRunnerRole(t *testing.T) {
 				return r
 			}(),
 			shards: []string{"nightly-shard-0", "nightly-shard-1", "nightly-shard-2", "nightly-load-0", "nightly-load-1"},
+			chunks: 3,
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			var chunkNames []string
+			for i := range tc.chunks {
+				for k := range chunks.MaxShardChunks {
+					chunkNames = append(chunkNames, fmt.Sprintf("nightly-shard-%d-%d", i, k))
+				}
+			}
 			want := &rbacv1.Role{
 				ObjectMeta: metav1.ObjectMeta{Name: "nightly-runner", Namespace: "bench", Labels: builderRunLabels("nightly")},
 				Rules: []rbacv1.PolicyRule{
 					{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{"nightly-control"}},
 					{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update", "patch"}, ResourceNames: tc.shards},
+					{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create", "patch"}, ResourceNames: chunkNames},
 				},
 			}
 			if diff := cmp.Diff(want, newRunnerRole(tc.run)); diff != "" {
@@ -71,15 +82,20 @@ func TestNewRunnerRole(t *testing.T) {
 }
 
 // Whatever the run, every rule is confined to ConfigMaps of that run, by
-// name, with no verb beyond get, update and patch, and only get on the
-// control map (the controller alone writes the start time).
+// name, with no verb beyond get, update and patch, only get on the
+// control map (the controller alone writes the start time), and create
+// only on the names of its shards' result chunks. Even at 1,000 runners
+// and the longest run name the Role fits an object's 1.5 MiB.
 func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 	for _, replicas := range []int32{1, 7, 1000} {
 		run := newBuilderRun("nightly").replicas(replicas).obj()
 		run.Spec.Workload.Dataset.LoaderPods = ptr.To(min(replicas, v1alpha1.MaxLoaderPods))
-		own := map[string]bool{protocol.ControlConfigMapName(run.Name): true}
+		own, chunkNames := map[string]bool{protocol.ControlConfigMapName(run.Name): true}, map[string]bool{}
 		for i := range int(replicas) {
 			own[protocol.ShardConfigMapName(run.Name, i)] = true
+			for k := range chunks.MaxShardChunks {
+				own[protocol.ShardChunkNames(run.Name, i)[k]], chunkNames[protocol.ShardChunkNames(run.Name, i)[k]] = true, true
+			}
 		}
 		for i := range int(*run.Spec.Workload.Dataset.LoaderPods) {
 			own[protocol.LoaderConfigMapName(run.Name, i)] = true
@@ -93,8 +109,16 @@ func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 				t.Errorf("replicas %d: a rule granting %v is not confined by resourceNames (nonResourceURLs %v)", replicas, rule.Verbs, rule.NonResourceURLs)
 			}
 			for _, v := range rule.Verbs {
-				if v != "get" && v != "update" && v != "patch" {
-					t.Errorf("replicas %d: a rule on %v grants %q; want get, update and patch only", replicas, rule.Resources, v)
+				if v == "create" && !slices.Equal(rule.Verbs, []string{"create", "patch"}) {
+					t.Errorf("replicas %d: create is granted with %v; want with patch only", replicas, rule.Verbs)
+				}
+				if v != "get" && v != "update" && v != "patch" && v != "create" {
+					t.Errorf("replicas %d: a rule on %v grants %q; want get, update, patch and create only", replicas, rule.Resources, v)
+				}
+			}
+			for _, n := range rule.ResourceNames {
+				if slices.Contains(rule.Verbs, "create") != chunkNames[n] {
+					t.Errorf("replicas %d: ConfigMap %s is granted %v; want create and patch for result chunks alone", replicas, n, rule.Verbs)
 				}
 			}
 			for _, n := range rule.ResourceNames {
@@ -108,8 +132,12 @@ func TestNewRunnerRoleIsLeastPrivilege(t *testing.T) {
 			}
 		}
 		if len(named) != len(own) {
-			t.Errorf("replicas %d: the Role names %d ConfigMaps, want the control map, %d shard maps and the loader maps", replicas, len(named), replicas)
+			t.Errorf("replicas %d: the Role names %d ConfigMaps, want the control map, %d shard maps, their chunks and the loader maps", replicas, len(named), replicas)
 		}
+	}
+	long := newBuilderRun(strings.Repeat("n", v1alpha1.MaxRunNameLength)).replicas(1000).obj()
+	if b, err := json.Marshal(newRunnerRole(long)); err != nil || len(b) > 3<<19 {
+		t.Errorf("the Role of 1,000 runners of a run named at the limit is %d bytes of JSON (%v); want within 1.5 MiB", len(b), err)
 	}
 }
 

@@ -376,7 +376,11 @@ func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.Be
 	if !metav1.IsControlledBy(cm, run) {
 		return nil, nil, fmt.Errorf("ConfigMap %s is not the run's", cm.Name)
 	}
-	doc, err := DecodeReport(run, cm.BinaryData[ref.Key])
+	doc, err := protocol.LoadResult(ctx, r.uncached(), cm, ref.Key, protocol.ReportLimits())
+	if err != nil {
+		return nil, nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+	}
+	doc, err = checkReport(run, doc)
 	return doc, cm, err
 }
 
@@ -388,14 +392,14 @@ func apiTrouble(err error) bool {
 }
 
 // updateReport writes doc back into the run's report ConfigMap, locked on
-// the version read.
+// the version read. A chunked report's chunks are rewritten in place
+// first: a reader between the two writes sees chunks that do not match
+// their head, an integrity error it may retry.
 func (r *BenchmarkRunReconciler) updateReport(ctx context.Context, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
-	data, err := protocol.EncodeResult(doc)
-	if err != nil {
+	cm = cm.DeepCopy()
+	if err := r.storeReportChunks(ctx, run, cm, doc); err != nil {
 		return err
 	}
-	cm = cm.DeepCopy()
-	cm.BinaryData[run.Status.Report.Key] = data
 	return r.Update(ctx, cm)
 }
 

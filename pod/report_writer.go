@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
 )
 
@@ -108,10 +109,15 @@ func (r *runner) waitForControl(ctx context.Context) (*corev1.ConfigMap, error) 
 
 // getOwn reads the pod's own ConfigMap (its shard or loader map).
 func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
+	return getMap(ctx, r.c, r.own)
+}
+
+// getMap reads a ConfigMap, retrying transient errors.
+func getMap(ctx context.Context, c client.Client, key client.ObjectKey) (*corev1.ConfigMap, error) {
 	var cm corev1.ConfigMap
-	err := withRetries(ctx, func(ctx context.Context) error { return r.c.Get(ctx, r.own, &cm) })
+	err := withRetries(ctx, func(ctx context.Context) error { return c.Get(ctx, key, &cm) })
 	if err != nil {
-		return nil, fmt.Errorf("reading ConfigMap %s: %w", r.own, err)
+		return nil, fmt.Errorf("reading ConfigMap %s: %w", key, err)
 	}
 	return &cm, nil
 }
@@ -122,16 +128,21 @@ func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
 // (labels, owner references), and it never creates the object: the pods'
 // Role has no create verb. When it returns nil the write is stored.
 func (r *runner) patchOwn(ctx context.Context, m protocol.Maps) error {
+	return patchMap(ctx, r.c, r.own, m)
+}
+
+// patchMap is patchOwn of the ConfigMap key.
+func patchMap(ctx context.Context, c client.Client, key client.ObjectKey, m protocol.Maps) error {
 	body, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.own.Namespace, Name: r.own.Name}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	err = withRetries(ctx, func(ctx context.Context) error {
-		return r.c.Patch(ctx, cm, client.RawPatch(types.MergePatchType, body))
+		return c.Patch(ctx, cm, client.RawPatch(types.MergePatchType, body))
 	})
 	if err != nil {
-		return fmt.Errorf("writing ConfigMap %s: %w", r.own, err)
+		return fmt.Errorf("writing ConfigMap %s: %w", key, err)
 	}
 	return nil
 }
@@ -209,4 +220,72 @@ func (r *runner) failureReport(ctx context.Context, message string) protocol.Map
 	}
 	rep.State, rep.Message = protocol.StateFailed, message
 	return protocol.EncodeShardReport(rep)
+}
+
+// StoreShardResult stores doc as the result of the shard whose ConfigMap
+// is own, with its ready time and the Succeeded state, acting through c
+// (the runner's service account). A result too long for the shard's
+// ConfigMap goes into chunk ConfigMaps first (protocol.StoreResult), each
+// owned by what owns the shard's ConfigMap (the run), so that they are
+// deleted with it; then the state and the result, or its chunks' head, go
+// in one patch, so the controller never sees one without the other, nor a
+// head before its chunks. It returns how the result was stored, for the
+// log.
+func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey, ready time.Time, doc *result.Document) (protocol.StoredResult, error) {
+	enc, err := protocol.EncodeResult(doc)
+	if err != nil {
+		return protocol.StoredResult{}, err
+	}
+	stored := protocol.StoredResult{Inline: enc}
+	if len(enc) > protocol.MaxResultBytes {
+		if stored, err = storeChunks(ctx, c, own, doc.Run, enc); err != nil {
+			return protocol.StoredResult{}, fmt.Errorf("storing the result: %w", err)
+		}
+	}
+	p := protocol.EncodeShardReport(protocol.ShardReport{Ready: ready, State: protocol.StateSucceeded, Result: stored.Inline, Chunked: stored.Head})
+	if err := patchMap(ctx, c, own, p); err != nil {
+		return protocol.StoredResult{}, fmt.Errorf("storing the result: %w", err)
+	}
+	return stored, nil
+}
+
+// storeChunks lays a long encoded result of run out in chunks and stores
+// them, labelled with the run so that the controller deletes them once the
+// run has ended.
+func storeChunks(ctx context.Context, c client.Client, own client.ObjectKey, run string, enc []byte) (protocol.StoredResult, error) {
+	head, err := getMap(ctx, c, own)
+	if err != nil {
+		return protocol.StoredResult{}, err
+	}
+	stored, err := protocol.StoreResult(enc, protocol.ShardLimits(), own.Namespace, own.Name, chunkOwners(head),
+		map[string]string{protocol.LabelShardChunkOfRun: run})
+	if err != nil {
+		return protocol.StoredResult{}, err
+	}
+	for _, cm := range stored.Chunks {
+		err := withRetries(ctx, func(ctx context.Context) error { return protocol.ApplyChunk(ctx, c, cm, chunkFieldOwner) })
+		if err != nil {
+			return protocol.StoredResult{}, fmt.Errorf("writing ConfigMap %s/%s: %w", cm.Namespace, cm.Name, err)
+		}
+	}
+	return stored, nil
+}
+
+// chunkFieldOwner is the runner's field manager of its chunk ConfigMaps.
+const chunkFieldOwner = "spanbench-runner"
+
+// chunkOwners are the owner references of a shard's chunks: the shard
+// ConfigMap's own (the run), without blockOwnerDeletion, which would need
+// a permission on the run the runner has not; the shard ConfigMap itself
+// when it has none.
+func chunkOwners(own *corev1.ConfigMap) []metav1.OwnerReference {
+	var refs []metav1.OwnerReference
+	for _, o := range own.OwnerReferences {
+		o.BlockOwnerDeletion, o.Controller = nil, nil
+		refs = append(refs, o)
+	}
+	if len(refs) == 0 {
+		refs = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: own.Name, UID: own.UID}}
+	}
+	return refs
 }

@@ -344,22 +344,22 @@ func (r *runner) startBarrier(ctx context.Context) (released, error) {
 	return released{at: at, start: start}, nil
 }
 
-// writeResult stores the result and the Succeeded state in one patch, so
-// the controller never sees one without the other.
+// writeResult stores the result and the Succeeded state
+// (StoreShardResult), even when the runner's context has ended.
 func (r *runner) writeResult(ctx context.Context, ready time.Time, doc *result.Document) error {
-	enc, err := protocol.EncodeResult(doc)
+	wctx, cancel := durable(ctx)
+	defer cancel()
+	stored, err := StoreShardResult(wctx, r.c, r.own, ready, doc)
 	if err != nil {
 		return err
 	}
-	wctx, cancel := durable(ctx)
-	defer cancel()
-	p := protocol.EncodeShardReport(protocol.ShardReport{Ready: ready, State: protocol.StateSucceeded, Result: enc})
-	if err := r.patchOwn(wctx, p); err != nil {
-		return fmt.Errorf("storing the result: %w", err)
-	}
 	sh := doc.Shards[0]
+	bytes := len(stored.Inline)
+	if stored.Head != nil {
+		bytes = int(stored.Head.Bytes)
+	}
 	r.log.Info("stored the result", "ok", doc.Overall.OK, "errors", doc.Overall.ErrorCount(), "missed", sh.Missed,
-		"startSkew", sh.Started.Sub(doc.Start).String(), "bytes", len(enc))
+		"startSkew", sh.Started.Sub(doc.Start).String(), "bytes", bytes, "chunks", len(stored.Chunks))
 	return nil
 }
 

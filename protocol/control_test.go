@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
 func ycsb(rows int64, duration time.Duration, ops ...v1alpha1.OperationSpec) v1alpha1.WorkloadSpec {
@@ -105,7 +106,7 @@ func TestProtocolNamesFitAtTheRunNameLimit(t *testing.T) {
 		t.Errorf("ShardConfigMapName = %q, want tokyo-shard-12", got)
 	}
 	run := strings.Repeat("a", v1alpha1.MaxRunNameLength)
-	for _, name := range []string{ShardConfigMapName(run, 999), LoaderConfigMapName(run, 99), ControlConfigMapName(run)} {
+	for _, name := range []string{ShardConfigMapName(run, 999), ShardChunkNames(run, 999)[chunks.MaxShardChunks-1], LoaderConfigMapName(run, 99), ControlConfigMapName(run)} {
 		if len(name) > 63 {
 			t.Errorf("%s is %d characters for a run named at the limit, over 63", name, len(name))
 		}

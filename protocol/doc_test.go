@@ -53,10 +53,12 @@ func TestTheDocumentedProtocolIsTheProtocol(t *testing.T) {
 		"control": {ControlConfigMapName("<run>"), ControlKeys()},
 		"loader":  {LoaderConfigMapName("<run>", 0), LoaderKeys()},
 		"shard":   {ShardConfigMapName("<run>", 0), ShardKeys()},
+		"chunk":   {ShardChunkNames("<run>", 0)[0], ChunkKeys()},
 	}
 	documented := map[string][]string{}
 	for _, r := range readProtocolTable(t) {
-		documented[strings.ReplaceAll(r.configMap, "<i>", "0")] = append(documented[strings.ReplaceAll(r.configMap, "<i>", "0")], r.key)
+		name := strings.NewReplacer("<i>", "0", "<k>", "0").Replace(r.configMap)
+		documented[name] = append(documented[name], r.key)
 	}
 	for role, m := range maps {
 		doc, ok := documented[m.name]

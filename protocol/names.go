@@ -3,6 +3,8 @@ package protocol
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
 // Version is the protocol version this build speaks. The controller writes
@@ -42,8 +44,14 @@ func LoaderKeys() []string {
 	return []string{KeyVersion, KeyState, KeyMessage, KeyLoaded, KeyResumeFrom, KeyRetries, KeyResumedAt}
 }
 
-// ShardKeys are the keys of a shard ConfigMap: data, then binaryData.
-func ShardKeys() []string { return []string{KeyVersion, KeyReady, KeyState, KeyMessage, KeyResult} }
+// ShardKeys are the keys of a shard ConfigMap: data (a chunked result's
+// head among them), then binaryData.
+func ShardKeys() []string {
+	return append(append([]string{KeyVersion, KeyReady, KeyState, KeyMessage}, chunks.HeadKeys()...), KeyResult)
+}
+
+// ChunkKeys are the keys of a chunk ConfigMap: binaryData.
+func ChunkKeys() []string { return []string{chunks.KeyChunk} }
 
 // State is what a pod reports in KeyState.
 type State string
@@ -68,6 +76,12 @@ func ControlConfigMapName(run string) string { return run + "-control" }
 
 // ShardConfigMapName names shard i's ConfigMap.
 func ShardConfigMapName(run string, i int) string { return fmt.Sprintf("%s-shard-%d", run, i) }
+
+// ShardChunkNames are every name a chunk of shard i's result may take
+// (chunks.MaxShardChunks of them), for the runners' Role.
+func ShardChunkNames(run string, i int) []string {
+	return chunks.Names(ShardConfigMapName(run, i), chunks.MaxShardChunks)
+}
 
 // LoaderConfigMapName names loader i's ConfigMap.
 func LoaderConfigMapName(run string, i int) string { return fmt.Sprintf("%s-load-%d", run, i) }

@@ -2,12 +2,15 @@ package protocol
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
 // MaxMessageBytes bounds a report's message: the controller copies it into
@@ -43,10 +46,14 @@ type ShardReport struct {
 	State State
 	// Message says why the runner failed.
 	Message string
-	// Result is the shard's result as EncodeResult made it, present with
-	// Succeeded. It is kept encoded: only the aggregation decodes it
-	// (DecodeResult), once.
+	// Result is the shard's result as EncodeResult made it, inline,
+	// present with Succeeded when it fits MaxResultBytes. It is kept
+	// encoded: only the aggregation decodes it (DecodeResult), once.
 	Result []byte
+	// Chunked describes the shard's result stored in chunks instead
+	// (StoreResult), present with Succeeded when the result is longer;
+	// the aggregation reads it (LoadChunked).
+	Chunked *chunks.Head
 }
 
 // Maps is the content of a report's ConfigMap, data and binaryData. Its
@@ -106,12 +113,15 @@ func EncodeShardReport(r ShardReport) Maps {
 	if r.Result != nil {
 		m.BinaryData = map[string][]byte{KeyResult: r.Result}
 	}
+	if r.Chunked != nil {
+		maps.Copy(m.Data, r.Chunked.Data())
+	}
 	return m
 }
 
 // DecodeShardReport reads a shard ConfigMap's data and binaryData. The
-// result is only checked for its size, not decoded: see
-// ShardReport.Result.
+// result is only checked for its size, or its chunks' head, not decoded:
+// see ShardReport.Result.
 func DecodeShardReport(data map[string]string, binaryData map[string][]byte) (ShardReport, error) {
 	d := decoder{data: data}
 	d.known(ShardKeys())
@@ -131,7 +141,25 @@ func DecodeShardReport(data map[string]string, binaryData map[string][]byte) (Sh
 			r.Result = v
 		}
 	}
+	if d.err == nil {
+		r.Chunked, d.err = chunkedResult(data, r.Result != nil)
+	}
 	return r, d.err
+}
+
+// chunkedResult reads the head of a chunked result, if the data record
+// one; a report holding a result both inline and in chunks is refused.
+func chunkedResult(data map[string]string, inline bool) (*chunks.Head, error) {
+	h, ok, err := chunks.DecodeHead(data, chunks.MaxShardChunks)
+	switch {
+	case err != nil:
+		return nil, &DecodeError{Key: chunks.KeyChunks, Problem: "does not describe a chunked result: " + err.Error()}
+	case ok && inline:
+		return nil, &DecodeError{Key: KeyResult, Problem: "is present with a chunked result's head: a result is stored one way"}
+	case !ok:
+		return nil, nil
+	}
+	return &h, nil
 }
 
 // DecodeError says a ConfigMap of the protocol holds what its writer could

@@ -95,6 +95,9 @@ func TestDecodeRefusesWhatAPodCouldNotHaveWritten(t *testing.T) {
 		"unknown binary":   {nil, map[string][]byte{"core": {1}}, "core", "is not a key of the protocol"},
 		"huge result":      {nil, map[string][]byte{KeyResult: make([]byte, MaxResultBytes+1)}, KeyResult, "more than the 921600 a result may take"},
 		"another version":  {map[string]string{KeyVersion: "v1"}, nil, KeyVersion, `"v1" is not protocol version 1`},
+		"half a head":      {map[string]string{"resultBytes": "10"}, nil, "resultChunks", "does not describe a chunked result"},
+		"head and inline": {map[string]string{"resultBytes": "0", "resultSHA256": strings.Repeat("a", 64), "resultChunks": strings.Repeat("b", 64)},
+			map[string][]byte{KeyResult: {1}}, KeyResult, "a result is stored one way"},
 	}
 	for name, tc := range shards {
 		t.Run("shard/"+name, func(t *testing.T) {

@@ -6,72 +6,76 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
-// MaxResultBytes is the most a compressed result may take: a ConfigMap
-// holds at most 1 MiB, and the object needs some room besides.
+// MaxResultBytes is the most a compressed result may take inline, in one
+// key of its ConfigMap next to the report's other keys: a ConfigMap holds
+// at most 1 MiB, and the object needs some room besides. A longer result
+// is stored in chunks (StoreResult).
 const MaxResultBytes = 900 << 10
 
-// maxCoarsening bounds how far EncodeResult coarsens a result's intervals
-// to make it fit: 10 s intervals become at most 10m40s.
-const maxCoarsening = result.MaxCoarsening
-
-// MaxResultJSONBytes bounds a result's JSON once decompressed: gzip
+// MaxResultJSONBytes bounds a shard result's JSON once decompressed: gzip
 // expands a small input enormously (a 432 KiB shard to 60 MB), so the
-// reader stops there, and the writer coarsens a result until it fits.
-const MaxResultJSONBytes = 8 << 20
+// reader stops there, and the writer refuses a result above it. A dense
+// 30-minute shard of 10 operations (50,000 samples per interval and
+// operation) is 21 MiB.
+const MaxResultJSONBytes = 32 << 20
 
-// ResultBudget is the decode budget of a result from a ConfigMap:
-// MaxResultJSONBytes of JSON, at most 48 MiB decoded. EncodeResult
-// writes only what fits it; DecodeResult refuses the rest before decoding.
+// ResultLimits are what one kind of stored result may take: the budget it
+// is decoded within, and the most chunks it may be stored in.
+type ResultLimits struct {
+	Budget    result.Budget
+	MaxChunks int
+}
+
+// ShardLimits are a shard result's: MaxResultJSONBytes of JSON, at most
+// 64 MiB decoded, in at most chunks.MaxShardChunks chunks. The controller
+// decodes one shard at a time while it holds the merged histograms (up to
+// MaxMergedHistogramBytes): the sum stays within the manager's 256 MiB.
+func ShardLimits() ResultLimits {
+	return ResultLimits{Budget: ResultBudget(), MaxChunks: chunks.MaxShardChunks}
+}
+
+// ReportLimits are a run's merged report's: its merged histograms hold
+// more buckets than a shard's (a dense 30-minute 10-operation report is
+// 46 MiB of JSON where one shard is 21), so result.MaxDocumentBytes of
+// JSON, at most 128 MiB decoded, in at most chunks.MaxReportChunks chunks.
+func ReportLimits() ResultLimits {
+	b := result.FileBudget()
+	b.Memory = 128 << 20
+	return ResultLimits{Budget: b, MaxChunks: chunks.MaxReportChunks}
+}
+
+// ResultBudget is the decode budget of a shard result: MaxResultJSONBytes
+// of JSON, at most 64 MiB decoded. EncodeResult writes only what fits it;
+// DecodeResult refuses the rest before decoding.
 func ResultBudget() result.Budget {
 	b := result.FileBudget()
-	b.Bytes, b.Memory = MaxResultJSONBytes, 48<<20
+	b.Bytes, b.Memory = MaxResultJSONBytes, 64<<20
 	return b
 }
 
-// EncodeResult compresses a result for a ConfigMap (a shard's, or the
-// run's merged report). A result too large for one (a long run with many
-// operations) has its intervals coarsened, by 2, 4, ... up to 64, until it
-// fits: the totals are exact still, the time series coarser, and the
-// result says so in a note. One that does not fit even then is refused. d
-// is not modified.
-func EncodeResult(d *result.Document) ([]byte, error) {
-	b, err := compress(d)
-	for factor := 2; tooLarge(err) && factor <= maxCoarsening; factor *= 2 {
-		var c *result.Document
-		if c, err = d.Coarsened(factor); err == nil {
-			b, err = compress(c)
-		}
-	}
-	if tooLarge(err) {
-		return nil, fmt.Errorf("even with intervals %d times longer, %w; use a longer workload.interval or fewer operations", maxCoarsening, err)
-	}
-	return b, err
-}
+// EncodeResult compresses a shard's result for its ConfigMaps, whole,
+// within ShardLimits; EncodeReport a run's merged report within
+// ReportLimits. A result over its limits is refused, never coarsened
+// behind the user's back: a coarser time series is the user's choice, a
+// longer spec.workload.interval.
+func EncodeResult(d *result.Document) ([]byte, error) { return encode(d, ShardLimits()) }
 
-// errTooLarge says a result does not fit a ConfigMap or its reader's
-// budget.
-type errTooLarge struct{ why string }
+// EncodeReport is EncodeResult for a run's merged report.
+func EncodeReport(d *result.Document) ([]byte, error) { return encode(d, ReportLimits()) }
 
-func (e *errTooLarge) Error() string { return e.why }
-
-func tooLarge(err error) bool {
-	var t *errTooLarge
-	return errors.As(err, &t)
-}
-
-// compress is d as gzipped JSON, or an *errTooLarge when the result would
-// not fit its ConfigMap or DecodeResult would refuse it.
-func compress(d *result.Document) ([]byte, error) {
+func encode(d *result.Document, limits ResultLimits) ([]byte, error) {
 	js, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
 	}
-	if err := ResultBudget().Fits(js); err != nil {
-		return nil, &errTooLarge{why: err.Error()}
+	if err := limits.Budget.Fits(js); err != nil {
+		return nil, fmt.Errorf("%w; choose a longer spec.workload.interval or fewer operations", err)
 	}
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -81,25 +85,39 @@ func compress(d *result.Document) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	if buf.Len() > MaxResultBytes {
-		return nil, &errTooLarge{why: fmt.Sprintf("the result is %d KiB compressed, more than the %d KiB a ConfigMap holds", buf.Len()>>10, MaxResultBytes>>10)}
+	if buf.Len() > limits.MaxChunks*chunks.MaxBytes {
+		err := &chunks.TooLargeError{Bytes: buf.Len(), MaxChunks: limits.MaxChunks}
+		return nil, fmt.Errorf("%w; choose a longer spec.workload.interval or fewer operations", err)
 	}
 	return buf.Bytes(), nil
 }
 
-// DecodeResult reads a result EncodeResult wrote. The data come from a pod
-// and are untrusted: size, gzip, JSON and schema version are all checked,
-// and the decompressed JSON is held to ResultBudget before it is decoded.
-// That the result belongs to its run is for result.Expect to check.
-func DecodeResult(b []byte) (*result.Document, error) {
+// DecodeResult reads a result EncodeResult wrote and stored inline. The
+// data come from a pod and are untrusted: size, gzip, JSON and schema
+// version are all checked, and the decompressed JSON is held to
+// ResultBudget before it is decoded. That the result belongs to its run is
+// for result.Expect to check.
+func DecodeResult(b []byte) (*result.Document, error) { return decodeInline(b, ResultBudget()) }
+
+// decodeInline reads a compressed result stored inline within budget.
+func decodeInline(b []byte, budget result.Budget) (*result.Document, error) {
 	if len(b) > MaxResultBytes {
 		return nil, fmt.Errorf("the result is %d bytes, more than %d", len(b), MaxResultBytes)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
+	return decodeResultFrom(bytes.NewReader(b), budget)
+}
+
+// decodeResultFrom reads a compressed result from r within budget.
+func decodeResultFrom(r io.Reader, budget result.Budget) (*result.Document, error) {
+	zr, err := gzip.NewReader(r)
+	var chunk *chunks.ChunkError
+	switch {
+	case errors.As(err, &chunk):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("the result is not gzip: %w", err)
 	}
 	// ReadWithin bounds the decompressed size too: a small gzip can expand
 	// enormously.
-	return result.ReadWithin(zr, ResultBudget())
+	return result.ReadWithin(zr, budget)
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
 // bigResult is a long run's result: intervals of 1 s, two operations, each
@@ -47,29 +49,56 @@ func bigResult(t *testing.T, intervals int) *result.Document {
 	return d
 }
 
-// TestEncodeResultCoarsensAResultTooLargeForAConfigMap: a result over the
-// ConfigMap budget is stored with coarser intervals, exact totals and a
-// note, rather than lost at the end of a long, paid-for run.
-func TestEncodeResultCoarsensAResultTooLargeForAConfigMap(t *testing.T) {
+// TestALongResultIsStoredWholeInChunks: a result over what one ConfigMap
+// holds (which EncodeResult used to coarsen to fit) is stored in chunks and
+// read back with every interval at its own resolution, no note added.
+func TestALongResultIsStoredWholeInChunks(t *testing.T) {
 	d := bigResult(t, 1000)
-	if _, err := compress(d); !tooLarge(err) {
-		t.Fatalf("the fixture fits a ConfigMap (err %v); it must not, for this test to mean anything", err)
-	}
 	b, err := EncodeResult(d)
 	if err != nil {
-		t.Fatalf("EncodeResult refused a result it could coarsen: %v", err)
+		t.Fatalf("EncodeResult refused a result it can store in chunks: %v", err)
 	}
-	got, err := DecodeResult(b)
+	if len(b) <= MaxResultBytes {
+		t.Fatalf("the fixture is %d bytes compressed, within one ConfigMap; it must not be, for this test to mean anything", len(b))
+	}
+	stored, err := StoreResult(b, ShardLimits(), "ns", "long-shard-0", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.IntervalSeconds <= 1 || len(got.Notes) == 0 || !strings.Contains(got.Notes[len(got.Notes)-1], "coarsened from 1s") {
-		t.Errorf("stored %gs intervals with notes %q; want coarser ones and a note saying so", got.IntervalSeconds, got.Notes)
+	if stored.Inline != nil || stored.Head == nil || len(stored.Chunks) < 2 {
+		t.Fatalf("a %d-byte result stored inline %d bytes, head %v, %d chunks; want chunks only", len(b), len(stored.Inline), stored.Head, len(stored.Chunks))
+	}
+	byName := map[string][]byte{}
+	for _, cm := range stored.Chunks {
+		byName[cm.Name] = cm.BinaryData[chunks.KeyChunk]
+	}
+	got, err := decodeResultFrom(chunks.NewReader(*stored.Head, "long-shard-0", func(k int) ([]byte, error) {
+		return byName[chunks.Name("long-shard-0", k)], nil
+	}), ResultBudget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.IntervalSeconds != 1 || len(got.Intervals) != 1000 || len(got.Notes) != len(d.Notes) {
+		t.Errorf("read back %d intervals of %gs with notes %q; want all 1000 of 1s and no note added", len(got.Intervals), got.IntervalSeconds, got.Notes)
 	}
 	if got.Overall.OK != d.Overall.OK || got.Overall.Latency != d.Overall.Latency {
-		t.Errorf("overall after coarsening: %d ops, %+v; want exactly %d ops, %+v", got.Overall.OK, got.Overall.Latency, d.Overall.OK, d.Overall.Latency)
+		t.Errorf("overall read back: %d ops, %+v; want exactly %d ops, %+v", got.Overall.OK, got.Overall.Latency, d.Overall.OK, d.Overall.Latency)
 	}
-	if d.IntervalSeconds != 1 || len(d.Intervals) != 1000 {
+}
+
+// TestEncodeResultRefusesRatherThanCoarsens: a result its reader would
+// refuse is refused when written, saying what the user can choose, and is
+// never coarsened behind the user's back.
+func TestEncodeResultRefusesRatherThanCoarsens(t *testing.T) {
+	d := bigResult(t, 10)
+	for i := range 2000 {
+		d.Notes = append(d.Notes, fmt.Sprintf("note %d", i))
+	}
+	_, err := EncodeResult(d)
+	if err == nil || !strings.Contains(err.Error(), "spec.workload.interval") {
+		t.Fatalf("EncodeResult of a result over its decode budget: %v; want a refusal naming spec.workload.interval", err)
+	}
+	if d.IntervalSeconds != 1 || len(d.Intervals) != 10 {
 		t.Errorf("EncodeResult changed its input: %d intervals of %gs", len(d.Intervals), d.IntervalSeconds)
 	}
 }

@@ -451,7 +451,11 @@ type ReportReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	ConfigMapName string `json:"configMapName"`
 
-	// key is the ConfigMap key (data or binaryData) holding the document.
+	// key is the ConfigMap key (data or binaryData) holding the document
+	// when it is stored inline. A document too long for one ConfigMap is
+	// stored in chunk ConfigMaps "<configMapName>-<k>" instead, which this
+	// ConfigMap's data describe (resultBytes, resultSHA256, resultChunks;
+	// docs/result-format.md, "Chunked results").
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253

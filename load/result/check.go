@@ -18,7 +18,8 @@ type Expect struct {
 	// from a document's.
 	Spec Spec
 	// Interval is the spec's interval; a document's may be a whole
-	// multiple of it, up to MaxCoarsening (a runner coarsened it to fit).
+	// multiple of it, up to MaxCoarsening (a runner of an earlier release
+	// coarsened it to fit its ConfigMap).
 	Interval time.Duration
 	// Duration is the spec's total duration, and Overrun how long after
 	// it a runner may still end.
@@ -38,12 +39,15 @@ type Expect struct {
 }
 
 // MaxCoarsening is the largest factor by which a document's intervals may
-// be longer than its spec's (EncodeResult coarsens by up to 64).
+// be longer than its spec's: a runner or manager of an earlier release
+// coarsened a result too long for one ConfigMap by up to 64. This release
+// stores results whole, in chunks (package protocol/chunks), and never
+// coarsens one to fit; such older results stay readable.
 const MaxCoarsening = 64
 
 // maxFactor bounds how much longer a document's intervals may be than its
-// spec's: a runner coarsens its result by up to MaxCoarsening, and the
-// controller the merged report by as much again.
+// spec's: an earlier release's runner coarsened its result by up to
+// MaxCoarsening, and its controller the merged report by as much again.
 const maxFactor = MaxCoarsening * MaxCoarsening
 
 // Limits of a document's free text: its notes, the names of error codes,

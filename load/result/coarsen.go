@@ -11,7 +11,10 @@ import (
 // and the totals again. The time series loses resolution and the figures
 // lose nothing, except that the warm-up now ends on a coarse interval
 // boundary (a Fixed warm-up is rounded up to whole coarse intervals). A
-// factor below 2 changes nothing.
+// factor below 2 changes nothing. Nothing coarsens a result to make it fit
+// its store any more (results are stored whole, in chunks): Merge uses it
+// to align the shards an earlier release coarsened, and a user who wants a
+// coarser time series sets a longer spec.workload.interval.
 func (d *Document) Coarsen(factor int) error {
 	return d.coarsen(factor, newIntervalAccumulator())
 }

@@ -14,8 +14,8 @@ import (
 // Merge combines shard documents of one run exactly: intervals are matched
 // by index and their counts and histograms added, then the warm-up and the
 // totals are derived from the merged intervals. Percentiles are never
-// averaged. Shards whose intervals a runner coarsened to fit its result
-// (see Coarsen) are merged at the coarsest interval: the finer ones are
+// averaged. Shards whose intervals a runner of an earlier release coarsened
+// to fit its result in one ConfigMap (see Coarsen) are merged at the coarsest interval: the finer ones are
 // coarsened to it. The inputs are not modified. See Merger to merge shards
 // one at a time.
 func Merge(docs ...*Document) (*Document, error) {
