@@ -121,7 +121,7 @@ func (s *storeScenario) storeShards(pool shardtest.DensePool) []protocol.StoredR
 // aggregate runs the controller's aggregation of the run.
 func (s *storeScenario) aggregate() []string {
 	s.t.Helper()
-	r := &controllers.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{}}
+	r := &controllers.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}}
 	events, err := controllers.AggregateForTest(bounded(s.t), r, s.run)
 	if err != nil {
 		s.t.Fatalf("aggregating: %v", err)
@@ -218,7 +218,7 @@ func (s *storeScenario) wrapUpDeletesTheShardChunksAlone(report chunks.Head) {
 	if err := s.c.Create(bounded(t), stranger); err != nil {
 		t.Fatal(err)
 	}
-	r := &controllers.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{}}
+	r := &controllers.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}}
 	await.Eventually(t, await.Poll{Within: 30 * time.Second, Every: 200 * time.Millisecond}, "the shard chunks deleted", func() (bool, string) {
 		if err := controllers.DeleteShardChunksForTest(bounded(t), r, s.run); err != nil {
 			return false, err.Error()
