@@ -2,6 +2,7 @@ package gfe_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func drain(t testing.TB, ctx context.Context, c sppb.SpannerClient) {
 		t.Fatal(err)
 	}
 	for {
-		if _, err := s.Recv(); err == io.EOF {
+		if _, err := s.Recv(); errors.Is(err, io.EOF) {
 			return
 		} else if err != nil {
 			t.Fatal(err)
