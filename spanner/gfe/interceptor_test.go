@@ -125,7 +125,7 @@ type headerStream struct {
 }
 
 func (s headerStream) Header() (metadata.MD, error) { return s.md, nil }
-func (s headerStream) RecvMsg(any) error             { return nil }
+func (s headerStream) RecvMsg(any) error            { return nil }
 
 // BenchmarkStreamInterceptor measures what the interceptor adds to one
 // streaming RPC of one response: the wrapper and one header parse.
