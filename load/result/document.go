@@ -213,6 +213,12 @@ type Histograms struct {
 	// ErrorLatencyHistogram is the latency of operations that did not
 	// succeed (failed or not found) from their intended send time.
 	ErrorLatencyHistogram string `json:"errorLatencyHistogram,omitempty"`
+	// GFELatencyHistogram is, for successful operations whose responses
+	// carried Google's frontend timing (Cloud Spanner's server-timing
+	// header), the time their RPCs spent in the frontend and behind it,
+	// summed over an operation's RPCs. Absent in documents of older
+	// runners and of runs on the emulator, which never sets the header.
+	GFELatencyHistogram string `json:"gfeLatencyHistogram,omitempty"`
 }
 
 // Operation is the result of one operation (or, as Overall, of all).
@@ -233,6 +239,10 @@ type Operation struct {
 	// there were any: a failure mode that times out looks very different from one
 	// that fails fast.
 	ErrorLatency *histogram.Summary `json:"errorLatency,omitempty"`
+	// GFELatency summarises GFELatencyHistogram, when any successful
+	// operation's responses carried the GFE's timing; its count is how many
+	// did. Absent means not available (see GFEUnavailable), never zero.
+	GFELatency *histogram.Summary `json:"gfeLatency,omitempty"`
 	Histograms
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/operation"
+	"github.com/spanbench/spanbench/spanner/gfe"
 )
 
 // GeneratorVersion changes whenever preloaded rows change for the same
@@ -68,9 +69,14 @@ type Op struct {
 	exec *executor
 }
 
-// Do runs the operation once. rng belongs to the calling worker.
+// Do runs the operation once. rng belongs to the calling worker. Its
+// RPCs' GFE durations, which the session's interceptor reads from their
+// response headers, are summed into the outcome.
 func (o *Op) Do(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-	return o.do(ctx, rng)
+	var t gfe.Timer
+	out, err := o.do(gfe.WithTimer(ctx, &t), rng)
+	out.GFE, out.GFEMeasured = t.Total()
+	return out, err
 }
 
 // SchemaFor returns the schema of a workload type in dialect d ("" is
