@@ -115,4 +115,4 @@ fuzz: ## fuzz untrusted-input parsers, each target for FUZZTIME (default 1m); a 
 
 .PHONY: bench
 bench: ## measure the load engine (see docs/performance.md)
-	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/ ./load/histogram/ ./load/result/
+	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/ ./load/histogram/ ./load/result/ ./internal/openloop/
