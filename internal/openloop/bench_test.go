@@ -43,6 +43,7 @@ const (
 // side is one process's measurement.
 type side struct {
 	reads, notFound uint64
+	errors          uint64        // failed reads (counted in reads: their CPU was spent)
 	missed          uint64        // engine only: sends the in-flight cap refused
 	p99             time.Duration // engine only: latency p99 from the intended times
 	cpu             time.Duration // user+system from the start instant to exit
@@ -84,7 +85,7 @@ func BenchmarkOpenLoopVsBareLoop(b *testing.B) {
 		for _, e := range engines {
 			fmt.Fprintf(&table, ", %s version %.1f MiB", filepath.Base(e), mib(idleRSS(b, e, "version")))
 		}
-		fmt.Fprintln(&table, "\nrate/s  pair  engine          engine µs/read (usr+sys), csw  bare µs/read (usr+sys), csw  cpu ratio  engine RSS  bare RSS  RSS ratio  engine p99, missed  load avg")
+		fmt.Fprintln(&table, "\nrate/s  pair  engine          engine µs/read (usr+sys), csw  bare µs/read (usr+sys), csw  cpu ratio  engine RSS  bare RSS  RSS ratio  engine p99, missed, errors  bare errors  load avg")
 		for _, rate := range rates {
 			compareAt(b, &table, dir, engines, bare, rate)
 		}
@@ -103,9 +104,9 @@ func compareAt(b *testing.B, table *strings.Builder, dir string, engines []strin
 			cr := e.perRead().Seconds() / bl.perRead().Seconds()
 			rr := float64(e.maxRSS) / float64(bl.maxRSS)
 			cpuRatios[i], rssRatios[i] = append(cpuRatios[i], cr), append(rssRatios[i], rr)
-			fmt.Fprintf(table, "%6d  %4d  %-18s  %30s  %30s  %9.2f  %6.1f MiB  %4.1f MiB  %9.2f  %10v, %d  %s\n",
+			fmt.Fprintf(table, "%6d  %4d  %-18s  %30s  %30s  %9.2f  %6.1f MiB  %4.1f MiB  %9.2f  %10v, %d, %d  %d  %s\n",
 				rate, p+1, filepath.Base(engines[i]), e.cpuColumn(), bl.cpuColumn(), cr, mib(e.maxRSS), mib(bl.maxRSS), rr,
-				e.p99.Round(100*time.Microsecond), e.missed, load)
+				e.p99.Round(100*time.Microsecond), e.missed, e.errors, bl.errors, load)
 		}
 	}
 	for i, e := range engines {
@@ -232,7 +233,7 @@ func runSpanbench(b *testing.B, dir, bin string, t v1alpha1.TargetSpec, rate int
 		b.Fatal(err)
 	}
 	c := doc.Overall.Counts
-	s.reads, s.notFound = c.OK+c.NotFound+c.ErrorCount(), c.NotFound
+	s.reads, s.notFound, s.errors = c.OK+c.NotFound+c.ErrorCount(), c.NotFound, c.ErrorCount()
 	s.missed = doc.Shards[0].Missed
 	s.p99 = time.Duration(doc.Overall.Latency.P99) * time.Microsecond
 	return s
@@ -247,7 +248,7 @@ func runBareLoop(b *testing.B, bin string, t v1alpha1.TargetSpec, rate int, star
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	s := measure(b, cmd, start, rate)
-	if _, err := fmt.Sscanf(stdout.String(), "reads %d notfound %d", &s.reads, &s.notFound); err != nil {
+	if _, err := fmt.Sscanf(stdout.String(), "reads %d notfound %d errors %d", &s.reads, &s.notFound, &s.errors); err != nil {
 		b.Fatalf("bare loop printed %q: %v", stdout.String(), err)
 	}
 	return s

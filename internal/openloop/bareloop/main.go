@@ -2,7 +2,8 @@
 // bench` (internal/openloop): a plain Go loop, paced by a ticker, that
 // makes the same stale point read as spanbench's Read operation (same
 // client version, same client config through session.Open, same options) at
-// a fixed rate, each read in its own goroutine, and prints how many it made.
+// a fixed rate, each read in its own goroutine, and prints how many it made,
+// found nothing and failed.
 // It is a test helper: nothing in the spanbench binary links it.
 package main
 
@@ -54,19 +55,19 @@ func run() error {
 		return err
 	}
 	defer s.Close()
-	n, notFound := readAtRate(ctx, s.Client, *rate, start, *duration, *rows, *tag)
-	fmt.Printf("reads %d notfound %d\n", n, notFound)
+	n, notFound, failed := readAtRate(ctx, s.Client, *rate, start, *duration, *rows, *tag)
+	fmt.Printf("reads %d notfound %d errors %d\n", n, notFound, failed)
 	return nil
 }
 
 // readAtRate sends rate reads a second from start for d: at every tick it
 // starts the reads that have come due since the last one (a ticker drops
 // ticks when it is late, so counting keeps the rate), each in a goroutine.
-func readAtRate(ctx context.Context, c *spanner.Client, rate float64, start time.Time, d time.Duration, rows int64, tag string) (sent, notFound uint64) {
+func readAtRate(ctx context.Context, c *spanner.Client, rate float64, start time.Time, d time.Duration, rows int64, tag string) (sent, notFound, failed uint64) {
 	cols := []string{"id", "field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"}
 	bound := spanner.ExactStaleness(15 * time.Second)
 	opts := &spanner.ReadOptions{RequestTag: tag}
-	var empty atomic.Uint64
+	var empty, errs atomic.Uint64
 	var wg sync.WaitGroup
 	rng := rand.New(rand.NewPCG(1, 9))
 	time.Sleep(time.Until(start))
@@ -80,14 +81,17 @@ func readAtRate(ctx context.Context, c *spanner.Client, rate float64, start time
 			key := spanner.Key{workload.YCSBKey(rng.Int64N(rows))}
 			wg.Go(func() {
 				got := 0
-				_ = c.Single().WithTimestampBound(bound).ReadWithOptions(ctx, "usertable", key, cols, opts).
+				err := c.Single().WithTimestampBound(bound).ReadWithOptions(ctx, "usertable", key, cols, opts).
 					Do(func(*spanner.Row) error { got++; return nil })
-				if got == 0 {
+				switch {
+				case err != nil:
+					errs.Add(1)
+				case got == 0:
 					empty.Add(1)
 				}
 			})
 		}
 	}
 	wg.Wait()
-	return sent, empty.Load()
+	return sent, empty.Load(), errs.Load()
 }
