@@ -27,7 +27,10 @@ const (
 	maxBackoff   = 5 * time.Second
 	// finalWriteTimeout bounds the last write (result or failure), which
 	// runs even when the runner's context has ended: the pod is going away
-	// and the controller must still learn what happened.
+	// and the controller must still learn what happened. It retries
+	// transient errors for all of this time (patchFinal), so that a result
+	// outlives an API server restart (measured on the local cluster: down
+	// 19 s; docs/security.md).
 	finalWriteTimeout = time.Minute
 )
 
@@ -63,16 +66,20 @@ func retriable(err error) bool {
 	return true
 }
 
-// withRetries calls fn up to writeAttempts times while it fails
-// transiently, each call bounded by callTimeout.
-func withRetries(ctx context.Context, fn func(context.Context) error) error {
+// untilDone as a number of attempts retries transient failures until the
+// context ends.
+const untilDone = 0
+
+// withRetries calls fn up to attempts times (untilDone: until ctx ends)
+// while it fails transiently, each call bounded by callTimeout.
+func withRetries(ctx context.Context, attempts int, fn func(context.Context) error) error {
 	var b backoff
 	var err error
 	for attempt := 1; ; attempt++ {
 		callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 		err = fn(callCtx)
 		cancel()
-		if err == nil || !retriable(err) || attempt == writeAttempts {
+		if err == nil || !retriable(err) || attempt == attempts {
 			return err
 		}
 		if b.sleep(ctx) != nil {
@@ -109,7 +116,7 @@ func (r *runner) waitForControl(ctx context.Context) (*corev1.ConfigMap, error) 
 // getOwn reads the pod's own ConfigMap (its shard or loader map).
 func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
 	var cm corev1.ConfigMap
-	err := withRetries(ctx, func(ctx context.Context) error { return r.c.Get(ctx, r.own, &cm) })
+	err := withRetries(ctx, writeAttempts, func(ctx context.Context) error { return r.c.Get(ctx, r.own, &cm) })
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s: %w", r.own, err)
 	}
@@ -117,17 +124,29 @@ func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
 }
 
 // patchOwn writes a report (protocol.Maps) into the pod's own ConfigMap as
-// a JSON merge patch, retrying transient errors: it needs no
-// resourceVersion, so it cannot conflict with the controller's writes
-// (labels, owner references), and it never creates the object: the pods'
-// Role has no create verb. When it returns nil the write is stored.
+// a JSON merge patch, retrying transient errors writeAttempts times: it
+// needs no resourceVersion, so it cannot conflict with the controller's
+// writes (labels, owner references), and it never creates the object: the
+// pods' Role has no create verb. When it returns nil the write is stored.
 func (r *runner) patchOwn(ctx context.Context, m protocol.Maps) error {
+	return r.patch(ctx, writeAttempts, m)
+}
+
+// patchFinal is patchOwn for the pod's last report (its result, its
+// failure, a loader's done): it retries transient errors until ctx ends
+// (a durable one, finalWriteTimeout), not writeAttempts times, which an
+// API server restart outlasts; a result given up on is a run lost.
+func (r *runner) patchFinal(ctx context.Context, m protocol.Maps) error {
+	return r.patch(ctx, untilDone, m)
+}
+
+func (r *runner) patch(ctx context.Context, attempts int, m protocol.Maps) error {
 	body, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: r.own.Namespace, Name: r.own.Name}}
-	err = withRetries(ctx, func(ctx context.Context) error {
+	err = withRetries(ctx, attempts, func(ctx context.Context) error {
 		return r.c.Patch(ctx, cm, client.RawPatch(types.MergePatchType, body))
 	})
 	if err != nil {

@@ -354,7 +354,7 @@ func (r *runner) writeResult(ctx context.Context, ready time.Time, doc *result.D
 	wctx, cancel := durable(ctx)
 	defer cancel()
 	p := protocol.EncodeShardReport(protocol.ShardReport{Ready: ready, State: protocol.StateSucceeded, Result: enc})
-	if err := r.patchOwn(wctx, p); err != nil {
+	if err := r.patchFinal(wctx, p); err != nil {
 		return fmt.Errorf("storing the result: %w", err)
 	}
 	sh := doc.Shards[0]
@@ -370,7 +370,7 @@ func (r *runner) reportFailure(ctx context.Context, cause error) {
 	r.log.Error(cause, "failed")
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	if err := r.patchOwn(wctx, r.failureReport(wctx, cause.Error())); err != nil {
+	if err := r.patchFinal(wctx, r.failureReport(wctx, cause.Error())); err != nil {
 		r.log.Error(err, "could not report the failure in the pod's ConfigMap")
 	}
 }
