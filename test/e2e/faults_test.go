@@ -211,7 +211,7 @@ func TestRunnerNetworkCut(t *testing.T) {
 	iptables := func(op string, rule []string) error {
 		args := append([]string{"-t", pid, "-n", "iptables", "-w", op}, rule...)
 		if out, err := exec.CommandContext(t.Context(), "nsenter", args...).CombinedOutput(); err != nil {
-			return fmt.Errorf("nsenter %s: %v: %s", strings.Join(args, " "), err, out)
+			return fmt.Errorf("nsenter %s: %w: %s", strings.Join(args, " "), err, out)
 		}
 		return nil
 	}

@@ -417,7 +417,7 @@ func TestHelmUpgrade(t *testing.T) {
 	before := managerPod(t)
 	out, err := helm(t.Context(), 2*time.Minute, "upgrade", releaseName, filepath.Join(suite.root, chartDir),
 		"--namespace", managerNamespace, "--values", filepath.Join(suite.root, helmValues),
-		"--set", "podAnnotations.spanbench\\.io/e2e-upgrade=1", "--wait", "--timeout=100s")
+		"--set-string", "podAnnotations.spanbench\\.io/e2e-upgrade=1", "--wait", "--timeout=100s")
 	if err != nil {
 		t.Fatalf("helm upgrade %s: %v\n%s", releaseName, err, out)
 	}
