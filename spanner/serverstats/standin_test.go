@@ -25,9 +25,9 @@ const standinPrefix = "STANDIN_"
 // are the key, as the documentation says they are unique together.
 type standinSchema struct{ dialect v1alpha1.Dialect }
 
-func (s standinSchema) Dialect() v1alpha1.Dialect { return s.dialect }
-func (standinSchema) Table() string               { return standinPrefix + "QUERY_STATS_TOP_MINUTE" }
-func (standinSchema) Row(int64) *spanner.Mutation { return nil }
+func (s standinSchema) Dialect() v1alpha1.Dialect    { return s.dialect }
+func (standinSchema) Table() string                  { return standinPrefix + "QUERY_STATS_TOP_MINUTE" }
+func (standinSchema) Rows(int64) []*spanner.Mutation { return nil }
 
 // pgTypes turn the GoogleSQL DDL into the PostgreSQL dialect's, whose
 // spanner_sys tables have the same columns in lower case (unquoted names

@@ -49,9 +49,11 @@ type Schema interface {
 	DDL() []string
 	// Table is the main table, whose row count the dataset marker records.
 	Table() string
-	// Row is the mutation that writes preloaded row k: an InsertOrUpdate, so a
-	// repeated load is idempotent, and a pure function of k.
-	Row(k int64) *spanner.Mutation
+	// Rows are the mutations that write preloaded load unit k: one row of
+	// the main table for YCSB and Tweet, several rows of several tables for
+	// TPCC. They are InsertOrUpdates, so a repeated load is idempotent, and
+	// a pure function of k.
+	Rows(k int64) []*spanner.Mutation
 }
 
 // Workload is a built-in workload bound to a client and a shard.
@@ -88,6 +90,11 @@ func SchemaFor(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (Schema, error) 
 			return nil, fmt.Errorf("the Tweet workload has no SQL in dialect %q", d)
 		}
 		return tweetSchema{fieldBytes: fb, dialect: d}, nil
+	case v1alpha1.WorkloadTPCC:
+		if tpccDDL[d] == nil {
+			return nil, fmt.Errorf("the TPCC workload has no SQL in dialect %q", d)
+		}
+		return tpccSchema{scale: spec.TPCC.Scale(), dialect: d}, nil
 	}
 	return nil, fmt.Errorf("unknown workload type %q", spec.Type)
 }
