@@ -45,6 +45,7 @@ type stripe struct {
 type window struct {
 	latency, service, errorLat        *hdr.Histogram
 	ok, notFound, rows, retries, muts uint64
+	rollbacks                         uint64
 	errs                              [numCodes]uint64
 }
 
@@ -81,6 +82,9 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 		_ = w.errorLat.RecordValue(lat)
 	default:
 		w.ok++
+		if out.RolledBack {
+			w.rollbacks++
+		}
 		w.rows += uint64(out.Rows)
 		w.muts += uint64(out.Mutations)
 		_ = w.latency.RecordValue(lat)
@@ -101,7 +105,8 @@ func (r *opRecorder) drain() (result.IntervalOperation, error) {
 		r.spare.reset()
 	}
 	defer r.sum.reset()
-	c := result.Counts{OK: r.sum.ok, NotFound: r.sum.notFound, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts}
+	c := result.Counts{OK: r.sum.ok, NotFound: r.sum.notFound, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts,
+		Rollbacks: r.sum.rollbacks}
 	for code, n := range r.sum.errs {
 		if n > 0 {
 			if c.Errors == nil {
@@ -123,6 +128,7 @@ func (w *window) add(o *window) {
 	w.rows += o.rows
 	w.retries += o.retries
 	w.muts += o.muts
+	w.rollbacks += o.rollbacks
 	for i, n := range o.errs {
 		w.errs[i] += n
 	}

@@ -22,6 +22,10 @@ type Outcome struct {
 	// no row: not a success (the bare client's ReadRow returns NotFound), so
 	// the engine counts it apart from OK and from errors.
 	NotFound bool
+	// RolledBack says the operation rolled its transaction back by design
+	// (TPC-C's New-Order on an unused item): a success, counted apart in
+	// rollbacks.
+	RolledBack bool
 }
 
 // Operation runs one request. rng belongs to the calling worker, so Do may

@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/sessiontest"
+	"github.com/spanbench/spanbench/spanner/session"
+	"github.com/spanbench/spanbench/spanner/workload"
 	"github.com/spanbench/spanbench/spanner/workload/tpcc"
 )
 
@@ -55,5 +58,129 @@ func TestTPCCLoadsThePopulationInBothDialects(t *testing.T) {
 				t.Errorf("order_line holds %d rows, want 5 to 15 per order", lines)
 			}
 		})
+	}
+}
+
+// runTPCC runs n transactions of w's mix, weighted, and counts outcomes by
+// operation name; it fails the test on any error.
+func runTPCC(t *testing.T, rng *rand.Rand, n int, shards ...*workload.Workload) map[string]int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	done := map[string]int{}
+	for i := range n {
+		ops := shards[i%len(shards)].Ops()
+		var total int32
+		for _, o := range ops {
+			total += o.Spec.Weight
+		}
+		x := rng.Int32N(total)
+		op := ops[0]
+		for _, o := range ops {
+			if x < o.Spec.Weight {
+				op = o
+				break
+			}
+			x -= o.Spec.Weight
+		}
+		out, err := op.Do(ctx, rng)
+		if err != nil {
+			t.Fatalf("%s (shard %d): %v", op.Spec.Name, i%len(shards), err)
+		}
+		done[op.Spec.Name]++
+		if out.RolledBack {
+			done["rolled-back"]++
+		}
+	}
+	return done
+}
+
+// checkTPCC runs the consistency conditions and returns them by name.
+func checkTPCC(t *testing.T, s *session.Session) map[string]workload.TPCCCondition {
+	t.Helper()
+	conds, err := workload.CheckTPCC(context.Background(), s.Client, s.Target.Dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]workload.TPCCCondition{}
+	for _, c := range conds {
+		byName[c.Name] = c
+	}
+	if len(byName) != 4 {
+		t.Fatalf("%d consistency conditions, want 4: %+v", len(byName), conds)
+	}
+	return byName
+}
+
+// TestTPCCTransactionsKeepTheDatabaseConsistent loads one Test warehouse,
+// runs each transaction alone (both write paths), then the standard mix
+// across 2 shards, and checks that every consistency condition holds.
+func TestTPCCTransactionsKeepTheDatabaseConsistent(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(string(d), func(t *testing.T) {
+			s := sessiontest.StartDialect(t, tpccSpec(1), d)
+			rng := rand.New(rand.NewPCG(16, 16))
+			for _, name := range checkTPCC(t, s) {
+				if !name.Passed {
+					t.Fatalf("the loaded population fails %s: %s", name.Name, name.Detail)
+				}
+			}
+			for _, typ := range []v1alpha1.OperationType{v1alpha1.OpNewOrder, v1alpha1.OpPayment, v1alpha1.OpOrderStatus, v1alpha1.OpDelivery, v1alpha1.OpStockLevel} {
+				for _, path := range []v1alpha1.WritePath{v1alpha1.WriteMutation, v1alpha1.WriteDML} {
+					op := v1alpha1.OperationSpec{Type: typ, Weight: 1}
+					if typ.HasWritePath() {
+						op.WritePath = path
+					} else if path == v1alpha1.WriteDML {
+						continue
+					}
+					w, err := s.Workload(tpccSpec(1, op), "tpcc-test", 0, 1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := runTPCC(t, rng, 20, w); got[op.Type.DefaultName()] != 20 {
+						t.Errorf("%s alone (%s): ran %v", typ, path, got)
+					}
+				}
+			}
+			mix := tpccSpec(1)
+			var shards []*workload.Workload
+			for i := range 2 {
+				w, err := s.Workload(mix, "tpcc-test", i, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shards = append(shards, w)
+			}
+			got := runTPCC(t, rng, 200, shards...)
+			if got["new-order"] == 0 || got["payment"] == 0 {
+				t.Errorf("the standard mix ran %v", got)
+			}
+			for _, c := range checkTPCC(t, s) {
+				if !c.Passed {
+					t.Errorf("after the runs, %s fails: %s", c.Name, c.Detail)
+				}
+			}
+		})
+	}
+}
+
+// TestTPCCConsistencyCatchesALostUpdate breaks Payment (it skips D_YTD)
+// and expects condition 1, and only it, to fail.
+func TestTPCCConsistencyCatchesALostUpdate(t *testing.T) {
+	s := sessiontest.Start(t, tpccSpec(1))
+	w, err := s.Workload(tpccSpec(1, v1alpha1.OperationSpec{Type: v1alpha1.OpPayment, Weight: 1}), "broken", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.BreakTPCCPayment()
+	runTPCC(t, rand.New(rand.NewPCG(1, 1)), 5, w)
+	conds := checkTPCC(t, s)
+	if c := conds[workload.ConditionWarehouseYTD]; c.Passed || c.Detail == "" {
+		t.Errorf("Payment without D_YTD: %s passed (%+v), want it failed", c.Name, c)
+	}
+	for name, c := range conds {
+		if name != workload.ConditionWarehouseYTD && !c.Passed {
+			t.Errorf("Payment without D_YTD: %s failed too: %s", name, c.Detail)
+		}
 	}
 }

@@ -60,6 +60,9 @@ type Schema interface {
 type Workload struct {
 	Schema
 	ops []*Op
+	// tpcc is the TPCC shard's shared state (test seams reach it); nil for
+	// the other workloads.
+	tpcc *tpccRun
 }
 
 // Op is one operation of the mix, an operation.Operation.
@@ -126,6 +129,9 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 		return nil, err
 	}
 	keyspace := &shardKeys{rows: *spec.Dataset.Rows, insertStart: start, log: &insertLog{}, recent: newZipfian(maxLive)}
+	if ts, ok := schema.(tpccSchema); ok {
+		keyspace.tpcc = newTPCCRun(ts, o)
+	}
 	ops := make([]*Op, 0, len(spec.Operations))
 	for _, os := range spec.Operations {
 		ex := newExecutor(c, os, o.Run, o)
@@ -136,7 +142,7 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 		ops = append(ops, &Op{Spec: os, do: do, exec: ex})
 	}
 	w := FromOps(ops...)
-	w.Schema = schema
+	w.Schema, w.tpcc = schema, keyspace.tpcc
 	return w, nil
 }
 
@@ -151,6 +157,8 @@ type shardKeys struct {
 	rows, insertStart int64
 	log               *insertLog
 	recent            *zipfian
+	// tpcc is what a TPCC shard's transactions share; nil for the others.
+	tpcc *tpccRun
 }
 
 // existing picks an existing row for a read or update.
@@ -180,6 +188,8 @@ func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, keyspace *shar
 		return s.op(o, ex, keyspace)
 	case tweetSchema:
 		return s.op(o, ex, keyspace)
+	case tpccSchema:
+		return s.op(o, ex, keyspace.tpcc)
 	}
 	return nil, fmt.Errorf("no operations for schema %T", schema)
 }
