@@ -211,6 +211,9 @@ func checkCounts(c Counts) error {
 
 // checkText bounds the free text a document carries.
 func checkText(d *Document) error {
+	if err := checkTPCC(d); err != nil {
+		return err
+	}
 	if len(d.Notes) > maxNotes {
 		return invalid("the result has %d notes, more than %d", len(d.Notes), maxNotes)
 	}

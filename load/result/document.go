@@ -69,6 +69,9 @@ type Document struct {
 	// Notes are caveats a reader must see, such as transactions serialized
 	// against the emulator.
 	Notes []string `json:"notes,omitempty"`
+	// TPCC is a TPC-C run's tpmC, executed mix and consistency checks;
+	// absent for other workloads.
+	TPCC *TPCC `json:"tpcc,omitempty"`
 }
 
 // Target describes what was benchmarked. It never holds credentials.

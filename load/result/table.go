@@ -44,6 +44,7 @@ func WriteTable(w io.Writer, d *Document) error {
 	if missed > 0 {
 		fmt.Fprintf(w, "missed sends (in-flight cap reached): %d\n", missed)
 	}
+	writeTPCC(w, d.TPCC)
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
