@@ -384,6 +384,9 @@ func (s *StalenessSpec) validate(path *field.Path, t OperationType) field.ErrorL
 	if s.Exact != nil {
 		return bounded(path.Child("exact"), s.Exact, MaxStaleness)
 	}
+	if t == OpOrderStatus || t == OpStockLevel {
+		return field.ErrorList{field.Forbidden(path.Child("max"), "OrderStatus and StockLevel read several times in one read-only transaction, which takes exact staleness only")}
+	}
 	return bounded(path.Child("max"), s.Max, MaxStaleness)
 }
 

@@ -272,6 +272,7 @@ type DatasetSpec struct {
 
 // OperationSpec is one operation of the mix with its options.
 // +kubebuilder:validation:XValidation:rule="!has(self.staleness) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel']",message="staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment and Delivery run in read-write transactions",fieldPath=".staleness"
+// +kubebuilder:validation:XValidation:rule="!has(self.staleness) || !has(self.staleness.max) || !(self.type in ['OrderStatus','StockLevel'])",message="staleness.max: OrderStatus and StockLevel read several times in one read-only transaction, which takes exact staleness only",fieldPath=".staleness.max"
 // +kubebuilder:validation:XValidation:rule="!has(self.directedRead) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel']",message="directedRead: only read-only operations can be directed",fieldPath=".directedRead"
 // +kubebuilder:validation:XValidation:rule="!has(self.commit) || self.type in ['Insert','Update','Delete','ReadModifyWrite','NewOrder','Payment','Delivery']",message="commit: commit options apply only to writes",fieldPath=".commit"
 // +kubebuilder:validation:XValidation:rule="!has(self.writePath) || self.type in ['Insert','Update','Delete','NewOrder','Payment','Delivery']",message="writePath: only Insert, Update, Delete, NewOrder, Payment and Delivery have a write path",fieldPath=".writePath"

@@ -189,4 +189,33 @@ spec:
 			{"spec.workload.operations[0].writePath", "Invalid value: \"object\": writePath: only Insert, Update, Delete, NewOrder, Payment and Delivery have a write path"},
 		},
 	},
+	{
+		name: "tpcc-max-staleness-in-a-transaction",
+		patch: `
+spec:
+  workload:
+    type: TPCC
+    operations:
+    - type: OrderStatus
+      weight: 1
+      staleness:
+        max: 10s`,
+		want: []cause{
+			{"spec.workload.operations[0].staleness.max", "Invalid value: \"object\": staleness.max: OrderStatus and StockLevel read several times in one read-only transaction, which takes exact staleness only"},
+		},
+	},
+	{
+		name: "tpcc-split-points",
+		patch: `
+spec:
+  target:
+    splitPoints:
+      count: 4
+  workload:
+    type: TPCC
+    operations: null`,
+		want: []cause{
+			{"spec.target.splitPoints", "Invalid value: \"object\": target.splitPoints: split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built"},
+		},
+	},
 }
