@@ -2,11 +2,13 @@ package workload_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -65,7 +67,7 @@ func TestTPCCLoadsThePopulationInBothDialects(t *testing.T) {
 // operation name; it fails the test on any error.
 func runTPCC(t *testing.T, rng *rand.Rand, n int, shards ...*workload.Workload) map[string]int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	done := map[string]int{}
 	for i := range n {
@@ -93,6 +95,32 @@ func runTPCC(t *testing.T, rng *rand.Rand, n int, shards ...*workload.Workload) 
 		}
 	}
 	return done
+}
+
+// runConcurrently runs n transactions of w's mix on each of `workers`
+// goroutines, as the engine's closed loop does: against the emulator the
+// workload must serialise its transactions, read-only ones included, or
+// they fail (FailedPrecondition, NotFound).
+func runConcurrently(t *testing.T, w *workload.Workload, workers, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var g errgroup.Group
+	for i := range workers {
+		g.Go(func() error {
+			rng := rand.New(rand.NewPCG(uint64(i), 99))
+			for j := range n {
+				op := w.Ops()[j%len(w.Ops())]
+				if _, err := op.Do(ctx, rng); err != nil {
+					return fmt.Errorf("worker %d, %s: %w", i, op.Spec.Name, err)
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Errorf("%d concurrent workers of one shard: %v", workers, err)
+	}
 }
 
 // checkTPCC runs the consistency conditions and returns them by name.
@@ -164,6 +192,7 @@ func TestTPCCTransactionsKeepTheDatabaseConsistent(t *testing.T) {
 			if got["new-order"] == 0 || got["payment"] == 0 {
 				t.Errorf("the standard mix ran %v", got)
 			}
+			runConcurrently(t, shards[0], 4, 25)
 			for _, c := range checkTPCC(t, s) {
 				if !c.Passed {
 					t.Errorf("after the runs, %s fails: %s", c.Name, c.Detail)
