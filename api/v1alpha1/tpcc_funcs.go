@@ -20,6 +20,9 @@ const (
 	// TPCCDistricts is the number of districts per warehouse, in every
 	// population.
 	TPCCDistricts = 10
+	// TPCCFullItems is the Full population's item count, the most any
+	// population has.
+	TPCCFullItems = 100_000
 )
 
 // TPCCStandardMix is the TPC-C specification's transaction mix, the default
@@ -59,7 +62,7 @@ func (t *TPCCSpec) Scale() TPCCScale {
 	if t != nil && t.Population == TPCCTest {
 		return TPCCScale{Warehouses: w, Items: 1_000, Customers: 30, NewOrders: 9, Test: true}
 	}
-	return TPCCScale{Warehouses: w, Items: 100_000, Customers: 3_000, NewOrders: 900}
+	return TPCCScale{Warehouses: w, Items: TPCCFullItems, Customers: 3_000, NewOrders: 900}
 }
 
 // UnitsPerWarehouse is the number of load units of one warehouse: the

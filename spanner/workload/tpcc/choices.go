@@ -69,8 +69,11 @@ func (p *Picker) ItemID(rng *rand.Rand) int64 {
 }
 
 // UnusedItemID is an item id no item has: New-Order's rollback (clause
-// 2.4.1.4) orders it as its last item.
-func (p *Picker) UnusedItemID() int64 { return p.Scale.Items + 1 }
+// 2.4.1.4) orders it as its last item. It is past the Full population's
+// items, so that a database reloaded from Full to Test (whose reload
+// leaves the items table to be overwritten, not emptied) has no such item
+// either.
+func (p *Picker) UnusedItemID() int64 { return v1alpha1.TPCCFullItems + 1 }
 
 // OtherWarehouse is a uniform warehouse other than home; home itself when
 // there is only one.
