@@ -233,7 +233,7 @@ func TestBadControlFailsTheShardWithAMessage(t *testing.T) {
 		{"unknown field", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"Shards"`, `"Shard":1,"Shards"`, 1)}, 0, `unknown field "Shard"`},
 		{"no control document", map[string]string{"other": "x"}, 0, "has no control.json"},
 		{"no shards", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"Shards":1`, `"Shards":0`, 1)}, 0, "Shards: Invalid value: 0"},
-		{"bad workload", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"type":"YCSB"`, `"type":"TPCC"`, 1)}, 0, "Workload.type"},
+		{"bad workload", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"type":"YCSB"`, `"type":"TPCH"`, 1)}, 0, "Workload.type"},
 		{"index out of range", map[string]string{protocol.KeyControl: mustJSON(t, good)}, 1, "shard index 1 is out of range: the run has 1 shards"},
 	}
 	for _, tc := range cases {

@@ -49,6 +49,7 @@ type window struct {
 	// emulator (which never sends it) spends no memory on it.
 	gfe                               *hdr.Histogram
 	ok, notFound, rows, retries, muts uint64
+	rollbacks                         uint64
 	errs                              [numCodes]uint64
 }
 
@@ -85,6 +86,9 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 		_ = w.errorLat.RecordValue(lat)
 	default:
 		w.ok++
+		if out.RolledBack {
+			w.rollbacks++
+		}
 		w.rows += uint64(out.Rows)
 		w.muts += uint64(out.Mutations)
 		_ = w.latency.RecordValue(lat)
@@ -108,7 +112,8 @@ func (r *opRecorder) drain() (result.IntervalOperation, error) {
 		r.spare.reset()
 	}
 	defer r.sum.reset()
-	c := result.Counts{OK: r.sum.ok, NotFound: r.sum.notFound, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts}
+	c := result.Counts{OK: r.sum.ok, NotFound: r.sum.notFound, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts,
+		Rollbacks: r.sum.rollbacks}
 	for code, n := range r.sum.errs {
 		if n > 0 {
 			if c.Errors == nil {
@@ -148,6 +153,7 @@ func (w *window) add(o *window) {
 	w.rows += o.rows
 	w.retries += o.retries
 	w.muts += o.muts
+	w.rollbacks += o.rollbacks
 	for i, n := range o.errs {
 		w.errs[i] += n
 	}

@@ -30,6 +30,10 @@ type Outcome struct {
 	// GFEMeasured says at least one of the operation's responses carried
 	// the GFE's timing: without it GFE is unknown, not zero.
 	GFEMeasured bool
+	// RolledBack says the operation rolled its transaction back by design
+	// (TPC-C's New-Order on an unused item): a success, counted apart in
+	// rollbacks.
+	RolledBack bool
 }
 
 // Operation runs one request. rng belongs to the calling worker, so Do may

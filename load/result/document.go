@@ -73,6 +73,9 @@ type Document struct {
 	// operations, added to a run's merged result once collected; nil when
 	// they were not (server.go).
 	Server *Server `json:"server,omitempty"`
+	// TPCC is a TPC-C run's tpmC, executed mix and consistency checks;
+	// absent for other workloads.
+	TPCC *TPCC `json:"tpcc,omitempty"`
 }
 
 // Target describes what was benchmarked. It never holds credentials.
@@ -159,6 +162,10 @@ type Counts struct {
 	// Mutations counts mutations committed, from commit statistics, when
 	// the operation asked for them (commit.returnCommitStats).
 	Mutations uint64 `json:"mutations,omitempty"`
+	// Rollbacks counts successful operations that rolled their transaction
+	// back by design (TPC-C's New-Order on an unused item, 1 %); they are
+	// in OK too.
+	Rollbacks uint64 `json:"rollbacks,omitempty"`
 }
 
 // MaxCount is the largest count a result holds: every count, and the sum
@@ -170,12 +177,13 @@ const MaxCount = math.MaxInt64
 // would pass MaxCount.
 func (c *Counts) Add(o Counts) error {
 	sum := *c
-	var ok [6]bool
+	var ok [7]bool
 	sum.OK, ok[0] = addCount(c.OK, o.OK)
 	sum.NotFound, ok[1] = addCount(c.NotFound, o.NotFound)
 	sum.Retries, ok[2] = addCount(c.Retries, o.Retries)
 	sum.Rows, ok[3] = addCount(c.Rows, o.Rows)
 	sum.Mutations, ok[4] = addCount(c.Mutations, o.Mutations)
+	sum.Rollbacks, ok[6] = addCount(c.Rollbacks, o.Rollbacks)
 	ok[5] = true
 	if len(o.Errors) > 0 {
 		sum.Errors = make(map[string]uint64, len(c.Errors)+len(o.Errors))

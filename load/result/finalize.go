@@ -179,5 +179,6 @@ func computeTotals(d *Document, c *codec, src intervalSource) error {
 	}
 	sort.Slice(d.Totals, func(i, j int) bool { return d.Totals[i].Name < d.Totals[j].Name })
 	d.Overall, err = finish(overall)
+	deriveTPCC(d)
 	return err
 }

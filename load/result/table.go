@@ -55,6 +55,7 @@ func WriteTable(w io.Writer, d *Document) error {
 	if err := writeServerTable(w, d.Server); err != nil {
 		return err
 	}
+	writeTPCC(w, d.TPCC)
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 // EmulatorNote is recorded with every result measured on the emulator.
-const EmulatorNote = "measured on the Cloud Spanner emulator: read-write transactions were serialised per runner " +
+const EmulatorNote = "measured on the Cloud Spanner emulator: read-write transactions (and multi-use read-only ones) were serialised per runner " +
 	"and mutations applied at least once (the emulator cannot run concurrent read-write transactions); " +
 	"latencies say nothing about Cloud Spanner"
 
