@@ -25,6 +25,7 @@ func scheduleConfig(cfg Config, start time.Time, inFlight *atomic.Int64) schedul
 		Arrivals:    cfg.Load.Arrivals,
 		MaxInFlight: cfg.Load.MaxInFlight,
 		Concurrency: cfg.Load.Concurrency,
+		Iterations:  cfg.Load.Iterations,
 		Shard:       cfg.Shard, Shards: cfg.Shards,
 		Start:       start,
 		Seed:        cfg.Seed,

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/spanbench/spanbench/load/result"
+)
+
+// Stream is one load stream of a shard's run: its own mix, load and
+// window, paced by its own scheduler with its own in-flight accounting.
+// Streams share the operations' client.
+type Stream struct {
+	// Name is the stream's name in the spec.
+	Name string
+	// Operations is the stream's mix: operations of the spec, by name, with
+	// the stream's weights. An operation may be in several streams.
+	Operations []Operation
+	// Load is the stream's load across the shards it runs on: its
+	// profile's duration is the stream's; Iterations (this shard's share)
+	// makes a closed loop a batch.
+	Load Load
+	// Offset is when the stream starts after Config.Start.
+	Offset time.Duration
+	// Shard and Shards say this shard is the stream's i-th of n (a stream
+	// pinned to some runners shares its load among those only).
+	Shard, Shards int
+}
+
+// StreamResult is what one stream measured on this shard.
+type StreamResult struct {
+	// Name is the stream's.
+	Name string
+	// Document is the stream's result: its intervals start at the stream's
+	// start, its totals count only its operations.
+	Document *result.Document
+	// WallTime is a batch's time from its first send to its last
+	// operation's return; zero for other loads, and for a batch the end of
+	// its window cut short.
+	WallTime time.Duration
+}
+
+// RunStreams runs every stream at once on this shard: cfg gives what they
+// share (run, spec, start, interval, seed, shard identity); cfg.Operations
+// and cfg.Load are ignored. Each stream is measured on its own. It returns
+// when every stream has ended, or the first error.
+func RunStreams(ctx context.Context, cfg Config, streams []Stream) ([]StreamResult, error) {
+	if len(streams) == 0 {
+		return nil, fmt.Errorf("no streams to run")
+	}
+	if cfg.Start.IsZero() {
+		cfg.Start = time.Now()
+		if cfg.Clock != nil {
+			cfg.Start = cfg.Clock.Now()
+		}
+	}
+	cfgs := make([]Config, len(streams))
+	for i, s := range streams {
+		c, err := streamConfig(cfg, s, i)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: %w", s.Name, err)
+		}
+		cfgs[i] = c
+	}
+	out := make([]StreamResult, len(streams))
+	errs := make([]error, len(streams))
+	var wg sync.WaitGroup
+	for i := range streams {
+		wg.Go(func() {
+			doc, stats, err := run(ctx, cfgs[i])
+			if err != nil {
+				errs[i] = fmt.Errorf("stream %s: %w", streams[i].Name, err)
+				return
+			}
+			out[i] = StreamResult{Name: streams[i].Name, Document: doc}
+			if !stats.Finished.IsZero() && len(doc.Shards) == 1 {
+				out[i].WallTime = stats.Finished.Sub(doc.Shards[0].Started)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// streamConfig is the engine configuration of stream s, the i-th: the
+// shared settings of cfg with the stream's mix, load, start and share.
+// Observer and Progress index cfg's operations and see the whole shard, so
+// a stream reports to neither.
+func streamConfig(cfg Config, s Stream, i int) (Config, error) {
+	if err := checkStreamOperations(cfg, s.Operations); err != nil {
+		return Config{}, err
+	}
+	if s.Offset < 0 {
+		return Config{}, fmt.Errorf("offset %v is negative", s.Offset)
+	}
+	c := cfg
+	c.Operations, c.Load = s.Operations, s.Load
+	c.Start = cfg.Start.Add(s.Offset)
+	c.Shard, c.Shards = s.Shard, max(s.Shards, 1)
+	// Streams draw independent choices and arrivals from the shared seed.
+	c.Seed = cfg.Seed ^ int64(i+1)<<48
+	c.Observer, c.Progress = nil, nil
+	return c, nil
+}
+
+// checkStreamOperations makes sure a stream runs operations of the spec
+// (whose names key the result), each once.
+func checkStreamOperations(cfg Config, ops []Operation) error {
+	spec := map[string]bool{}
+	for _, o := range cfg.Spec.Settings().Operations {
+		spec[o.Name] = true
+	}
+	if len(ops) == 0 {
+		return fmt.Errorf("no operations")
+	}
+	seen := map[string]bool{}
+	for _, op := range ops {
+		switch {
+		case !spec[op.Name]:
+			return fmt.Errorf("operation %q is not the spec's", op.Name)
+		case seen[op.Name]:
+			return fmt.Errorf("operation %q appears twice", op.Name)
+		case op.Weight < 1:
+			return fmt.Errorf("operation %s: weight %d must be at least 1", op.Name, op.Weight)
+		case op.Op == nil:
+			return fmt.Errorf("operation %s has nothing to run", op.Name)
+		}
+		seen[op.Name] = true
+	}
+	return nil
+}
