@@ -8,6 +8,7 @@ package shardrun
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/engine"
@@ -22,16 +23,22 @@ import (
 // adds what depends on where it runs: Start, Seed, Environment, Observer,
 // Progress.
 func Config(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, shards int) (engine.Config, error) {
+	cfg, _, err := bound(run, spec, s, shard, shards)
+	return cfg, err
+}
+
+// bound is Config and the workload its operations come from.
+func bound(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, shards int) (engine.Config, *workload.Workload, error) {
 	w, err := s.Workload(spec, run, shard, shards)
 	if err != nil {
-		return engine.Config{}, err
+		return engine.Config{}, nil, err
 	}
 	cfg, err := Bind(run, spec, w, shard, shards)
 	if err != nil {
-		return engine.Config{}, err
+		return engine.Config{}, nil, err
 	}
 	cfg.Target, cfg.Notes = s.ResultTarget(), append(s.Notes(), workload.Notes(spec, run)...)
-	return cfg, nil
+	return cfg, w, nil
 }
 
 // Bind is Config for a workload already bound to a client (or made of
@@ -57,23 +64,26 @@ func Bind(run string, spec *v1alpha1.WorkloadSpec, w *workload.Workload, shard, 
 // Load is the whole run's load (all shards together) of a resolved spec:
 // the shards split it in the scheduler (schedule.Share).
 func Load(spec *v1alpha1.WorkloadSpec) engine.Load {
-	l := engine.Load{Profile: profile(spec)}
-	if spec.Load.Arrivals == v1alpha1.ArrivalsPoisson {
-		l.Arrivals = schedule.Poisson
-	}
-	if c := spec.Load.Concurrency; c != nil {
-		l.Concurrency = int(*c)
-	} else if m := spec.Load.MaxInFlight; m != nil {
-		l.MaxInFlight = int(*m)
-	}
-	return l
+	return loadOf(&spec.Load, spec.TotalDuration())
 }
 
-// profile is the whole run's rate over time. In a closed loop it only
-// carries the duration.
-func profile(spec *v1alpha1.WorkloadSpec) schedule.Profile {
-	total := spec.TotalDuration()
-	l := spec.Load
+// loadOf is the engine's load of l (the run's or a stream's) over total.
+func loadOf(l *v1alpha1.LoadSpec, total time.Duration) engine.Load {
+	out := engine.Load{Profile: profile(l, total)}
+	if l.Arrivals == v1alpha1.ArrivalsPoisson {
+		out.Arrivals = schedule.Poisson
+	}
+	if c := l.Concurrency; c != nil {
+		out.Concurrency = int(*c)
+	} else if m := l.MaxInFlight; m != nil {
+		out.MaxInFlight = int(*m)
+	}
+	return out
+}
+
+// profile is the rate over time of l, lasting total. In a closed loop it
+// only carries the duration.
+func profile(l *v1alpha1.LoadSpec, total time.Duration) schedule.Profile {
 	switch {
 	case l.Rate != nil:
 		r := float64(*l.Rate)
