@@ -7,6 +7,7 @@
 package shardrun
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,11 +19,23 @@ import (
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 
+// ErrStreamsNotRunnable refuses a workload with streams in the runner pods
+// and `spanbench run`: the engine runs streams (StreamsConfig and
+// engine.RunStreams), but the result document, status, report and metrics
+// do not carry per-stream results yet.
+var ErrStreamsNotRunnable = errors.New("workload.streams: runner pods and spanbench run do not run streams yet; the per-stream result document is not built (issue #15)")
+
 // Config is the engine configuration of shard i of n of run's resolved
 // (defaulted, valid) workload spec, its operations bound to s. The caller
 // adds what depends on where it runs: Start, Seed, Environment, Observer,
 // Progress.
 func Config(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, shards int) (engine.Config, error) {
+	if spec.HasStreams() {
+		// Their results are one document per stream (engine.RunStreams)
+		// until the result format carries streams; refuse rather than run
+		// a zero load.
+		return engine.Config{}, ErrStreamsNotRunnable
+	}
 	cfg, _, err := bound(run, spec, s, shard, shards)
 	return cfg, err
 }

@@ -2,6 +2,7 @@ package shardrun_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -143,4 +144,14 @@ func TestStreamsKeepTheirOwnRatesAndAreReportedApart(t *testing.T) {
 		t.Errorf("the batch's wall time is %v, want a positive time within its 3 s window", w)
 	}
 	t.Logf("batch of 30 updates: wall time %v", walls["batch"][0])
+}
+
+// TestConfigRefusesStreamsUntilTheirResultsAreRecorded: a streams workload
+// has no load of its own, so the single-stream path must refuse it clearly
+// rather than run nothing.
+func TestConfigRefusesStreamsUntilTheirResultsAreRecorded(t *testing.T) {
+	spec := streamsSpec()
+	if _, err := shardrun.Config("streams", spec, nil, 0, 1); !errors.Is(err, shardrun.ErrStreamsNotRunnable) {
+		t.Errorf("Config of a streams workload returned %v, want ErrStreamsNotRunnable", err)
+	}
 }

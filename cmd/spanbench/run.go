@@ -82,6 +82,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if run.Workload.HasStreams() {
+		return shardrun.ErrStreamsNotRunnable // before an emulator or a dataset load
+	}
 	shard, shards, err := parseShard(f.shard)
 	if err != nil {
 		return err
