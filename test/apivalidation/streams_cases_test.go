@@ -56,6 +56,38 @@ var streamsGoodRuns = []goodRun{
           duration: 5m
       startOffset: 1m
       runners: [1, 2]`},
+	// The example of docs/workloads.md, kept valid.
+	{name: "streams-docs-example", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    type: Tweet
+    load: null
+    duration: 10m
+    operations:
+    - type: Insert
+      weight: 1
+    - type: Read
+      weight: 1
+    - type: FullScan
+      weight: 1
+    streams:
+    - name: online
+      operations:
+      - name: insert
+        weight: 9
+      - name: read
+        weight: 1
+      load:
+        rate: 800
+    - name: heavy-query
+      operations:
+      - name: full-scan
+        weight: 1
+      load:
+        concurrency: 1
+      iterations: 20
+      startOffset: 5m
+      runners: [0]`},
 	{name: "streams-tpcc-default-mix", base: "minimal.yaml", patch: `
 spec:
   workload:
