@@ -38,13 +38,13 @@ func Streams(spec *v1alpha1.WorkloadSpec, w *workload.Workload, shard, shards in
 			continue
 		}
 		offset, length := s.Window(run)
-		es := engine.Stream{Name: s.Name, Load: loadOf(&s.Load, length), Offset: offset, Shard: shard, Shards: shards}
+		es := engine.Stream{Name: s.Name, Load: loadOf(&s.Load, length), Offset: offset, Share: engine.Share{Index: shard, Count: shards}}
 		if s.Runners != nil {
 			pinned := slices.Sorted(slices.Values(s.Runners))
-			es.Shard, es.Shards = slices.Index(pinned, int32(shard)), len(pinned)
+			es.Share = engine.Share{Index: slices.Index(pinned, int32(shard)), Count: len(pinned)}
 		}
 		if s.Iterations != nil {
-			es.Load.Iterations = iterationsShare(uint64(*s.Iterations), es.Shard, es.Shards)
+			es.Load.Iterations = iterationsShare(uint64(*s.Iterations), es.Share.Index, es.Share.Count)
 			if es.Load.Iterations == 0 {
 				continue // fewer iterations than runners: this one has none
 			}

@@ -143,6 +143,14 @@ func TestStreamsKeepTheirOwnRatesAndAreReportedApart(t *testing.T) {
 	if w := walls["batch"][0]; w <= 0 || w > 3*time.Second {
 		t.Errorf("the batch's wall time is %v, want a positive time within its 3 s window", w)
 	}
+	for name, doc := range docs {
+		if doc.Stream != name {
+			t.Errorf("stream %s's merged document says it is of stream %q", name, doc.Stream)
+		}
+	}
+	if sh := batch.Shards; len(sh) != 1 || sh[0].Index != 1 || sh[0].Count != 2 || sh[0].WallTimeSeconds != walls["batch"][0].Seconds() {
+		t.Errorf("the batch's document describes shards %+v; want runner 1 of 2 with its wall time %v", sh, walls["batch"][0])
+	}
 	t.Logf("batch of 30 updates: wall time %v", walls["batch"][0])
 }
 

@@ -44,6 +44,13 @@ type Config struct {
 	Interval time.Duration
 	// Shard and Shards say this is runner i of n.
 	Shard, Shards int
+	// LoadShare, when its Count is positive, is this runner's part of the
+	// load instead of Shard of Shards: a stream pinned to some runners
+	// shares its load among those only. The result still names the runner.
+	LoadShare Share
+	// Stream names the load stream the result measures; empty for a run
+	// without streams.
+	Stream string
 	// Start is the common start instant; zero means now.
 	Start time.Time
 	// Seed makes the operation choices and arrivals reproducible.
@@ -246,6 +253,7 @@ func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.D
 	doc := &result.Document{
 		SchemaVersion:   result.SchemaVersion,
 		Run:             e.cfg.Run,
+		Stream:          e.cfg.Stream,
 		Spec:            e.cfg.Spec,
 		Target:          e.cfg.Target,
 		Environment:     e.cfg.Environment,
@@ -257,7 +265,7 @@ func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.D
 		Shards: []result.Shard{{
 			Index: e.cfg.Shard, Count: e.cfg.Shards, Host: hostname(),
 			Started: e.started(start), Ended: e.clk.Now(), Missed: stats.Missed,
-			TargetRate: schedule.Share(e.series.sched.Profile.Rate(0), e.cfg.Shard, e.cfg.Shards),
+			TargetRate: schedule.Share(e.series.sched.Profile.Rate(0), e.series.sched.Shard, e.series.sched.Shards),
 		}},
 	}
 	if e.series.sched.Concurrency > 0 {

@@ -24,9 +24,9 @@ type Stream struct {
 	Load Load
 	// Offset is when the stream starts after Config.Start.
 	Offset time.Duration
-	// Shard and Shards say this shard is the stream's i-th of n (a stream
-	// pinned to some runners shares its load among those only).
-	Shard, Shards int
+	// Share is this runner's part of the stream's load: of all runners,
+	// or of those the stream is pinned to.
+	Share Share
 }
 
 // StreamResult is what one stream measured on this shard.
@@ -77,6 +77,7 @@ func RunStreams(ctx context.Context, cfg Config, streams []Stream) ([]StreamResu
 			out[i] = StreamResult{Name: streams[i].Name, Document: doc}
 			if !stats.Finished.IsZero() && len(doc.Shards) == 1 {
 				out[i].WallTime = stats.Finished.Sub(doc.Shards[0].Started)
+				doc.Shards[0].WallTimeSeconds = out[i].WallTime.Seconds()
 			}
 		})
 	}
@@ -103,7 +104,7 @@ func streamConfig(cfg Config, s Stream, i int) (Config, error) {
 	c := cfg
 	c.Operations, c.Load = s.Operations, s.Load
 	c.Start = cfg.Start.Add(s.Offset)
-	c.Shard, c.Shards = s.Shard, max(s.Shards, 1)
+	c.LoadShare, c.Stream = s.Share, s.Name
 	// Streams draw independent choices and arrivals from the shared seed.
 	c.Seed = cfg.Seed ^ int64(i+1)<<48
 	c.Observer, c.Progress = nil, nil

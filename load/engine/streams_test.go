@@ -66,6 +66,12 @@ func TestRunStreamsPacesAndMeasuresEachStreamOnItsOwn(t *testing.T) {
 	if w := res[1].WallTime; w < 60*time.Millisecond || w > 900*time.Millisecond {
 		t.Errorf("the batch's wall time is %v, want between 60ms (its work) and 900ms (its window)", w)
 	}
+	if res[0].Document.Stream != "online" || res[1].Document.Stream != "batch" {
+		t.Errorf("the documents are of streams %q and %q, want online and batch", res[0].Document.Stream, res[1].Document.Stream)
+	}
+	if got := res[1].Document.Shards[0].WallTimeSeconds; got != res[1].WallTime.Seconds() {
+		t.Errorf("the batch's document records a wall time of %gs, the result %v", got, res[1].WallTime)
+	}
 	if res[0].WallTime != 0 {
 		t.Errorf("an open-loop stream has a wall time %v; only batches do", res[0].WallTime)
 	}

@@ -122,3 +122,35 @@ func TestARefusedShardLeavesTheMergeAsItWas(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRefusesAnotherStreamOrAnImpossibleWallTime: a runner's
+// document of a streams run must be of the stream expected, and its batch
+// wall time within its own start and end.
+func TestCheckRefusesAnotherStreamOrAnImpossibleWallTime(t *testing.T) {
+	w := shardtest.Workload(10 * time.Minute)
+	start := time.Now().Add(-2 * time.Hour).Truncate(time.Second)
+	e, err := protocol.ResultExpectation("streams", &w, start, time.Minute, -1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Stream = "batch"
+	good := shardtest.Shard("streams", w, start, 0, 3)
+	good.Stream = "batch"
+	good.Shards[0].WallTimeSeconds = good.Shards[0].Ended.Sub(good.Shards[0].Started).Seconds()
+	if err := e.Check(good); err != nil {
+		t.Fatalf("a batch stream's document is refused: %v", err)
+	}
+	for name, mutate := range map[string]func(d *result.Document){
+		"another stream":         func(d *result.Document) { d.Stream = "online" },
+		"no stream":              func(d *result.Document) { d.Stream = "" },
+		"negative wall time":     func(d *result.Document) { d.Shards[0].WallTimeSeconds = -1 },
+		"wall time past its end": func(d *result.Document) { d.Shards[0].WallTimeSeconds += 3600 },
+	} {
+		bad := *good
+		bad.Shards = append([]result.Shard(nil), good.Shards...)
+		mutate(&bad)
+		if err := e.Check(&bad); err == nil {
+			t.Errorf("%s: Check accepted it", name)
+		}
+	}
+}

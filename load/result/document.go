@@ -44,6 +44,10 @@ type Document struct {
 	SchemaVersion string `json:"schemaVersion"`
 	// Run names the run (the BenchmarkRun's name, or the CLI's).
 	Run string `json:"run"`
+	// Stream is the load stream (workload.streams[].name) this document
+	// measures; empty for a run without streams. Documents of different
+	// streams do not merge.
+	Stream string `json:"stream,omitempty"`
 	// Spec is the resolved (defaulted) workload that ran, as recorded.
 	Spec Spec `json:"spec"`
 	// Target is the Spanner target, without credentials.
@@ -129,6 +133,10 @@ type Shard struct {
 	// TargetRate is this shard's share of the target rate at the start (0 in
 	// closed loop).
 	TargetRate float64 `json:"targetRate"`
+	// WallTimeSeconds is a batch stream's time on this shard from its first
+	// send to its last operation's return; absent for other loads and for
+	// a batch its window cut short.
+	WallTimeSeconds float64 `json:"wallTimeSeconds,omitempty"`
 }
 
 // WarmUp is where the warm-up ended.

@@ -78,11 +78,11 @@ func (m *Merger) Add(d *Document) error {
 	first := m.out == nil
 	if first {
 		m.out = &Document{
-			SchemaVersion: SchemaVersion, Run: d.Run, Spec: d.Spec, Target: d.Target, Environment: d.Environment,
+			SchemaVersion: SchemaVersion, Run: d.Run, Stream: d.Stream, Spec: d.Spec, Target: d.Target, Environment: d.Environment,
 			Start: d.Start, End: d.End, IntervalSeconds: d.IntervalSeconds,
 		}
 		if m.expect != nil {
-			m.out.Run, m.out.Spec = m.expect.Run, m.expect.Spec
+			m.out.Run, m.out.Stream, m.out.Spec = m.expect.Run, m.expect.Stream, m.expect.Spec
 		}
 	}
 	if err := m.add(d); err != nil {
@@ -204,6 +204,9 @@ func checkMergeable(docs []*Document) error {
 		}
 		if d.Run != first.Run {
 			return fmt.Errorf("results of different runs (%q and %q) cannot be merged", first.Run, d.Run)
+		}
+		if d.Stream != first.Stream {
+			return fmt.Errorf("run %s: results of different streams (%q and %q) cannot be merged", d.Run, first.Stream, d.Stream)
 		}
 		if !d.Start.Equal(first.Start) || d.IntervalSeconds != first.IntervalSeconds {
 			return fmt.Errorf("run %s: shards started at different times or with different intervals; their intervals do not line up", d.Run)
