@@ -73,6 +73,10 @@ type Document struct {
 	// operations, added to a run's merged result once collected; nil when
 	// they were not (server.go).
 	Server *Server `json:"server,omitempty"`
+	// Monitoring is what Cloud Monitoring says about the run's instance
+	// and database, added to a run's merged result once read; nil when it
+	// was not (monitoring.go).
+	Monitoring *Monitoring `json:"monitoring,omitempty"`
 }
 
 // Target describes what was benchmarked. It never holds credentials.

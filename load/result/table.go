@@ -47,6 +47,9 @@ func WriteTable(w io.Writer, d *Document) error {
 	if err := writeServerTable(w, d.Server); err != nil {
 		return err
 	}
+	if err := writeMonitoringTable(w, d.Monitoring); err != nil {
+		return err
+	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
