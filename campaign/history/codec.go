@@ -170,6 +170,9 @@ func (o *Operation) validate(dec *histogram.Decoder) error {
 	case l.Count < 0 || l.P50 < 0 || l.P90 < l.P50 || l.P99 < l.P90 || l.P999 < l.P99 || l.Max < l.P999:
 		return fmt.Errorf("latency %+v: want a count and percentiles that are not negative and do not decrease", l)
 	}
+	if err := o.Server.validate(); err != nil {
+		return err
+	}
 	if len(o.Histogram) == 0 {
 		return nil
 	}
