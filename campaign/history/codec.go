@@ -173,6 +173,13 @@ func (o *Operation) validate(dec *histogram.Decoder) error {
 	if err := o.Server.validate(); err != nil {
 		return err
 	}
+	return o.validateHistogram(dec)
+}
+
+// validateHistogram checks that the histogram, if kept, decodes and holds
+// the count its summary says.
+func (o *Operation) validateHistogram(dec *histogram.Decoder) error {
+	l := o.Latency
 	if len(o.Histogram) == 0 {
 		return nil
 	}
