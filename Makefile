@@ -114,6 +114,6 @@ fuzz: ## fuzz untrusted-input parsers, each target for FUZZTIME (default 1m); a 
 	done
 
 .PHONY: bench
-bench: envtest-assets emulator-check ## measure the load engine and the controller at scale (see docs/performance.md)
-	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/ ./load/histogram/ ./load/result/
+bench: envtest-assets emulator-check ## measure the load engine, open loop against a bare loop, and the controller at scale (see docs/performance.md)
+	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/ ./load/histogram/ ./load/result/ ./internal/openloop/
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) go test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./test/scale/

@@ -31,6 +31,7 @@ var (
 	runLabels       = []string{"namespace", "run"}
 	opLabels        = []string{"namespace", "run", "operation"}
 	descLatency     = prometheus.NewDesc("spanbench_run_latency_seconds", "Latency quantiles of a finished run, from its merged HDR histograms (quantile=max is the maximum).", append(opLabels, "quantile"), nil)
+	descGFELatency  = prometheus.NewDesc("spanbench_run_gfe_latency_seconds", "GFE latency quantiles of a finished run's operations (the server-timing header of Cloud Spanner's responses, summed over an operation's RPCs), from merged HDR histograms; absent when not available (the emulator).", append(opLabels, "quantile"), nil)
 	descThroughput  = prometheus.NewDesc("spanbench_run_throughput_ops", "Successful operations per second of a finished run, after the warm-up.", opLabels, nil)
 	descOperations  = prometheus.NewDesc("spanbench_run_operations", "Successful operations of a finished run, after the warm-up.", opLabels, nil)
 	descErrors      = prometheus.NewDesc("spanbench_run_errors", "Failed operations of a finished run, by gRPC code.", append(opLabels, "code"), nil)
@@ -57,7 +58,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
+	for _, d := range []*prometheus.Desc{descLatency, descGFELatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
 		ch <- d
 	}
 	for _, d := range serverStatsDescs {
@@ -118,6 +119,7 @@ func collectRun(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
 	ns, name := run.Namespace, run.Name
 	for _, op := range run.Status.Operations {
 		collectFigures(ch, ns, name, op.Name, &op.ResultFigures)
+		collectGFE(ch, ns, name, op.Name, op.GFELatency)
 	}
 	collectFigures(ch, ns, name, "overall", run.Status.Overall)
 	if run.Status.WarmUpEnd != nil && run.Status.StartTime != nil {
@@ -159,6 +161,22 @@ func collectFigures(ch chan<- prometheus.Metric, ns, run, op string, f *v1alpha1
 	for _, q := range latencyQuantile {
 		if d := q.get(f.Latency); d != nil {
 			ch <- prometheus.MustNewConstMetric(descLatency, prometheus.GaugeValue, d.Seconds(), ns, run, op, q.label)
+		}
+	}
+}
+
+// collectGFE serves an operation's GFE latency p50 and p99, when it has
+// them: a missing figure is no series, never a zero.
+func collectGFE(ch chan<- prometheus.Metric, ns, run, op string, g *v1alpha1.GFELatency) {
+	if g == nil {
+		return
+	}
+	for _, q := range []struct {
+		label string
+		d     *metav1.Duration
+	}{{"0.5", g.P50}, {"0.99", g.P99}} {
+		if q.d != nil {
+			ch <- prometheus.MustNewConstMetric(descGFELatency, prometheus.GaugeValue, q.d.Seconds(), ns, run, op, q.label)
 		}
 	}
 }

@@ -325,7 +325,7 @@ func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run 
 	status.Operations = status.Operations[:0]
 	for _, op := range doc.Totals {
 		status.Operations = append(status.Operations, v1alpha1.OperationResult{Name: op.Name, Type: v1alpha1.OperationType(op.Type),
-			RequestTag: v1alpha1.RequestTag(run.Name, op.Name), ResultFigures: figures(op, 0)})
+			RequestTag: v1alpha1.RequestTag(run.Name, op.Name), GFELatency: gfeLatency(doc, op), ResultFigures: figures(op, 0)})
 	}
 	sort.Slice(status.Operations, func(i, j int) bool { return status.Operations[i].Name < status.Operations[j].Name })
 	overall := figures(doc.Overall, missed)
@@ -357,6 +357,15 @@ func latency(s histogram.Summary) *v1alpha1.LatencySummary {
 		P99: v1alpha1.LatencyFromMicros(s.P99), P999: v1alpha1.LatencyFromMicros(s.P999),
 		Max: v1alpha1.LatencyFromMicros(s.Max),
 	}
+}
+
+// gfeLatency is op's GFE latency percentiles, or why it has none.
+func gfeLatency(doc *result.Document, op result.Operation) *v1alpha1.GFELatency {
+	if note := doc.GFENote(op); note != "" {
+		return &v1alpha1.GFELatency{NotAvailable: note}
+	}
+	return &v1alpha1.GFELatency{Count: op.GFELatency.Count,
+		P50: v1alpha1.LatencyFromMicros(op.GFELatency.P50), P99: v1alpha1.LatencyFromMicros(op.GFELatency.P99)}
 }
 
 func environment(doc *result.Document, run *v1alpha1.BenchmarkRun) *v1alpha1.RunEnvironment {

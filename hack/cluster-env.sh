@@ -41,6 +41,7 @@ TOOLS_DIR="${CLUSTER_ROOT}/bin/tools"
 RUN_DIR="${CLUSTER_RUN_DIR:-/run/spanbench-cluster}"
 CONTAINERD_SOCK="${RUN_DIR}/containerd.sock"
 KUBELET_ROOT="${STATE_DIR}/kubelet"
+CA_CRT="${PKI_DIR}/ca.crt"
 
 NODE_NAME="${CLUSTER_NODE_NAME:-spanbench-node}"
 NODE_IP="${CLUSTER_NODE_IP:-10.245.255.1}"
@@ -117,4 +118,45 @@ mounts_under() {
   # mountinfo field 5 is the mount point; octal escapes (\040) are left as is,
   # none of our paths contain spaces.
   awk -v d="${dir}" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r -u
+}
+
+# start NAME EXECUTABLE [ARG...]: detached in its own session (so it outlives
+# this shell and its process group), PID and executable recorded.
+# START_ENV: extra VAR=value for the process. `env` and `setsid` both exec
+# (setsid does not fork: a background job of a non-interactive shell is no
+# process-group leader), so $! is the component's own PID.
+START_ENV=()
+start() {
+  local name="$1" exe="$2"; shift 2
+  [[ -x "${exe}" ]] || die "${name}: ${exe} not found or not executable"
+  log "starting ${name}"
+  env "${START_ENV[@]+"${START_ENV[@]}"}" setsid "${exe}" "$@" > "${LOG_DIR}/${name}.log" 2>&1 < /dev/null &
+  echo "$! ${exe}" > "${PID_DIR}/${name}.pid"
+}
+
+# start_apiserver starts kube-apiserver: the one command line of
+# cluster-up.sh and of a restart (cluster-restart.sh).
+start_apiserver() {
+  start kube-apiserver "${K8S_BIN}/kube-apiserver" \
+    --advertise-address="${NODE_IP}" --bind-address="${NODE_IP}" --secure-port="${API_PORT}" \
+    --etcd-servers="http://127.0.0.1:${ETCD_CLIENT_PORT}" \
+    --service-cluster-ip-range="${SERVICE_CIDR}" \
+    --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
+    --allow-privileged=true \
+    --client-ca-file="${CA_CRT}" \
+    --tls-cert-file="${PKI_DIR}/apiserver.crt" --tls-private-key-file="${PKI_DIR}/apiserver.key" \
+    --kubelet-client-certificate="${PKI_DIR}/apiserver-kubelet-client.crt" \
+    --kubelet-client-key="${PKI_DIR}/apiserver-kubelet-client.key" \
+    --kubelet-certificate-authority="${CA_CRT}" \
+    --kubelet-preferred-address-types=InternalIP \
+    --service-account-issuer="https://kubernetes.default.svc.${CLUSTER_DOMAIN}" \
+    --service-account-key-file="${PKI_DIR}/sa.pub" \
+    --service-account-signing-key-file="${PKI_DIR}/sa.key" \
+    --profiling=false
+}
+
+# apiserver_ready: kube-apiserver answers /readyz to the admin certificate.
+apiserver_ready() {
+  curl -fsS --cacert "${CA_CRT}" --cert "${PKI_DIR}/admin.crt" --key "${PKI_DIR}/admin.key" \
+    "https://${NODE_IP}:${API_PORT}/readyz"
 }

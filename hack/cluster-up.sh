@@ -195,7 +195,7 @@ setup_guard
 # ---------------------------------------------------------------- PKI
 # One CA signs everything; certificates are kept across restarts so the
 # kubeconfig stays valid. openssl only.
-CA_CRT="${PKI_DIR}/ca.crt" CA_KEY="${PKI_DIR}/ca.key"
+CA_KEY="${PKI_DIR}/ca.key"   # CA_CRT: cluster-env.sh
 if [[ ! -f "${CA_CRT}" ]]; then
   log "generating CA and service-account keys"
   openssl req -x509 -new -newkey rsa:2048 -nodes -keyout "${CA_KEY}" -out "${CA_CRT}" \
@@ -403,19 +403,7 @@ conntrack:
 EOF
 
 # ---------------------------------------------------------------- start
-# start NAME EXECUTABLE [ARG...]: detached in its own session (so it outlives
-# this shell and its process group), PID and executable recorded.
-# START_ENV: extra VAR=value for the process. `env` and `setsid` both exec
-# (setsid does not fork: a background job of a non-interactive shell is no
-# process-group leader), so $! is the component's own PID.
-START_ENV=()
-start() {
-  local name="$1" exe="$2"; shift 2
-  [[ -x "${exe}" ]] || die "${name}: ${exe} not found or not executable"
-  log "starting ${name}"
-  env "${START_ENV[@]+"${START_ENV[@]}"}" setsid "${exe}" "$@" > "${LOG_DIR}/${name}.log" 2>&1 < /dev/null &
-  echo "$! ${exe}" > "${PID_DIR}/${name}.pid"
-}
+# start (cluster-env.sh) runs each component detached, its PID recorded.
 # wait_for NAME DESCRIPTION CMD...: poll CMD until it succeeds or the deadline;
 # fail at once if the component died.
 DEADLINE=$((SECONDS + WAIT_SECONDS))
@@ -459,24 +447,8 @@ start etcd "$(command -v etcd)" --name spanbench --data-dir "${STATE_DIR}/etcd" 
   --initial-cluster "spanbench=http://127.0.0.1:${ETCD_PEER_PORT}"
 wait_for etcd "etcd health" curl -fsS "http://127.0.0.1:${ETCD_CLIENT_PORT}/health"
 
-start kube-apiserver "${K8S_BIN}/kube-apiserver" \
-  --advertise-address="${NODE_IP}" --bind-address="${NODE_IP}" --secure-port="${API_PORT}" \
-  --etcd-servers="http://127.0.0.1:${ETCD_CLIENT_PORT}" \
-  --service-cluster-ip-range="${SERVICE_CIDR}" \
-  --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction \
-  --allow-privileged=true \
-  --client-ca-file="${CA_CRT}" \
-  --tls-cert-file="${PKI_DIR}/apiserver.crt" --tls-private-key-file="${PKI_DIR}/apiserver.key" \
-  --kubelet-client-certificate="${PKI_DIR}/apiserver-kubelet-client.crt" \
-  --kubelet-client-key="${PKI_DIR}/apiserver-kubelet-client.key" \
-  --kubelet-certificate-authority="${CA_CRT}" \
-  --kubelet-preferred-address-types=InternalIP \
-  --service-account-issuer="https://kubernetes.default.svc.${CLUSTER_DOMAIN}" \
-  --service-account-key-file="${PKI_DIR}/sa.pub" \
-  --service-account-signing-key-file="${PKI_DIR}/sa.key" \
-  --profiling=false
-APICURL=(curl -fsS --cacert "${CA_CRT}" --cert "${PKI_DIR}/admin.crt" --key "${PKI_DIR}/admin.key")
-wait_for kube-apiserver "kube-apiserver /readyz" "${APICURL[@]}" "https://${NODE_IP}:${API_PORT}/readyz"
+start_apiserver
+wait_for kube-apiserver "kube-apiserver /readyz" apiserver_ready
 
 start kube-controller-manager "${K8S_BIN}/kube-controller-manager" \
   --kubeconfig="${STATE_DIR}/controller-manager.kubeconfig" \

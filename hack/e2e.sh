@@ -2,11 +2,13 @@
 # `make test-e2e`: the end-to-end suite's whole cycle, timed — the local
 # cluster up, the image built and loaded, then the suite (test/e2e, build tag
 # e2e) once per install method on the same cluster — spanbench installed with
-# kustomize, then with Helm (charts/spanbench), each pass with a fresh
-# emulator; the suite installs and uninstalls spanbench itself and fails if
-# its uninstall leaves anything — then the teardown and a check that it left
-# no process, mount, address or iptables chain behind. One failing pass fails
-# the run (the other passes still run).
+# kustomize (every test, the fault tests included), then with Helm
+# (charts/spanbench: the install, upgrade and uninstall checks, the webhook
+# and one short run; the other tests skip, see kustomizePassOnly), each pass
+# with a fresh emulator; the suite installs and uninstalls spanbench itself
+# and fails if its uninstall leaves anything — then the teardown and a check
+# that it left no process, mount, address or iptables chain behind. One
+# failing pass fails the run (the other passes still run).
 #
 # Usage (as root):
 #   hack/e2e.sh              the whole cycle; exits with the suite's status,

@@ -157,7 +157,7 @@ func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *protoco
 	wctx, cancel := durable(ctx)
 	defer cancel()
 	rep.State, rep.Loaded, rep.ResumeFrom = protocol.StateSucceeded, sl.to-sl.from, sl.to
-	if err := r.patchOwn(wctx, protocol.EncodeLoaderReport(rep)); err != nil {
+	if err := r.patchFinal(wctx, protocol.EncodeLoaderReport(rep)); err != nil {
 		return fmt.Errorf("reporting the loaded slice: %w", err)
 	}
 	log.Info("loaded this slice of the dataset", "rows", sl.to-sl.start, "took", time.Since(begin).String())

@@ -28,7 +28,10 @@ const (
 	maxBackoff   = 5 * time.Second
 	// finalWriteTimeout bounds the last write (result or failure), which
 	// runs even when the runner's context has ended: the pod is going away
-	// and the controller must still learn what happened.
+	// and the controller must still learn what happened. It retries
+	// transient errors for all of this time (patchFinal), so that a result
+	// outlives an API server restart (measured on the local cluster: down
+	// 19 s; docs/security.md).
 	finalWriteTimeout = time.Minute
 )
 
@@ -64,16 +67,20 @@ func retriable(err error) bool {
 	return true
 }
 
-// withRetries calls fn up to writeAttempts times while it fails
-// transiently, each call bounded by callTimeout.
-func withRetries(ctx context.Context, fn func(context.Context) error) error {
+// untilDone as a number of attempts retries transient failures until the
+// context ends.
+const untilDone = 0
+
+// withRetries calls fn up to attempts times (untilDone: until ctx ends)
+// while it fails transiently, each call bounded by callTimeout.
+func withRetries(ctx context.Context, attempts int, fn func(context.Context) error) error {
 	var b backoff
 	var err error
 	for attempt := 1; ; attempt++ {
 		callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 		err = fn(callCtx)
 		cancel()
-		if err == nil || !retriable(err) || attempt == writeAttempts {
+		if err == nil || !retriable(err) || attempt == attempts {
 			return err
 		}
 		if b.sleep(ctx) != nil {
@@ -109,13 +116,14 @@ func (r *runner) waitForControl(ctx context.Context) (*corev1.ConfigMap, error) 
 
 // getOwn reads the pod's own ConfigMap (its shard or loader map).
 func (r *runner) getOwn(ctx context.Context) (*corev1.ConfigMap, error) {
-	return getMap(ctx, r.c, r.own)
+	return getMap(ctx, r.c, r.own, writeAttempts)
 }
 
-// getMap reads a ConfigMap, retrying transient errors.
-func getMap(ctx context.Context, c client.Client, key client.ObjectKey) (*corev1.ConfigMap, error) {
+// getMap reads a ConfigMap, retrying transient errors up to attempts
+// times (untilDone: until ctx ends).
+func getMap(ctx context.Context, c client.Client, key client.ObjectKey, attempts int) (*corev1.ConfigMap, error) {
 	var cm corev1.ConfigMap
-	err := withRetries(ctx, func(ctx context.Context) error { return c.Get(ctx, key, &cm) })
+	err := withRetries(ctx, attempts, func(ctx context.Context) error { return c.Get(ctx, key, &cm) })
 	if err != nil {
 		return nil, fmt.Errorf("reading ConfigMap %s: %w", key, err)
 	}
@@ -123,22 +131,32 @@ func getMap(ctx context.Context, c client.Client, key client.ObjectKey) (*corev1
 }
 
 // patchOwn writes a report (protocol.Maps) into the pod's own ConfigMap as
-// a JSON merge patch, retrying transient errors: it needs no
-// resourceVersion, so it cannot conflict with the controller's writes
-// (labels, owner references), and it never creates the object: the pods'
-// Role has no create verb. When it returns nil the write is stored.
+// a JSON merge patch, retrying transient errors writeAttempts times: it
+// needs no resourceVersion, so it cannot conflict with the controller's
+// writes (labels, owner references), and it never creates the object: the
+// pods' Role has no create verb. When it returns nil the write is stored.
 func (r *runner) patchOwn(ctx context.Context, m protocol.Maps) error {
-	return patchMap(ctx, r.c, r.own, m)
+	return patchMap(ctx, r.c, r.own, writeAttempts, m)
 }
 
-// patchMap is patchOwn of the ConfigMap key.
-func patchMap(ctx context.Context, c client.Client, key client.ObjectKey, m protocol.Maps) error {
+// patchFinal is patchOwn for the pod's last report (its failure, a
+// loader's done; the result goes through StoreShardResult): it retries
+// transient errors until ctx ends (a durable one, finalWriteTimeout), not
+// writeAttempts times, which an API server restart outlasts; a result
+// given up on is a run lost.
+func (r *runner) patchFinal(ctx context.Context, m protocol.Maps) error {
+	return patchMap(ctx, r.c, r.own, untilDone, m)
+}
+
+// patchMap is patchOwn of the ConfigMap key, retrying transient errors up
+// to attempts times (untilDone: until ctx ends).
+func patchMap(ctx context.Context, c client.Client, key client.ObjectKey, attempts int, m protocol.Maps) error {
 	body, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-	err = withRetries(ctx, func(ctx context.Context) error {
+	err = withRetries(ctx, attempts, func(ctx context.Context) error {
 		return c.Patch(ctx, cm, client.RawPatch(types.MergePatchType, body))
 	})
 	if err != nil {
@@ -229,8 +247,10 @@ func (r *runner) failureReport(ctx context.Context, message string) protocol.Map
 // owned by what owns the shard's ConfigMap (the run), so that they are
 // deleted with it; then the state and the result, or its chunks' head, go
 // in one patch, so the controller never sees one without the other, nor a
-// head before its chunks. It returns how the result was stored, for the
-// log.
+// head before its chunks. It is the pod's last write: every call retries
+// transient errors until ctx ends, so ctx must be bounded (the runner's is
+// durable: finalWriteTimeout), and an API server restart does not lose the
+// result. It returns how the result was stored, for the log.
 func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey, ready time.Time, doc *result.Document) (protocol.StoredResult, error) {
 	enc, err := protocol.EncodeResult(doc)
 	if err != nil {
@@ -243,7 +263,7 @@ func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey
 		}
 	}
 	p := protocol.EncodeShardReport(protocol.ShardReport{Ready: ready, State: protocol.StateSucceeded, Result: stored.Inline, Chunked: stored.Head})
-	if err := patchMap(ctx, c, own, p); err != nil {
+	if err := patchMap(ctx, c, own, untilDone, p); err != nil {
 		return protocol.StoredResult{}, fmt.Errorf("storing the result: %w", err)
 	}
 	return stored, nil
@@ -253,7 +273,7 @@ func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey
 // them, labelled with the run so that the controller deletes them once the
 // run has ended.
 func storeChunks(ctx context.Context, c client.Client, own client.ObjectKey, run string, enc []byte) (protocol.StoredResult, error) {
-	head, err := getMap(ctx, c, own)
+	head, err := getMap(ctx, c, own, untilDone)
 	if err != nil {
 		return protocol.StoredResult{}, err
 	}
@@ -263,7 +283,7 @@ func storeChunks(ctx context.Context, c client.Client, own client.ObjectKey, run
 		return protocol.StoredResult{}, err
 	}
 	for _, cm := range stored.Chunks {
-		err := withRetries(ctx, func(ctx context.Context) error { return protocol.ApplyChunk(ctx, c, cm, chunkFieldOwner) })
+		err := withRetries(ctx, untilDone, func(ctx context.Context) error { return protocol.ApplyChunk(ctx, c, cm, chunkFieldOwner) })
 		if err != nil {
 			return protocol.StoredResult{}, fmt.Errorf("writing ConfigMap %s/%s: %w", cm.Namespace, cm.Name, err)
 		}

@@ -370,7 +370,7 @@ func (r *runner) reportFailure(ctx context.Context, cause error) {
 	r.log.Error(cause, "failed")
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	if err := r.patchOwn(wctx, r.failureReport(wctx, cause.Error())); err != nil {
+	if err := r.patchFinal(wctx, r.failureReport(wctx, cause.Error())); err != nil {
 		r.log.Error(err, "could not report the failure in the pod's ConfigMap")
 	}
 }

@@ -6,7 +6,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -229,7 +233,7 @@ func TestBadControlFailsTheShardWithAMessage(t *testing.T) {
 		{"unknown field", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"Shards"`, `"Shard":1,"Shards"`, 1)}, 0, `unknown field "Shard"`},
 		{"no control document", map[string]string{"other": "x"}, 0, "has no control.json"},
 		{"no shards", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"Shards":1`, `"Shards":0`, 1)}, 0, "Shards: Invalid value: 0"},
-		{"bad workload", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"type":"YCSB"`, `"type":"TPCC"`, 1)}, 0, "Workload.type"},
+		{"bad workload", map[string]string{protocol.KeyControl: strings.Replace(mustJSON(t, good), `"type":"YCSB"`, `"type":"TPCH"`, 1)}, 0, "Workload.type"},
 		{"index out of range", map[string]string{protocol.KeyControl: mustJSON(t, good)}, 1, "shard index 1 is out of range: the run has 1 shards"},
 	}
 	for _, tc := range cases {
@@ -410,4 +414,69 @@ func runnerServiceAccount(t *testing.T, ns, run string, n int) client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestResultOutlivesAnAPIServerOutage: the API server stops answering as
+// the load ends (on the local cluster a kube-apiserver restart took 19 s)
+// and the runner's final write meets refused connections for longer than
+// its ordinary retries last; it must keep trying (within
+// finalWriteTimeout) and store the result once the server is back.
+func TestResultOutlivesAnAPIServerOutage(t *testing.T) {
+	spec := ycsb(100, time.Second, readOp)
+	s := sessiontest.Start(t, &spec)
+	ns, run := newNamespace(t), "outage"
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: s.Target, Workload: spec})
+	createShardMaps(t, ns, run, 1)
+	down := &outageTransport{}
+	rc := rest.CopyConfig(cfg)
+	rc.WrapTransport = func(next http.RoundTripper) http.RoundTripper { down.next = next; return down }
+	c, err := client.New(rc, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runners := startRunners(t, c, ns, run, 1, nil)
+	waitReady(t, ns, run, runners, readyWithin)
+	start := time.Now().Add(time.Second)
+	publishStart(t, ns, run, start)
+	// Down from the end of the load, for twice what writeAttempts' backoff
+	// covers.
+	down.set(start.Add(spec.Duration.Duration), 12*time.Second)
+
+	if err := runners[0].wait(t, runWithin); err != nil {
+		t.Fatalf("the runner gave up on its result during a 12 s API server outage: %v", err)
+	}
+	succeededResult(t, ns, run, 0)
+	if n := down.refused.Load(); n == 0 {
+		t.Fatalf("no call met the outage: the test did not test it")
+	}
+}
+
+// outageTransport fails every call of a client as against a stopped API
+// server (connection refused) within a window of time: a fault injected
+// in the client's transport, since the suite's one envtest API server
+// cannot be stopped under a running test.
+type outageTransport struct {
+	next    http.RoundTripper
+	mu      sync.Mutex
+	from    time.Time
+	until   time.Time
+	refused atomic.Int64
+}
+
+func (o *outageTransport) set(from time.Time, d time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.from, o.until = from, from.Add(d)
+}
+
+func (o *outageTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	o.mu.Lock()
+	now := time.Now()
+	down := !o.from.IsZero() && !now.Before(o.from) && now.Before(o.until)
+	o.mu.Unlock()
+	if down {
+		o.refused.Add(1)
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	}
+	return o.next.RoundTrip(req)
 }

@@ -95,7 +95,11 @@ type runView struct {
 	Missed    uint64
 	Rows      []row
 	Overall   row
-	Time      []figure
+	// GFE says the table has GFE latency columns: some operation has one;
+	// GFENote says why not otherwise.
+	GFE     bool
+	GFENote string
+	Time    []figure
 	// Server and Monitoring are the document's server figures, nil when
 	// it has none (server.go).
 	Server     *serverView
@@ -109,18 +113,25 @@ type row struct {
 	Rate                                 string
 	P50, P90, P99, P999, Max, ServiceP99 string
 	Errors                               string
+	// GFEP50 and GFEP99 are the GFE latency's, "n/a" without one.
+	GFEP50, GFEP99 string
 }
 
 func newRow(op result.Operation) row {
 	l := op.Latency
-	return row{
+	r := row{
 		Name: op.Name, Type: string(op.Type), OK: op.OK, Retries: op.Retries,
 		Rate: strconv.FormatFloat(op.Throughput, 'f', 1, 64),
 		P50:  result.FormatMicros(l.P50), P90: result.FormatMicros(l.P90), P99: result.FormatMicros(l.P99),
 		P999: result.FormatMicros(l.P999), Max: result.FormatMicros(l.Max),
 		ServiceP99: result.FormatMicros(op.Service.P99),
 		Errors:     result.ErrorSummary(op.Errors),
+		GFEP50:     "n/a", GFEP99: "n/a",
 	}
+	if g := op.GFELatency; g != nil {
+		r.GFEP50, r.GFEP99 = result.FormatMicros(g.P50), result.FormatMicros(g.P99)
+	}
+	return r
 }
 
 func newRunView(r Run) (runView, error) {
@@ -141,6 +152,10 @@ func newRunView(r Run) (runView, error) {
 	v.StartSkew = startSkew(d.Shards)
 	for _, op := range d.Totals {
 		v.Rows = append(v.Rows, newRow(op))
+		v.GFE = v.GFE || op.GFELatency != nil
+	}
+	if !v.GFE {
+		v.GFENote = d.GFENote(d.Overall)
 	}
 	var err error
 	v.Time, err = timeFigures(d)

@@ -30,7 +30,7 @@ func Config(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, 
 	if err != nil {
 		return engine.Config{}, err
 	}
-	cfg.Target, cfg.Notes = s.ResultTarget(), s.Notes()
+	cfg.Target, cfg.Notes = s.ResultTarget(), append(s.Notes(), workload.Notes(spec, run)...)
 	return cfg, nil
 }
 

@@ -306,6 +306,16 @@ type OperationResult struct {
 	// +kubebuilder:validation:MaxLength=50
 	RequestTag string `json:"requestTag,omitempty"`
 
+	// gfeLatency is the time this operation's RPCs spent in Google's
+	// front end and behind it (Spanner), from the server-timing header of
+	// Cloud Spanner's responses, summed over an operation's RPCs, for
+	// successful operations after the warm-up. latency minus gfeLatency is
+	// the network and the client. When no response carried the header
+	// (the emulator never sets it) it has no percentiles and notAvailable
+	// says so: not available is never zero.
+	// +optional
+	GFELatency *GFELatency `json:"gfeLatency,omitempty"`
+
 	ResultFigures `json:",inline"`
 
 	// server are Spanner's own figures for this operation from its
@@ -314,6 +324,31 @@ type OperationResult struct {
 	// are not (the emulator, no permission).
 	// +optional
 	Server *ServerOperationFigures `json:"server,omitempty"`
+}
+
+// GFELatency summarises an operation's GFE latency from its merged
+// histogram, as durations with microsecond resolution, or says why there
+// is none.
+type GFELatency struct {
+	// count is the number of successful operations whose responses carried
+	// the GFE's timing; at most the operation's count.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Count int64 `json:"count,omitempty"`
+
+	// p50 is the median.
+	// +optional
+	P50 *metav1.Duration `json:"p50,omitempty"`
+
+	// p99 is the 99th percentile.
+	// +optional
+	P99 *metav1.Duration `json:"p99,omitempty"`
+
+	// notAvailable says why there are no percentiles, such as "GFE latency
+	// not available on the emulator".
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	NotAvailable string `json:"notAvailable,omitempty"`
 }
 
 // ResultFigures are the measured figures of one operation or of all.

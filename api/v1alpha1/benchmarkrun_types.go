@@ -9,6 +9,7 @@ import (
 // run is created: a result must describe exactly the spec that produced it.
 // The rule is on BenchmarkRun.spec, not on this type, so that a campaign's
 // template (the same type) stays editable.
+// +kubebuilder:validation:XValidation:rule="!has(self.target.splitPoints) || self.workload.type != 'TPCC'",message="target.splitPoints: split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built",fieldPath=".target.splitPoints"
 type BenchmarkRunSpec struct {
 	// target is the Spanner database to benchmark.
 	// +required

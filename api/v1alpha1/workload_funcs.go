@@ -54,12 +54,14 @@ const (
 )
 
 // readOps are the operations that only read: they may be stale and directed.
-var readOps = map[OperationType]bool{OpRead: true, OpScan: true, OpReadKeys: true, OpQueryBySort: true, OpFullScan: true}
+var readOps = map[OperationType]bool{OpRead: true, OpScan: true, OpReadKeys: true, OpQueryBySort: true, OpFullScan: true,
+	OpOrderStatus: true, OpStockLevel: true}
 
 // workloadOps lists the operations each built-in workload implements.
 var workloadOps = map[WorkloadType][]OperationType{
 	WorkloadYCSB:  {OpRead, OpScan, OpReadKeys, OpInsert, OpUpdate, OpDelete, OpReadModifyWrite},
 	WorkloadTweet: {OpRead, OpInsert, OpUpdate, OpDelete, OpQueryBySort, OpFullScan},
+	WorkloadTPCC:  {OpNewOrder, OpPayment, OpOrderStatus, OpDelivery, OpStockLevel},
 }
 
 // IsRead reports whether the operation only reads.
@@ -71,7 +73,11 @@ func (t OperationType) IsWrite() bool { return !readOps[t] }
 
 // HasWritePath reports whether the operation can choose Mutation or DML.
 func (t OperationType) HasWritePath() bool {
-	return t == OpInsert || t == OpUpdate || t == OpDelete
+	switch t {
+	case OpInsert, OpUpdate, OpDelete, OpNewOrder, OpPayment, OpDelivery:
+		return true
+	}
+	return false
 }
 
 // HasAPIChoice reports whether the operation can go through the Read or the
@@ -109,6 +115,9 @@ func (w *WorkloadSpec) Resolved() WorkloadSpec {
 // setDefaults fills every optional field left out, in place; Resolved is
 // its only caller, on its own copy.
 func (w *WorkloadSpec) setDefaults() {
+	if w.Type == WorkloadTPCC {
+		w.defaultTPCC()
+	}
 	d := &w.Dataset
 	d.Rows = defaulted(d.Rows, DefaultDatasetRows)
 	d.FieldBytes = defaulted(d.FieldBytes, DefaultFieldBytes)
@@ -216,8 +225,9 @@ func SaturatingSum(ds ...time.Duration) time.Duration {
 func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if _, ok := workloadOps[w.Type]; !ok {
-		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet}))
+		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet, WorkloadTPCC}))
 	}
+	errs = append(errs, w.validateTPCC(path)...)
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
 	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)
@@ -240,6 +250,9 @@ const (
 var rowCost = map[WorkloadType]struct{ mutations, textFields int64 }{
 	WorkloadYCSB:  {mutations: 11, textFields: 10},
 	WorkloadTweet: {mutations: 10, textFields: 1},
+	// TPCC's load unit is several rows of several tables; its text has
+	// the specification's sizes, far from the byte limit.
+	WorkloadTPCC: {mutations: TPCCUnitMutations, textFields: 0},
 }
 
 // validateBatch keeps one load batch within a Spanner commit's limits, so
@@ -250,7 +263,7 @@ func (w *WorkloadSpec) validateBatch(path *field.Path) field.ErrorList {
 	if !ok {
 		return nil
 	}
-	rows := int64(*defaulted(w.Dataset.BatchRows, DefaultBatchRows))
+	rows := int64(*defaulted(w.Dataset.BatchRows, w.Type.defaultBatchRows()))
 	bytes := rows * int64(*defaulted(w.Dataset.FieldBytes, DefaultFieldBytes)) * cost.textFields
 	switch {
 	case rows*cost.mutations > MaxMutationsPerCommit:
@@ -261,6 +274,14 @@ func (w *WorkloadSpec) validateBatch(path *field.Path) field.ErrorList {
 			rows, w.Type, bytes, MaxBatchBytes))}
 	}
 	return nil
+}
+
+// defaultBatchRows is dataset.batchRows when the spec leaves it out.
+func (t WorkloadType) defaultBatchRows() int32 {
+	if t == WorkloadTPCC {
+		return DefaultTPCCBatchRows
+	}
+	return DefaultBatchRows
 }
 
 func (d *DatasetSpec) validate(path *field.Path) field.ErrorList {
@@ -283,8 +304,11 @@ func (o *OperationSpec) EffectiveName() string {
 
 func (w *WorkloadSpec) validateOperations(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if len(w.Operations) == 0 {
-		return append(errs, field.Required(path, "at least one operation"))
+	if w.Operations != nil && len(w.Operations) == 0 {
+		return append(errs, field.Required(path, "at least one operation, or no operations field"))
+	}
+	if len(w.Operations) == 0 && w.Type != WorkloadTPCC {
+		return append(errs, field.Required(path, "at least one operation; only TPCC has a default mix"))
 	}
 	if len(w.Operations) > maxOperations {
 		errs = append(errs, field.TooMany(path, len(w.Operations), maxOperations))
@@ -359,6 +383,9 @@ func (s *StalenessSpec) validate(path *field.Path, t OperationType) field.ErrorL
 	}
 	if s.Exact != nil {
 		return bounded(path.Child("exact"), s.Exact, MaxStaleness)
+	}
+	if t == OpOrderStatus || t == OpStockLevel {
+		return field.ErrorList{field.Forbidden(path.Child("max"), "OrderStatus and StockLevel read several times in one read-only transaction, which takes exact staleness only")}
 	}
 	return bounded(path.Child("max"), s.Max, MaxStaleness)
 }

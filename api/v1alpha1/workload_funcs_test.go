@@ -186,7 +186,7 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		field  string
 		detail string
 	}{
-		{"unknown workload", func(w *WorkloadSpec) { w.Type = "TPCC" }, "w.type", `supported values: "YCSB", "Tweet"`},
+		{"unknown workload", func(w *WorkloadSpec) { w.Type = "TPCH" }, "w.type", `supported values: "YCSB", "Tweet", "TPCC"`},
 		{"negative rows", func(w *WorkloadSpec) { w.Dataset.Rows = ptr.To[int64](-1) }, "w.dataset.rows", "between 0 and 10000000000"},
 		{"YCSB batch over Spanner's mutation limit", func(w *WorkloadSpec) { w.Dataset.BatchRows = ptr.To[int32](7273) },
 			"w.dataset.batchRows", "80003 mutations, more than the 80000 Cloud Spanner takes; use at most 7272"},

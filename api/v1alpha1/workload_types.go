@@ -6,7 +6,7 @@ import (
 
 // WorkloadType names a built-in workload: a schema, a row generator and the
 // operations that run against it.
-// +kubebuilder:validation:Enum=YCSB;Tweet
+// +kubebuilder:validation:Enum=YCSB;Tweet;TPCC
 type WorkloadType string
 
 const (
@@ -16,10 +16,13 @@ const (
 	// WorkloadTweet is the Tweet table with a commit timestamp, an ARRAY
 	// column and the TweetSortAsc index, as in the write-throughput experiment.
 	WorkloadTweet WorkloadType = "Tweet"
+	// WorkloadTPCC is TPC-C's nine tables, interleaved under their
+	// warehouse, and its five transactions (tpcc.warehouses is the scale).
+	WorkloadTPCC WorkloadType = "TPCC"
 )
 
 // OperationType names one operation of a workload.
-// +kubebuilder:validation:Enum=Read;Scan;ReadKeys;Insert;Update;Delete;ReadModifyWrite;QueryBySort;FullScan
+// +kubebuilder:validation:Enum=Read;Scan;ReadKeys;Insert;Update;Delete;ReadModifyWrite;QueryBySort;FullScan;NewOrder;Payment;OrderStatus;Delivery;StockLevel
 type OperationType string
 
 const (
@@ -44,6 +47,19 @@ const (
 	// OpFullScan runs a heavy query that scans the whole Tweet table, to
 	// measure its interference with writes.
 	OpFullScan OperationType = "FullScan"
+	// OpNewOrder is TPC-C's New-Order transaction (read-write; 1 % roll
+	// back on an unused item).
+	OpNewOrder OperationType = "NewOrder"
+	// OpPayment is TPC-C's Payment transaction (read-write; 60 % by last
+	// name, 15 % for a customer of a remote warehouse).
+	OpPayment OperationType = "Payment"
+	// OpOrderStatus is TPC-C's Order-Status transaction (read-only).
+	OpOrderStatus OperationType = "OrderStatus"
+	// OpDelivery is TPC-C's Delivery transaction (read-write, ten
+	// districts in one transaction).
+	OpDelivery OperationType = "Delivery"
+	// OpStockLevel is TPC-C's Stock-Level transaction (read-only).
+	OpStockLevel OperationType = "StockLevel"
 )
 
 // ReadAPI selects the Spanner API a read goes through.
@@ -134,9 +150,13 @@ const (
 
 // WorkloadSpec is what the load engine runs: a built-in schema and dataset,
 // a weighted operation mix, a load profile, a duration and a warm-up.
-// +kubebuilder:validation:XValidation:rule="self.type == 'YCSB' ? self.operations.all(o, o.type in ['Read','Scan','ReadKeys','Insert','Update','Delete','ReadModifyWrite']) : self.operations.all(o, o.type in ['Read','Insert','Update','Delete','QueryBySort','FullScan'])",message="operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan",fieldPath=".operations"
-// +kubebuilder:validation:XValidation:rule="!has(self.dataset) || (has(self.dataset.batchRows) ? self.dataset.batchRows : 500) * (self.type == 'YCSB' ? 11 : 10) <= 80000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows for YCSB (11 per row), 8000 for Tweet (10 per row, its index included)",fieldPath=".dataset.batchRows"
-// +kubebuilder:validation:XValidation:rule="!has(self.dataset) || (has(self.dataset.batchRows) ? self.dataset.batchRows : 500) * (has(self.dataset.fieldBytes) ? self.dataset.fieldBytes : 100) * (self.type == 'YCSB' ? 10 : 1) <= 90000000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 100 MB per commit: batchRows x fieldBytes x text fields per row (10 for YCSB, 1 for Tweet) must stay under 90,000,000",fieldPath=".dataset.batchRows"
+// +kubebuilder:validation:XValidation:rule="!has(self.operations) || (self.type == 'YCSB' ? self.operations.all(o, o.type in ['Read','Scan','ReadKeys','Insert','Update','Delete','ReadModifyWrite']) : self.type == 'Tweet' ? self.operations.all(o, o.type in ['Read','Insert','Update','Delete','QueryBySort','FullScan']) : self.operations.all(o, o.type in ['NewOrder','Payment','OrderStatus','Delivery','StockLevel']))",message="operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel",fieldPath=".operations"
+// +kubebuilder:validation:XValidation:rule="has(self.operations) || self.type == 'TPCC'",message="operations: required, except for TPCC, whose default is the standard mix (NewOrder 45, Payment 43, OrderStatus 4, Delivery 4, StockLevel 4)",fieldPath=".operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.tpcc) || self.type == 'TPCC'",message="tpcc: applies only to type TPCC",fieldPath=".tpcc"
+// +kubebuilder:validation:XValidation:rule="self.type != 'TPCC' || !has(self.dataset) || !has(self.dataset.rows) || self.dataset.rows == (has(self.tpcc) && has(self.tpcc.population) && self.tpcc.population == 'Test' ? 1000 : 100000) + (has(self.tpcc) && has(self.tpcc.warehouses) ? self.tpcc.warehouses : 1) * (has(self.tpcc) && has(self.tpcc.population) && self.tpcc.population == 'Test' ? 1301 : 130001)",message="dataset.rows: TPCC's load units follow from tpcc.warehouses and tpcc.population; leave rows out",fieldPath=".dataset.rows"
+// +kubebuilder:validation:XValidation:rule="self.type != 'TPCC' || !has(self.dataset) || !has(self.dataset.fieldBytes) || self.dataset.fieldBytes == 100",message="dataset.fieldBytes: TPCC's columns have the specification's sizes; leave fieldBytes out",fieldPath=".dataset.fieldBytes"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataset) || (has(self.dataset.batchRows) ? self.dataset.batchRows : (self.type == 'TPCC' ? 100 : 500)) * (self.type == 'YCSB' ? 11 : self.type == 'Tweet' ? 10 : 220) <= 80000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows for YCSB (11 per row), 8000 for Tweet (10 per row, its index included), 363 load units for TPCC (up to 220 each: a customer with its history, order, 15 order lines and new order)",fieldPath=".dataset.batchRows"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataset) || self.type == 'TPCC' || (has(self.dataset.batchRows) ? self.dataset.batchRows : 500) * (has(self.dataset.fieldBytes) ? self.dataset.fieldBytes : 100) * (self.type == 'YCSB' ? 10 : 1) <= 90000000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 100 MB per commit: batchRows x fieldBytes x text fields per row (10 for YCSB, 1 for Tweet) must stay under 90,000,000",fieldPath=".dataset.batchRows"
 // +kubebuilder:validation:XValidation:rule="!(has(self.load.steps) && has(self.duration))",message="duration: set duration, or load.steps (whose durations add up to the run's), not both",fieldPath=".duration"
 // +kubebuilder:validation:XValidation:rule="has(self.load.steps) || has(self.duration)",message="duration: required unless load.steps gives the run's duration",fieldPath=".duration"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.duration) || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.warmUp.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.warmUp.duration) < duration(self.duration)",message="warmUp.duration: must be shorter than the run's duration",fieldPath=".warmUp.duration"
@@ -149,24 +169,31 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.load.ramp) || !has(self.duration) || !self.load.ramp.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.load.ramp.duration) <= duration(self.duration)",message="load.ramp.duration: must not be longer than the run's duration",fieldPath=".load.ramp.duration"
 // +kubebuilder:validation:XValidation:rule="!(has(self.warmUp) && has(self.warmUp.mode) && self.warmUp.mode == 'Auto' && (!has(self.interval) || (self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.interval) <= duration('1h'))) && (!has(self.warmUp.max) || (self.warmUp.max.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.warmUp.max) <= duration('168h'))) && has(self.duration) && self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.duration) <= duration('168h')) || (has(self.warmUp.window) ? self.warmUp.window : 3) * (has(self.interval) ? int(duration(self.interval)) : 10000000000) <= (has(self.warmUp.max) ? int(duration(self.warmUp.max)) : int(duration(self.duration)) / 2)",message="warmUp: an Auto warm-up needs room for its window: window x interval must not exceed max (default: half the run's duration)",fieldPath=".warmUp"
 // +kubebuilder:validation:XValidation:rule="!(has(self.warmUp) && has(self.warmUp.mode) && self.warmUp.mode == 'Auto' && (!has(self.interval) || (self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.interval) <= duration('1h'))) && (!has(self.warmUp.max) || (self.warmUp.max.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.warmUp.max) <= duration('168h'))) && has(self.load.steps) && self.load.steps.all(s, s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(s.duration) <= duration('168h')) && self.load.steps.map(s, duration(s.duration)).sum() <= duration('168h')) || (has(self.warmUp.window) ? self.warmUp.window : 3) * (has(self.interval) ? int(duration(self.interval)) : 10000000000) <= (has(self.warmUp.max) ? int(duration(self.warmUp.max)) : int(self.load.steps.map(s, duration(s.duration)).sum()) / 2)",message="warmUp: an Auto warm-up needs room for its window: window x interval must not exceed max (default: half the run's duration, the sum of load.steps)",fieldPath=".warmUp"
-// +kubebuilder:validation:XValidation:rule="self.operations.all(o, !(o.type in ['Read','Scan','ReadKeys','Update','ReadModifyWrite']) || (has(self.dataset) && has(self.dataset.rows) ? self.dataset.rows : 1000) >= (o.type in ['Scan','ReadKeys'] ? (has(o.rows) ? o.rows : 10) : 1))",message="dataset.rows: operations on existing keys need rows to find: at least 1 for Read, Update and ReadModifyWrite, and at least the operation's rows for Scan and ReadKeys",fieldPath=".dataset.rows"
+// +kubebuilder:validation:XValidation:rule="!has(self.operations) || self.operations.all(o, !(o.type in ['Read','Scan','ReadKeys','Update','ReadModifyWrite']) || (has(self.dataset) && has(self.dataset.rows) ? self.dataset.rows : 1000) >= (o.type in ['Scan','ReadKeys'] ? (has(o.rows) ? o.rows : 10) : 1))",message="dataset.rows: operations on existing keys need rows to find: at least 1 for Read, Update and ReadModifyWrite, and at least the operation's rows for Scan and ReadKeys",fieldPath=".dataset.rows"
 type WorkloadSpec struct {
-	// type is the built-in workload: YCSB or Tweet.
+	// type is the built-in workload: YCSB, Tweet or TPCC.
 	// +required
 	Type WorkloadType `json:"type"`
+
+	// tpcc is the scale and options of the TPCC workload; only with type
+	// TPCC. Default: one warehouse, the full population.
+	// +optional
+	TPCC *TPCCSpec `json:"tpcc,omitempty"`
 
 	// dataset is how many rows are preloaded before the run, and how.
 	// +optional
 	Dataset DatasetSpec `json:"dataset,omitempty"`
 
 	// operations is the operation mix. Each operation is chosen with
-	// probability weight / sum of weights.
-	// +required
+	// probability weight / sum of weights. Required, except for TPCC, whose
+	// default is the standard mix: NewOrder 45, Payment 43, OrderStatus 4,
+	// Delivery 4, StockLevel 4.
+	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
-	// +kubebuilder:validation:XValidation:rule="self.all(o, self.exists_one(p, (has(p.name) ? p.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan'}[p.type]) == (has(o.name) ? o.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan'}[o.type])))",message="operations: names must be unique; name operations of the same type explicitly (an unnamed operation is named after its type, e.g. read-keys)"
-	Operations []OperationSpec `json:"operations"`
+	// +kubebuilder:validation:XValidation:rule="self.all(o, self.exists_one(p, (has(p.name) ? p.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level'}[p.type]) == (has(o.name) ? o.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level'}[o.type])))",message="operations: names must be unique; name operations of the same type explicitly (an unnamed operation is named after its type, e.g. read-keys)"
+	Operations []OperationSpec `json:"operations,omitempty"`
 
 	// load is the rate profile (open loop) or the concurrency (closed loop).
 	// +required
@@ -197,20 +224,23 @@ type WorkloadSpec struct {
 
 // DatasetSpec describes the rows preloaded before a run.
 type DatasetSpec struct {
-	// rows is the number of rows preloaded. Default 1000.
+	// rows is the number of rows preloaded. Default 1000. TPCC leaves it
+	// out: its load units (items, warehouses, stock rows, customers with
+	// their orders) follow from tpcc.warehouses and tpcc.population.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000000000
 	Rows *int64 `json:"rows,omitempty"`
 
 	// fieldBytes is the size of each generated text field (YCSB's field0..9,
-	// Tweet's Content). Default 100.
+	// Tweet's Content). Default 100. Not for TPCC.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1048576
 	FieldBytes *int32 `json:"fieldBytes,omitempty"`
 
-	// batchRows is the number of rows in one load mutation batch. Default 500.
+	// batchRows is the number of rows in one load mutation batch. Default
+	// 500; 100 for TPCC, whose load unit is up to 19 rows.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10000
@@ -241,10 +271,11 @@ type DatasetSpec struct {
 }
 
 // OperationSpec is one operation of the mix with its options.
-// +kubebuilder:validation:XValidation:rule="!has(self.staleness) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan']",message="staleness: only reads can be stale; writes and ReadModifyWrite run in read-write transactions",fieldPath=".staleness"
-// +kubebuilder:validation:XValidation:rule="!has(self.directedRead) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan']",message="directedRead: only read-only operations can be directed",fieldPath=".directedRead"
-// +kubebuilder:validation:XValidation:rule="!has(self.commit) || self.type in ['Insert','Update','Delete','ReadModifyWrite']",message="commit: commit options apply only to writes",fieldPath=".commit"
-// +kubebuilder:validation:XValidation:rule="!has(self.writePath) || self.type in ['Insert','Update','Delete']",message="writePath: only Insert, Update and Delete have a write path",fieldPath=".writePath"
+// +kubebuilder:validation:XValidation:rule="!has(self.staleness) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel']",message="staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment and Delivery run in read-write transactions",fieldPath=".staleness"
+// +kubebuilder:validation:XValidation:rule="!has(self.staleness) || !has(self.staleness.max) || !(self.type in ['OrderStatus','StockLevel'])",message="staleness.max: OrderStatus and StockLevel read several times in one read-only transaction, which takes exact staleness only",fieldPath=".staleness.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.directedRead) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel']",message="directedRead: only read-only operations can be directed",fieldPath=".directedRead"
+// +kubebuilder:validation:XValidation:rule="!has(self.commit) || self.type in ['Insert','Update','Delete','ReadModifyWrite','NewOrder','Payment','Delivery']",message="commit: commit options apply only to writes",fieldPath=".commit"
+// +kubebuilder:validation:XValidation:rule="!has(self.writePath) || self.type in ['Insert','Update','Delete','NewOrder','Payment','Delivery']",message="writePath: only Insert, Update, Delete, NewOrder, Payment and Delivery have a write path",fieldPath=".writePath"
 // +kubebuilder:validation:XValidation:rule="!has(self.api) || self.type in ['Read','Scan','ReadKeys']",message="api: only Read, Scan and ReadKeys can choose between the Read and SQL APIs",fieldPath=".api"
 // +kubebuilder:validation:XValidation:rule="!has(self.rows) || self.type in ['Scan','ReadKeys','QueryBySort']",message="rows: only Scan, ReadKeys and QueryBySort return several rows",fieldPath=".rows"
 type OperationSpec struct {
@@ -270,7 +301,9 @@ type OperationSpec struct {
 	API ReadAPI `json:"api,omitempty"`
 
 	// writePath is how Insert, Update and Delete write: Mutation (default,
-	// one Apply) or DML (a read-write transaction).
+	// one Apply) or DML (a read-write transaction). TPCC's NewOrder, Payment
+	// and Delivery always run in a read-write transaction; writePath says
+	// whether they write with buffered mutations (default) or DML.
 	// +optional
 	WritePath WritePath `json:"writePath,omitempty"`
 
@@ -285,7 +318,9 @@ type OperationSpec struct {
 	// +optional
 	Keys KeyDistribution `json:"keys,omitempty"`
 
-	// staleness makes a read a single-use stale read. Absent means strong.
+	// staleness makes a read a single-use stale read (TPCC's OrderStatus and
+	// StockLevel: a read-only transaction at that staleness). Absent means
+	// strong.
 	// +optional
 	Staleness *StalenessSpec `json:"staleness,omitempty"`
 

@@ -37,9 +37,35 @@ var commands = []command{
 }
 
 func main() {
+	ctx, stop := signalContext(os.Stderr)
+	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// signalContext is canceled by the first SIGINT or SIGTERM, which every
+// command takes as "stop cleanly" (a run ends its load and says it was
+// interrupted; a runner pod still reports its failure). From then on the
+// two signals have their default effect again: a second one ends at once
+// a command that does not stop, instead of being swallowed as every
+// signal after the first would be while the context is registered. The
+// returned stop also waits until the notice of a signal is written.
+func signalContext(stderr io.Writer) (context.Context, context.CancelFunc) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	noticed := make(chan struct{})
+	go func() {
+		defer close(noticed)
+		<-ctx.Done()
+		stop()
+		// A signal's cause also "is" context.Canceled; stop's is it.
+		if cause := context.Cause(ctx); cause != context.Canceled { //nolint:errorlint // see above
+			fmt.Fprintf(stderr, "spanbench: %v; stopping (send it again to quit at once)\n", cause)
+		}
+	}()
+	return ctx, func() {
+		stop()
+		<-noticed
+	}
 }
 
 // dispatch runs the subcommand named by args[0] and returns the exit code.

@@ -51,7 +51,8 @@ func TestRunStartsItsOwnEmulatorAndPrintsTheTable(t *testing.T) {
 	if !strings.Contains(stderr, "started a fresh Cloud Spanner emulator") || !strings.Contains(stderr, "loading usertable: 300/300 rows") {
 		t.Errorf("stderr does not tell that an emulator was started and the dataset loaded:\n%s", stderr)
 	}
-	for _, want := range []string{"operation", "p99.9", "read", "insert", "overall", "note: measured on the Cloud Spanner emulator"} {
+	for _, want := range []string{"operation", "p99.9", "read", "insert", "overall", "note: measured on the Cloud Spanner emulator",
+		result.GFEUnavailableEmulator} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the result table lacks %q:\n%s", want, stdout)
 		}

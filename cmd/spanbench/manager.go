@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -199,7 +200,14 @@ func managerCommand(ctx context.Context, args []string, _, stderr io.Writer) err
 		return err
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(stderr)))
-	mgr, err := newManager(f)
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return err
+	}
+	if err := awaitAPIServer(ctx, cfg, apiServerWait, apiServerPoll, stderr); err != nil {
+		return err
+	}
+	mgr, err := newManager(cfg, f)
 	if err != nil {
 		return err
 	}
@@ -220,12 +228,12 @@ func utilruntimeMust(err error) {
 	}
 }
 
-func newManager(f *managerFlags) (ctrl.Manager, error) {
+func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	metricsOpts := metricsserver.Options{BindAddress: f.metricsAddr, SecureServing: f.secureMetrics}
 	if f.secureMetrics {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 Scheme(),
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: f.probeAddr,

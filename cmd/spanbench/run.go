@@ -174,7 +174,25 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 			return nil, err
 		}
 	}
-	return engine.Run(ctx, cfg)
+	doc, err := engine.Run(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return doc, checkConsistency(ctx, s, &run.Workload, shards, doc, stderr)
+}
+
+// checkConsistency runs a TPCC workload's consistency conditions after the
+// run when the spec asks for them. They need the whole run finished: a
+// shard of several skips them and says so.
+func checkConsistency(ctx context.Context, s *session.Session, w *v1alpha1.WorkloadSpec, shards int, doc *result.Document, stderr io.Writer) error {
+	if w.TPCC == nil || !w.TPCC.ConsistencyChecks {
+		return nil
+	}
+	if shards > 1 {
+		fmt.Fprintln(stderr, "note: TPC-C consistency checks skipped: this is one shard of several; they need the whole run finished")
+		return nil
+	}
+	return workload.CheckTPCCInto(ctx, s.Client, s.Target.Dialect, doc)
 }
 
 // prepareDataset loads the dataset unless it is there; loaded is when this

@@ -70,6 +70,12 @@ func Hostile(run string, w v1alpha1.WorkloadSpec, start time.Time, i, n int) []C
 	doc("two shard entries", func(d *result.Document) { d.Shards = append(d.Shards, d.Shards[0]) })
 	doc("interval of 0 s", func(d *result.Document) { d.IntervalSeconds = 0 })
 	doc("histogram holding more than its counts", func(d *result.Document) { d.Intervals[0].Operations[0].OK = 1 })
+	doc("GFE histogram holding more than the successful operations", func(d *result.Document) {
+		op := &d.Intervals[0].Operations[0]
+		h := histogram.New()
+		_ = h.RecordValues(1000, int64(op.OK)+1)
+		op.GFELatencyHistogram, _ = histogram.Encode(h)
+	})
 	doc("counts without histograms", func(d *result.Document) {
 		d.Intervals[0].Operations[0].OK = 1 << 40
 		d.Intervals[0].Operations[0].Histograms = result.Histograms{}

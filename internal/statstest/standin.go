@@ -34,8 +34,8 @@ func (s Schema) Dialect() v1alpha1.Dialect { return s.dialect }
 // Table implements workload.Schema.
 func (Schema) Table() string { return Prefix + "QUERY_STATS_TOP_MINUTE" }
 
-// Row implements workload.Schema: the stand-ins hold no dataset.
-func (Schema) Row(int64) *spanner.Mutation { return nil }
+// Rows implements workload.Schema: the stand-ins hold no dataset.
+func (Schema) Rows(int64) []*spanner.Mutation { return nil }
 
 // pgTypes turn the GoogleSQL DDL into the PostgreSQL dialect's, whose
 // spanner_sys tables have the same columns in lower case (unquoted names

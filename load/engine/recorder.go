@@ -43,8 +43,13 @@ type stripe struct {
 
 // window is what one stripe recorded in the current interval.
 type window struct {
-	latency, service, errorLat        *hdr.Histogram
+	latency, service, errorLat *hdr.Histogram
+	// gfe is the GFE's timing of successful operations whose responses
+	// carried it; allocated at the first such operation, so a run on the
+	// emulator (which never sends it) spends no memory on it.
+	gfe                               *hdr.Histogram
 	ok, notFound, rows, retries, muts uint64
+	rollbacks                         uint64
 	errs                              [numCodes]uint64
 }
 
@@ -81,10 +86,16 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 		_ = w.errorLat.RecordValue(lat)
 	default:
 		w.ok++
+		if out.RolledBack {
+			w.rollbacks++
+		}
 		w.rows += uint64(out.Rows)
 		w.muts += uint64(out.Mutations)
 		_ = w.latency.RecordValue(lat)
 		_ = w.service.RecordValue(svc)
+		if out.GFEMeasured {
+			w.recordGFE(histogram.Micros(out.GFE))
+		}
 	}
 	stripe.mu.Unlock()
 }
@@ -101,7 +112,8 @@ func (r *opRecorder) drain() (result.IntervalOperation, error) {
 		r.spare.reset()
 	}
 	defer r.sum.reset()
-	c := result.Counts{OK: r.sum.ok, NotFound: r.sum.notFound, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts}
+	c := result.Counts{OK: r.sum.ok, NotFound: r.sum.notFound, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts,
+		Rollbacks: r.sum.rollbacks}
 	for code, n := range r.sum.errs {
 		if n > 0 {
 			if c.Errors == nil {
@@ -110,7 +122,19 @@ func (r *opRecorder) drain() (result.IntervalOperation, error) {
 			c.Errors[codes.Code(code).String()] += n
 		}
 	}
-	return result.NewIntervalOperation(r.name, c, r.sum.latency, r.sum.service, r.sum.errorLat)
+	op, err := result.NewIntervalOperation(r.name, c, r.sum.latency, r.sum.service, r.sum.errorLat)
+	if err != nil {
+		return op, err
+	}
+	return op, op.SetGFELatency(r.sum.gfe)
+}
+
+// recordGFE adds one operation's GFE time.
+func (w *window) recordGFE(micros int64) {
+	if w.gfe == nil {
+		w.gfe = histogram.New()
+	}
+	_ = w.gfe.RecordValue(micros) // cannot fail: Micros clamps to the range
 }
 
 // add merges o into w.
@@ -118,11 +142,18 @@ func (w *window) add(o *window) {
 	w.latency.Merge(o.latency)
 	w.service.Merge(o.service)
 	w.errorLat.Merge(o.errorLat)
+	if o.gfe != nil && o.gfe.TotalCount() > 0 {
+		if w.gfe == nil {
+			w.gfe = histogram.New()
+		}
+		w.gfe.Merge(o.gfe)
+	}
 	w.ok += o.ok
 	w.notFound += o.notFound
 	w.rows += o.rows
 	w.retries += o.retries
 	w.muts += o.muts
+	w.rollbacks += o.rollbacks
 	for i, n := range o.errs {
 		w.errs[i] += n
 	}
@@ -133,5 +164,8 @@ func (w *window) reset() {
 	w.latency.Reset()
 	w.service.Reset()
 	w.errorLat.Reset()
-	*w = window{latency: w.latency, service: w.service, errorLat: w.errorLat}
+	if w.gfe != nil {
+		w.gfe.Reset()
+	}
+	*w = window{latency: w.latency, service: w.service, errorLat: w.errorLat, gfe: w.gfe}
 }

@@ -108,3 +108,32 @@ func TestANotFoundReadIsNeitherOKNorAnError(t *testing.T) {
 			"want 1, 4, 1, none; 1 latency and 4 error latencies", op.OK, op.NotFound, op.Rows, op.Errors, lat, errLat)
 	}
 }
+
+// TestGFELatencyIsRecordedForSuccessfulOperationsThatCarriedIt: the GFE's
+// timing goes into its own histogram, for successful operations whose
+// responses carried it only; an interval where none did has none (not a
+// histogram of zeros).
+func TestGFELatencyIsRecordedForSuccessfulOperationsThatCarriedIt(t *testing.T) {
+	r := newOpRecorder("read")
+	for w := range 4 {
+		r.record(w, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1, GFE: 5 * time.Millisecond, GFEMeasured: true})
+	}
+	r.record(0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1}) // no header
+	r.record(1, codes.Aborted, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{GFE: time.Millisecond, GFEMeasured: true})
+	r.record(2, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{NotFound: true, GFE: time.Millisecond, GFEMeasured: true})
+	op, err := r.drain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := histogram.Decode(op.GFELatencyHistogram)
+	if err != nil {
+		t.Fatalf("the interval's GFE histogram: %v", err)
+	}
+	if h.TotalCount() != 4 || !h.ValuesAreEquivalent(h.Min(), 5000) || !h.ValuesAreEquivalent(h.Max(), 5000) {
+		t.Errorf("4 OK operations with 5 ms of GFE time: the histogram holds %d values from %d to %d µs", h.TotalCount(), h.Min(), h.Max())
+	}
+	r.record(0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1})
+	if op, err = r.drain(); err != nil || op.GFELatencyHistogram != "" {
+		t.Errorf("an interval whose operations carried no GFE timing has a GFE histogram %q (err %v)", op.GFELatencyHistogram, err)
+	}
+}

@@ -7,6 +7,7 @@ package operation
 import (
 	"context"
 	"math/rand/v2"
+	"time"
 )
 
 // Outcome is what one operation did, beyond its latency and error.
@@ -22,6 +23,17 @@ type Outcome struct {
 	// no row: not a success (the bare client's ReadRow returns NotFound), so
 	// the engine counts it apart from OK and from errors.
 	NotFound bool
+	// GFE is the time the operation's RPCs spent in Google's frontend
+	// (summed over its RPCs), when GFEMeasured: only responses of Cloud
+	// Spanner carry it (docs/server-stats.md, "The latency ladder").
+	GFE time.Duration
+	// GFEMeasured says at least one of the operation's responses carried
+	// the GFE's timing: without it GFE is unknown, not zero.
+	GFEMeasured bool
+	// RolledBack says the operation rolled its transaction back by design
+	// (TPC-C's New-Order on an unused item): a success, counted apart in
+	// rollbacks.
+	RolledBack bool
 }
 
 // Operation runs one request. rng belongs to the calling worker, so Do may

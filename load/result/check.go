@@ -202,8 +202,12 @@ func (e *Expect) checkIntervals(d *Document) error {
 	return nil
 }
 
-// checkCounts checks that c's counts and their sums fit MaxCount.
+// checkCounts checks that c's counts and their sums fit MaxCount, and
+// that rollbacks, which are successes, are no more than OK.
 func checkCounts(c Counts) error {
+	if c.Rollbacks > c.OK {
+		return fmt.Errorf("%d rollbacks of %d successful operations", c.Rollbacks, c.OK)
+	}
 	for code := range c.Errors {
 		if len(code) == 0 || len(code) > maxCodeBytes {
 			return fmt.Errorf("error code %q is not a gRPC code name", truncateText(code))
@@ -215,6 +219,9 @@ func checkCounts(c Counts) error {
 
 // checkText bounds the free text a document carries.
 func checkText(d *Document) error {
+	if err := checkTPCC(d); err != nil {
+		return err
+	}
 	if len(d.Notes) > maxNotes {
 		return invalid("the result has %d notes, more than %d", len(d.Notes), maxNotes)
 	}

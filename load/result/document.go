@@ -73,6 +73,9 @@ type Document struct {
 	// operations, added to a run's merged result once collected; nil when
 	// they were not (server.go).
 	Server *Server `json:"server,omitempty"`
+	// TPCC is a TPC-C run's tpmC, executed mix and consistency checks;
+	// absent for other workloads.
+	TPCC *TPCC `json:"tpcc,omitempty"`
 	// Monitoring is what Cloud Monitoring says about the run's instance
 	// and database, added to a run's merged result once read; nil when it
 	// was not (monitoring.go).
@@ -163,6 +166,10 @@ type Counts struct {
 	// Mutations counts mutations committed, from commit statistics, when
 	// the operation asked for them (commit.returnCommitStats).
 	Mutations uint64 `json:"mutations,omitempty"`
+	// Rollbacks counts successful operations that rolled their transaction
+	// back by design (TPC-C's New-Order on an unused item, 1 %); they are
+	// in OK too.
+	Rollbacks uint64 `json:"rollbacks,omitempty"`
 }
 
 // MaxCount is the largest count a result holds: every count, and the sum
@@ -174,12 +181,13 @@ const MaxCount = math.MaxInt64
 // would pass MaxCount.
 func (c *Counts) Add(o Counts) error {
 	sum := *c
-	var ok [6]bool
+	var ok [7]bool
 	sum.OK, ok[0] = addCount(c.OK, o.OK)
 	sum.NotFound, ok[1] = addCount(c.NotFound, o.NotFound)
 	sum.Retries, ok[2] = addCount(c.Retries, o.Retries)
 	sum.Rows, ok[3] = addCount(c.Rows, o.Rows)
 	sum.Mutations, ok[4] = addCount(c.Mutations, o.Mutations)
+	sum.Rollbacks, ok[6] = addCount(c.Rollbacks, o.Rollbacks)
 	ok[5] = true
 	if len(o.Errors) > 0 {
 		sum.Errors = make(map[string]uint64, len(c.Errors)+len(o.Errors))
@@ -217,6 +225,12 @@ type Histograms struct {
 	// ErrorLatencyHistogram is the latency of operations that did not
 	// succeed (failed or not found) from their intended send time.
 	ErrorLatencyHistogram string `json:"errorLatencyHistogram,omitempty"`
+	// GFELatencyHistogram is, for successful operations whose responses
+	// carried Google's frontend timing (Cloud Spanner's server-timing
+	// header), the time their RPCs spent in the frontend and behind it,
+	// summed over an operation's RPCs. Absent in documents of older
+	// runners and of runs on the emulator, which never sets the header.
+	GFELatencyHistogram string `json:"gfeLatencyHistogram,omitempty"`
 }
 
 // Operation is the result of one operation (or, as Overall, of all).
@@ -237,6 +251,10 @@ type Operation struct {
 	// there were any: a failure mode that times out looks very different from one
 	// that fails fast.
 	ErrorLatency *histogram.Summary `json:"errorLatency,omitempty"`
+	// GFELatency summarises GFELatencyHistogram, when any successful
+	// operation's responses carried the GFE's timing; its count is how many
+	// did. Absent means not available (see GFEUnavailable), never zero.
+	GFELatency *histogram.Summary `json:"gfeLatency,omitempty"`
 	Histograms
 }
 

@@ -160,6 +160,10 @@ func computeTotals(d *Document, c *codec, src intervalSource) error {
 			s := histogram.SummarizeCompact(e)
 			a.op.ErrorLatency = &s
 		}
+		if g := a.hists.gfeLatency(); g.TotalCount() > 0 {
+			s := histogram.SummarizeCompact(g)
+			a.op.GFELatency = &s
+		}
 		if seconds > 0 {
 			a.op.Throughput = float64(a.op.OK) / seconds
 		}
@@ -175,5 +179,6 @@ func computeTotals(d *Document, c *codec, src intervalSource) error {
 	}
 	sort.Slice(d.Totals, func(i, j int) bool { return d.Totals[i].Name < d.Totals[j].Name })
 	d.Overall, err = finish(overall)
+	deriveTPCC(d)
 	return err
 }

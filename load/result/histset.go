@@ -8,10 +8,13 @@ import (
 
 // histSet is an operation's histograms, in the order of Histograms.fields,
 // in compact form: a merged result holds thousands of them.
-type histSet [3]*histogram.Compact
+type histSet [numKinds]*histogram.Compact
+
+// numKinds is the number of histogram kinds an operation has.
+const numKinds = 4
 
 func newHistSet() histSet {
-	return histSet{histogram.NewCompact(), histogram.NewCompact(), histogram.NewCompact()}
+	return histSet{histogram.NewCompact(), histogram.NewCompact(), histogram.NewCompact(), histogram.NewCompact()}
 }
 
 // codec decodes and encodes histograms with reused buffers.
@@ -21,8 +24,8 @@ type codec struct {
 }
 
 // fields lists the encoded histograms in histSet order.
-func (h *Histograms) fields() [3]*string {
-	return [3]*string{&h.LatencyHistogram, &h.ServiceHistogram, &h.ErrorLatencyHistogram}
+func (h *Histograms) fields() [numKinds]*string {
+	return [numKinds]*string{&h.LatencyHistogram, &h.ServiceHistogram, &h.ErrorLatencyHistogram, &h.GFELatencyHistogram}
 }
 
 // addTo decodes every histogram of h and merges it into s.
@@ -56,11 +59,12 @@ func (s histSet) add(o histSet) {
 }
 
 // bytes is the memory the histograms' buckets take.
-func (s histSet) bytes() int64 { return s[0].Bytes() + s[1].Bytes() + s[2].Bytes() }
+func (s histSet) bytes() int64 { return s[0].Bytes() + s[1].Bytes() + s[2].Bytes() + s[3].Bytes() }
 
 func (s histSet) latency() *histogram.Compact      { return s[0] }
 func (s histSet) service() *histogram.Compact      { return s[1] }
 func (s histSet) errorLatency() *histogram.Compact { return s[2] }
+func (s histSet) gfeLatency() *histogram.Compact   { return s[3] }
 
 // NewIntervalOperation builds one operation's entry of an interval from
 // its counts and raw histograms (latency, service time, error latency).
@@ -79,4 +83,16 @@ func NewIntervalOperation(name string, c Counts, latency, service, errorLatency 
 		*op.Histograms.fields()[i] = enc
 	}
 	return op, nil
+}
+
+// SetGFELatency stores the histogram of the GFE's timing of the
+// interval's successful operations (nil or empty: none carried it).
+func (op *IntervalOperation) SetGFELatency(h *hdr.Histogram) error {
+	op.GFELatencyHistogram = ""
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	enc, err := histogram.Encode(h)
+	op.GFELatencyHistogram = enc
+	return err
 }

@@ -331,7 +331,7 @@ func (a *intervalAccumulator) addChecked(intervals []Interval) error {
 // holds them to j's counts and the memory limit.
 func (a *intervalAccumulator) apply(w int, j *decodeJob) error {
 	before := j.into.bytes()
-	var totals [3]int64
+	var totals [numKinds]int64
 	for i, enc := range j.from.fields() {
 		var p histogram.Payload
 		var err error
@@ -345,11 +345,16 @@ func (a *intervalAccumulator) apply(w int, j *decodeJob) error {
 	if a.memory.Add(j.into.bytes()-before) > a.memoryLimit && a.memoryLimit > 0 {
 		return fmt.Errorf("the merged histograms take more than %d MiB", a.memoryLimit>>20)
 	}
-	want := [3]uint64{j.counts.OK, j.counts.OK, j.counts.ErrorCount() + j.counts.NotFound}
-	for i, name := range [3]string{"latency", "service", "error latency"} {
+	want := [...]uint64{j.counts.OK, j.counts.OK, j.counts.ErrorCount() + j.counts.NotFound}
+	for i, name := range [...]string{"latency", "service", "error latency"} {
 		if got := uint64(totals[i]); got != want[i] {
 			return fmt.Errorf("interval %d, operation %s: the %s histogram holds %d values, but its counts say %d", j.index, j.op, name, got, want[i])
 		}
+	}
+	// Only successful operations whose responses carried the GFE's
+	// timing are in its histogram: at most the OK count.
+	if got := uint64(totals[3]); got > j.counts.OK {
+		return fmt.Errorf("interval %d, operation %s: the GFE latency histogram holds %d values, more than the %d successful operations", j.index, j.op, got, j.counts.OK)
 	}
 	return nil
 }
@@ -489,7 +494,7 @@ type decodeJob struct {
 	counts Counts
 	into   histSet
 	// added says which of from's histograms a checked add has added.
-	added [3]bool
+	added [numKinds]bool
 }
 
 // op adds c to the operation's counts and returns its histograms.

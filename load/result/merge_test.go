@@ -42,6 +42,9 @@ type sample struct {
 	shard, interval int
 	op              string
 	micros          int64
+	// gfe is the GFE's timing of the operation, 0 when its responses
+	// carried none.
+	gfe int64
 }
 
 // shardDocs builds one document per shard from samples, the way a runner
@@ -52,13 +55,19 @@ func shardDocs(t *testing.T, spec Spec, shards, intervals int, samples []sample)
 		shard, interval int
 		op              string
 	}
-	hs := map[key]*hdr.Histogram{}
+	hs, gfe := map[key]*hdr.Histogram{}, map[key]*hdr.Histogram{}
 	for _, s := range samples {
 		k := key{s.shard, s.interval, s.op}
 		if hs[k] == nil {
 			hs[k] = histogram.New()
 		}
 		_ = hs[k].RecordValue(s.micros)
+		if s.gfe > 0 {
+			if gfe[k] == nil {
+				gfe[k] = histogram.New()
+			}
+			_ = gfe[k].RecordValue(s.gfe)
+		}
 	}
 	var docs []*Document
 	for sh := range shards {
@@ -76,8 +85,12 @@ func shardDocs(t *testing.T, spec Spec, shards, intervals int, samples []sample)
 				if err != nil {
 					t.Fatal(err)
 				}
-				in.Operations = append(in.Operations, IntervalOperation{Name: o.Name, Counts: Counts{OK: uint64(h.TotalCount())},
-					Histograms: Histograms{LatencyHistogram: enc, ServiceHistogram: enc}})
+				op := IntervalOperation{Name: o.Name, Counts: Counts{OK: uint64(h.TotalCount())},
+					Histograms: Histograms{LatencyHistogram: enc, ServiceHistogram: enc}}
+				if err := op.SetGFELatency(gfe[key{sh, i, o.Name}]); err != nil {
+					t.Fatal(err)
+				}
+				in.Operations = append(in.Operations, op)
 			}
 			d.Intervals = append(d.Intervals, in)
 		}
@@ -92,7 +105,9 @@ func shardDocs(t *testing.T, spec Spec, shards, intervals int, samples []sample)
 // TestMergeEqualsOneHistogramOfAllSamples is the property that makes merged
 // results exact: for random samples split randomly over shards, intervals and
 // operations, the merged totals' percentiles equal those of one histogram fed
-// every sample after the warm-up.
+// every sample after the warm-up. The GFE latency, which only some
+// operations of some shards carry (an older runner's or the emulator's
+// carry none), merges the same way.
 func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 	for seed := range uint64(25) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
@@ -101,13 +116,22 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 			spec := testSpec(fixedWarmUp(15 * time.Second))
 			var samples []sample
 			want := map[string]*hdr.Histogram{"read": histogram.New(), "update": histogram.New(), "overall": histogram.New()}
+			wantGFE := map[string]*hdr.Histogram{"read": histogram.New(), "update": histogram.New(), "overall": histogram.New()}
+			withGFE := rng.IntN(shards + 1) // shards from withGFE on carry none
 			for range 1 + rng.IntN(20_000) {
 				s := sample{shard: rng.IntN(shards), interval: rng.IntN(intervals), op: []string{"read", "update"}[rng.IntN(2)],
 					micros: 1 + int64(rng.ExpFloat64()*float64(1+rng.IntN(100_000)))}
+				if s.shard < withGFE && rng.IntN(4) > 0 {
+					s.gfe = 1 + rng.Int64N(s.micros)
+				}
 				samples = append(samples, s)
 				if s.interval >= 2 { // a 15 s warm-up excludes whole 10 s intervals 0 and 1
 					_ = want[s.op].RecordValue(s.micros)
 					_ = want["overall"].RecordValue(s.micros)
+					if s.gfe > 0 {
+						_ = wantGFE[s.op].RecordValue(s.gfe)
+						_ = wantGFE["overall"].RecordValue(s.gfe)
+					}
 				}
 			}
 			docs := shardDocs(t, spec, shards, intervals, samples)
@@ -137,14 +161,34 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 						t.Errorf("%s: merged histogram (err %v) differs from one histogram of all samples", name, err)
 					}
 				}
+				checkGFE(t, name, got[name], wantGFE[name])
 			}
 		})
 	}
 }
 
+// checkGFE checks an operation's merged GFE latency against one
+// histogram of all its samples: absent, not zero, when there were none.
+func checkGFE(t *testing.T, name string, got Operation, want *hdr.Histogram) {
+	t.Helper()
+	if want.TotalCount() == 0 {
+		if got.GFELatency != nil || got.GFELatencyHistogram != "" {
+			t.Errorf("%s: no sample had a GFE latency, but the merge reports %+v", name, got.GFELatency)
+		}
+		return
+	}
+	if got.GFELatency == nil || *got.GFELatency != histogram.Summarize(want) {
+		t.Errorf("%s: merged GFE latency %+v, one histogram of all samples %+v", name, got.GFELatency, histogram.Summarize(want))
+	}
+	back, err := histogram.Decode(got.GFELatencyHistogram)
+	if err != nil || !back.Equals(want) {
+		t.Errorf("%s: merged GFE histogram (err %v) differs from one histogram of all samples", name, err)
+	}
+}
+
 func TestMergeRefusesMismatchedShards(t *testing.T) {
 	spec := testSpec("")
-	a := shardDocs(t, spec, 2, 2, []sample{{0, 0, "read", 5}, {1, 1, "read", 7}})
+	a := shardDocs(t, spec, 2, 2, []sample{{0, 0, "read", 5, 0}, {1, 1, "read", 7, 0}})
 	cases := map[string]func(d *Document){
 		"schema version": func(d *Document) { d.SchemaVersion = "spanbench.io/result/v0" },
 		"run":            func(d *Document) { d.Run = "other" },

@@ -68,7 +68,7 @@ func TestMonitoringSectionIsOptionalAndReadBack(t *testing.T) {
 // section, a run's report read back keeps it; a merge of two documents
 // drops it with a note.
 func TestMonitoringSectionSurvivesReadingBackButNotAMerge(t *testing.T) {
-	docs := shardDocs(t, testSpec(""), 2, 2, []sample{{0, 0, "read", 1000}, {1, 0, "read", 1000}})
+	docs := shardDocs(t, testSpec(""), 2, 2, []sample{{0, 0, "read", 1000, 0}, {1, 0, "read", 1000, 0}})
 	docs[0].Monitoring = regionSeedMonitoring()
 	one, err := Merge(docs[0])
 	if err != nil || one.Monitoring == nil {

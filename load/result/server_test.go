@@ -62,7 +62,7 @@ func TestServerSectionIsOptionalAndReadBack(t *testing.T) {
 // back through a merger keeps its section; merged with another document it
 // is dropped, with a note, since it was joined to one document's counts.
 func TestServerSectionSurvivesReadingBackButNotAMerge(t *testing.T) {
-	docs := shardDocs(t, testSpec(""), 2, 2, []sample{{0, 0, "read", 1000}, {1, 0, "read", 1000}})
+	docs := shardDocs(t, testSpec(""), 2, 2, []sample{{0, 0, "read", 1000, 0}, {1, 0, "read", 1000, 0}})
 	docs[0].Server = seedServer()
 	one, err := Merge(docs[0])
 	if err != nil || one.Server == nil {

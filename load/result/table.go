@@ -29,13 +29,21 @@ func WriteTable(w io.Writer, d *Document) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "operation\ttype\tcount\trate/s\tp50\tp90\tp99\tp99.9\tmax\tnot found\terrors\t")
-	for _, op := range d.Totals {
-		writeRow(tw, op)
+	gfe := d.hasGFE()
+	fmt.Fprint(tw, "operation\ttype\tcount\trate/s\tp50\tp90\tp99\tp99.9\tmax\tnot found\terrors\t")
+	if gfe {
+		fmt.Fprint(tw, "GFE p50\tGFE p99\t")
 	}
-	writeRow(tw, d.Overall)
+	fmt.Fprintln(tw)
+	for _, op := range d.Totals {
+		writeRow(tw, op, gfe)
+	}
+	writeRow(tw, d.Overall, gfe)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if !gfe {
+		fmt.Fprintln(w, d.GFENote(d.Overall))
 	}
 	var missed uint64
 	for _, s := range d.Shards {
@@ -47,6 +55,7 @@ func WriteTable(w io.Writer, d *Document) error {
 	if err := writeServerTable(w, d.Server); err != nil {
 		return err
 	}
+	writeTPCC(w, d.TPCC)
 	if err := writeMonitoringTable(w, d.Monitoring); err != nil {
 		return err
 	}
@@ -56,10 +65,31 @@ func WriteTable(w io.Writer, d *Document) error {
 	return nil
 }
 
-func writeRow(w io.Writer, op Operation) {
+// writeRow prints op's row, with its GFE p50 and p99 when the table has
+// those columns ("n/a" for an operation without).
+func writeRow(w io.Writer, op Operation, gfe bool) {
 	l := op.Latency
-	fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t\n", op.Name, op.Type, op.OK, op.Throughput,
+	fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t", op.Name, op.Type, op.OK, op.Throughput,
 		FormatMicros(l.P50), FormatMicros(l.P90), FormatMicros(l.P99), FormatMicros(l.P999), FormatMicros(l.Max), op.NotFound, ErrorSummary(op.Errors))
+	switch g := op.GFELatency; {
+	case !gfe:
+	case g == nil:
+		fmt.Fprint(w, "n/a\tn/a\t")
+	default:
+		fmt.Fprintf(w, "%s\t%s\t", FormatMicros(g.P50), FormatMicros(g.P99))
+	}
+	fmt.Fprintln(w)
+}
+
+// hasGFE reports whether any operation has a GFE latency: the table shows
+// its columns only then.
+func (d *Document) hasGFE() bool {
+	for _, op := range d.Totals {
+		if op.GFELatency != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // FormatMicros prints a latency with a unit that keeps 3 significant

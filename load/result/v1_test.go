@@ -95,6 +95,9 @@ func TestV1ResultStillMergesToItsOwnFigures(t *testing.T) {
 		if strings.HasPrefix(g.LatencyHistogram, v1Prefix) || g.LatencyHistogram == "" {
 			t.Errorf("%s: merged histogram %.8s... is not in the v2 encoding", name, g.LatencyHistogram)
 		}
+		if g.GFELatency != nil || g.GFELatencyHistogram != "" {
+			t.Errorf("%s: a document of a runner that did not read the GFE's timing merged into a GFE latency %+v", name, g.GFELatency)
+		}
 	}
 }
 

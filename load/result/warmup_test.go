@@ -13,7 +13,7 @@ func docWithIntervals(t *testing.T, wu string, counts []int, latencies []int64) 
 	var samples []sample
 	for i := range counts {
 		for range counts[i] {
-			samples = append(samples, sample{0, i, "read", latencies[i]})
+			samples = append(samples, sample{0, i, "read", latencies[i], 0})
 		}
 	}
 	return shardDocs(t, testSpec(wu), 1, len(counts), samples)[0]

@@ -54,9 +54,10 @@ type Config struct {
 	// i/Shards of its own interval so that the shards interleave evenly and
 	// their union is exactly the single-process schedule. 0 means 1.
 	Shards int
-	// MaxInFlight caps the requests in flight in open-loop mode and is the
-	// number of worker goroutines. A request due while MaxInFlight are in
-	// flight is reported to Handler.Missed instead of being sent.
+	// MaxInFlight caps the requests in flight in open-loop mode and the
+	// number of worker goroutines, which are started as the load needs them.
+	// A request due while MaxInFlight are in flight is reported to
+	// Handler.Missed instead of being sent.
 	MaxInFlight int
 	// Concurrency > 0 selects closed-loop mode: this many workers call
 	// Handler.Handle back to back for the profile's duration, with no rate.

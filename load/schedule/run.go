@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -113,12 +112,12 @@ type dispatcher struct {
 	max      int64
 	gran     time.Duration
 	inFlight *atomic.Int64 // requests sent but not yet handled, queued or running
-	work     chan Request
+	workers  *pool
 	stats    Stats
 }
 
-// runOpen starts MaxInFlight workers, dispatches the schedule to them and
-// waits for them to finish.
+// runOpen dispatches the schedule to up to MaxInFlight workers, started as
+// needed, and waits for them to finish.
 func runOpen(ctx context.Context, cfg Config, w waiter, h Handler, start time.Time) (Stats, error) {
 	it, err := NewIterator(cfg)
 	if err != nil {
@@ -126,22 +125,16 @@ func runOpen(ctx context.Context, cfg Config, w waiter, h Handler, start time.Ti
 	}
 	d := &dispatcher{
 		ctx: ctx, it: it, w: w, h: h,
-		start: start,
-		end:   start.Add(cfg.Profile.Duration()),
-		max:   int64(cfg.MaxInFlight),
-		gran:  cfg.Granularity,
-		// inFlight never exceeds MaxInFlight, so sends never block.
-		work:     make(chan Request, cfg.MaxInFlight),
+		start:    start,
+		end:      start.Add(cfg.Profile.Duration()),
+		max:      int64(cfg.MaxInFlight),
+		gran:     cfg.Granularity,
 		stats:    Stats{Start: start},
 		inFlight: inFlightCounter(cfg),
 	}
-	var wg sync.WaitGroup
-	for i := range cfg.MaxInFlight {
-		wg.Go(func() { d.worker(i) })
-	}
+	d.workers = newPool(cfg.MaxInFlight, d.handle)
 	err = d.run()
-	close(d.work)
-	wg.Wait()
+	d.workers.close()
 	return d.stats, err
 }
 
@@ -153,12 +146,12 @@ func inFlightCounter(cfg Config) *atomic.Int64 {
 	return new(atomic.Int64)
 }
 
-// worker handles requests until the dispatcher closes the work channel.
-func (d *dispatcher) worker(i int) {
-	for r := range d.work {
-		d.h.Handle(d.ctx, i, r)
-		d.inFlight.Add(-1)
-	}
+// handle runs r on worker i, then makes the worker idle again before it
+// gives the in-flight slot back, so that a slot taken always finds a worker.
+func (d *dispatcher) handle(i int, r Request) {
+	d.h.Handle(d.ctx, i, r)
+	d.workers.idleAgain(i)
+	d.inFlight.Add(-1)
 }
 
 // run dispatches every arrival at its intended time (or at once if that has
@@ -211,12 +204,20 @@ func (d *dispatcher) wakeAt(at, now time.Time) time.Time {
 func (d *dispatcher) send(r Request) {
 	d.stats.Scheduled++
 	if !d.acquire() {
-		d.stats.Missed++
-		d.h.Missed(r)
+		d.miss(r)
+		return
+	}
+	if !d.workers.hand(r) { // cannot happen (see pool.hand); never lose r
+		d.inFlight.Add(-1)
+		d.miss(r)
 		return
 	}
 	d.stats.Sent++
-	d.work <- r
+}
+
+func (d *dispatcher) miss(r Request) {
+	d.stats.Missed++
+	d.h.Missed(r)
 }
 
 // acquire takes an in-flight slot, reporting false if all are taken.

@@ -20,9 +20,9 @@ type itimerspec struct {
 	interval, value syscall.Timespec
 }
 
-// fdWaiter sleeps by reading a non-blocking timerfd, which parks the
-// goroutine in the Go netpoller like any file read. Two things can end the
-// read, whichever comes first:
+// fdWaiter sleeps by waiting for a non-blocking timerfd to become readable,
+// which parks the goroutine in the Go netpoller like any file read. Two
+// things can end the wait, whichever comes first:
 //   - the timerfd expiring: the kernel's high-resolution timer wakes a netpoller
 //     blocked in epoll_wait at once, which covers an idle process, where Go
 //     timers would round the wait up to a whole millisecond;
@@ -30,14 +30,26 @@ type itimerspec struct {
 //     timers, which the scheduler checks every time it switches goroutines,
 //     which covers a busy process, where the netpoller is only polled when
 //     the run queue drains.
+//
+// The expiration count is never read: a wait ends when the clock has
+// reached its instant, which the netpoller's readiness only prompts it to
+// check. Reading it would cost two read(2) calls per wake-up (one finding
+// nothing before parking, one after), a good part of the waiter's system
+// time at a few thousand wake-ups a second. Re-arming the timer clears the
+// count, and each expiration is a fresh edge for the edge-triggered
+// netpoller.
 type fdWaiter struct {
 	ctx  context.Context
 	clk  clock.Clock
 	fd   uintptr // raw fd; f.Fd() would switch the file to blocking mode
 	f    *os.File
+	rc   syscall.RawConn
 	spec itimerspec // kept here so that arming the timer does not allocate
-	buf  [8]byte    // expiration count read from the fd
-	stop func() bool
+	due  time.Time  // the instant the current wait ends at
+	// reached is rc.Read's callback, made once so that a wait does not
+	// allocate a closure.
+	reached func(fd uintptr) bool
+	stop    func() bool
 }
 
 // newPreciseWaiter returns a timerfd waiter, or nil if the kernel refuses to
@@ -50,6 +62,13 @@ func newPreciseWaiter(ctx context.Context, clk clock.Clock) waiter {
 		return nil
 	}
 	w := &fdWaiter{ctx: ctx, clk: clk, fd: fd, f: os.NewFile(fd, "schedule-timerfd")}
+	rc, err := w.f.SyscallConn()
+	if err != nil {
+		_ = w.f.Close()
+		return nil
+	}
+	w.rc = rc
+	w.reached = func(uintptr) bool { return !w.clk.Now().Before(w.due) }
 	// A read deadline in the past unblocks a pending Read and fails later
 	// ones, which is how cancellation reaches a goroutine parked on the fd.
 	w.stop = context.AfterFunc(ctx, func() { _ = w.f.SetReadDeadline(time.Unix(1, 0)) })
@@ -68,8 +87,9 @@ func (w *fdWaiter) waitUntil(t time.Time) (time.Time, error) {
 	}
 }
 
-// sleep arms the timerfd for d (> 0) and the read deadline for t, then reads
-// until either fires. It returns the context's error if it ends first.
+// sleep arms the timerfd for d (> 0) and the read deadline for t, then
+// waits until either fires and the clock has reached t. It returns the
+// context's error if it ends first.
 func (w *fdWaiter) sleep(t time.Time, d time.Duration) error {
 	// Arming also clears an expiration left from a wait that the deadline
 	// ended, so such a stale expiration cannot end this wait early.
@@ -86,7 +106,8 @@ func (w *fdWaiter) sleep(t time.Time, d time.Duration) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	_, err := w.f.Read(w.buf[:])
+	w.due = t
+	err := w.rc.Read(w.reached)
 	if cerr := w.ctx.Err(); cerr != nil {
 		return cerr
 	}

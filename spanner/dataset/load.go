@@ -110,7 +110,7 @@ func loadBatches(ctx context.Context, c *spanner.Client, s workload.Schema, b *b
 		}
 		ms := make([]*spanner.Mutation, 0, hi-lo)
 		for k := lo; k < hi; k++ {
-			ms = append(ms, s.Row(k))
+			ms = append(ms, s.Rows(k)...)
 		}
 		// At least once is safe for idempotent upserts and skips a
 		// BeginTransaction round trip per batch.

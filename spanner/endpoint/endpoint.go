@@ -122,13 +122,14 @@ func (e Endpoint) ClientOptions() []option.ClientOption {
 }
 
 // NewClient opens a data client of database (a resource name) at the
-// endpoint. Native metrics (export to Cloud Monitoring) are off on the
-// emulator, which has no Cloud Monitoring to export to.
-func (e Endpoint) NewClient(ctx context.Context, database string, cfg spanner.ClientConfig) (*spanner.Client, error) {
+// endpoint, with opts after the endpoint's options (such as interceptors).
+// Native metrics (export to Cloud Monitoring) are off on the emulator,
+// which has no Cloud Monitoring to export to.
+func (e Endpoint) NewClient(ctx context.Context, database string, cfg spanner.ClientConfig, opts ...option.ClientOption) (*spanner.Client, error) {
 	if e.IsEmulator() {
 		cfg.DisableNativeMetrics = true
 	}
-	return spanner.NewClientWithConfig(ctx, database, cfg, e.ClientOptions()...)
+	return spanner.NewClientWithConfig(ctx, database, cfg, append(e.ClientOptions(), opts...)...)
 }
 
 // RefuseInherited refuses a process environment that sets

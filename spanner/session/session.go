@@ -15,12 +15,13 @@ import (
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/gfe"
 	"github.com/spanbench/spanbench/spanner/target"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // EmulatorNote is recorded with every result measured on the emulator.
-const EmulatorNote = "measured on the Cloud Spanner emulator: read-write transactions were serialised per runner " +
+const EmulatorNote = "measured on the Cloud Spanner emulator: read-write transactions (and multi-use read-only ones) were serialised per runner " +
 	"and mutations applied at least once (the emulator cannot run concurrent read-write transactions); " +
 	"latencies say nothing about Cloud Spanner"
 
@@ -37,9 +38,11 @@ type Session struct {
 	Client *spanner.Client
 }
 
-// Open connects a data client to the target at ep (see endpoint.For).
+// Open connects a data client to the target at ep (see endpoint.For). Its
+// RPCs report the GFE's server-timing to the operation that made them
+// (package gfe; the workload's operations carry the timer).
 func Open(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.TargetSpec) (*Session, error) {
-	c, err := ep.NewClient(ctx, DatabasePath(t), spanner.ClientConfig{DisableNativeMetrics: true})
+	c, err := ep.NewClient(ctx, DatabasePath(t), spanner.ClientConfig{DisableNativeMetrics: true}, gfe.ClientOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s at %s: %w", DatabasePath(t), ep, err)
 	}

@@ -182,6 +182,24 @@ func (e *executor) readWriteTxn(ctx context.Context, fn func(context.Context, *s
 	return out, err
 }
 
+// readOnlyTxn runs fn in a multi-use read-only transaction at the
+// operation's timestamp bound. fn returns the rows it read. Against the
+// emulator it takes the read-write transactions' gate: the emulator keeps
+// one transaction per session, multi-use read-only ones included (measured:
+// at concurrency 4 of the TPC-C mix, every Order-Status and Stock-Level
+// failed with FailedPrecondition or NotFound, and so did some read-write
+// transactions beside them).
+func (e *executor) readOnlyTxn(ctx context.Context, fn func(context.Context, *spanner.ReadOnlyTransaction) (int64, error)) (Outcome, error) {
+	if err := e.readWrite.enter(ctx); err != nil {
+		return Outcome{}, err
+	}
+	defer e.readWrite.leave()
+	txn := e.client.ReadOnlyTransaction().WithTimestampBound(e.bound)
+	defer txn.Close()
+	rows, err := fn(ctx, txn)
+	return Outcome{Rows: rows}, err
+}
+
 // update runs a DML statement in a read-write transaction.
 func (e *executor) update(ctx context.Context, stmt spanner.Statement) (Outcome, error) {
 	return e.readWriteTxn(ctx, func(ctx context.Context, txn *spanner.ReadWriteTransaction) (int64, error) {

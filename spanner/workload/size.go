@@ -43,6 +43,8 @@ func DatasetBytes(spec *v1alpha1.WorkloadSpec) (int64, error) {
 		row = ycsbSchema{fieldBytes: fb}.rowBytes()
 	case v1alpha1.WorkloadTweet:
 		row = tweetSchema{fieldBytes: fb}.rowBytes()
+	case v1alpha1.WorkloadTPCC:
+		return tpccBytes(spec.TPCC.Scale()), nil
 	default:
 		return 0, fmt.Errorf("unknown workload type %q", spec.Type)
 	}
@@ -51,4 +53,28 @@ func DatasetBytes(spec *v1alpha1.WorkloadSpec) (int64, error) {
 		return math.MaxInt64, nil
 	}
 	return rows * row, nil
+}
+
+// TPC-C's estimated row sizes in bytes (clause 4.2.2's table of row
+// lengths; order lines average 10 per order).
+const (
+	tpccItemBytes      = 82
+	tpccWarehouseBytes = 89
+	tpccDistrictBytes  = 95
+	tpccStockBytes     = 306
+	// tpccCustomerBytes is a customer with its history row, its order and
+	// ten order lines.
+	tpccCustomerBytes = 655 + 46 + 24 + 10*54
+	tpccNewOrderBytes = 8
+)
+
+// tpccBytes is the estimated size of a TPC-C population, saturating at
+// math.MaxInt64.
+func tpccBytes(s v1alpha1.TPCCScale) int64 {
+	perWarehouse := tpccWarehouseBytes + v1alpha1.TPCCDistricts*(tpccDistrictBytes+s.Customers*tpccCustomerBytes+s.NewOrders*tpccNewOrderBytes) +
+		s.Items*tpccStockBytes
+	if s.Warehouses > (math.MaxInt64-s.Items*tpccItemBytes)/perWarehouse {
+		return math.MaxInt64
+	}
+	return s.Items*tpccItemBytes + s.Warehouses*perWarehouse
 }

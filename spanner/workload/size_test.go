@@ -41,3 +41,26 @@ func TestDatasetBytesCountsWhatARowHolds(t *testing.T) {
 		t.Errorf("an unresolved workload: no error")
 	}
 }
+
+func TestTPCCDatasetBytesFollowTheScale(t *testing.T) {
+	test := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadTPCC, TPCC: &v1alpha1.TPCCSpec{Population: v1alpha1.TPCCTest}}
+	full := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadTPCC}
+	*test, *full = test.Resolved(), full.Resolved()
+	small, err := DatasetBytes(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := DatasetBytes(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A full warehouse is about 77 MB of rows (clause 4.2.2), the Test one
+	// about a hundredth of it.
+	if big < 60_000_000 || big > 90_000_000 || small*50 > big {
+		t.Errorf("estimated bytes: one full warehouse %d, one Test warehouse %d", big, small)
+	}
+	full.TPCC.Warehouses = ptr.To[int32](v1alpha1.MaxTPCCWarehouses)
+	if many, _ := DatasetBytes(full); many < big*int64(v1alpha1.MaxTPCCWarehouses)*8/10 {
+		t.Errorf("%d warehouses are %d bytes, want about %d times one's (items are shared)", v1alpha1.MaxTPCCWarehouses, many, v1alpha1.MaxTPCCWarehouses)
+	}
+}

@@ -104,6 +104,10 @@ func (s tweetSchema) DDL() []string { return slices.Clone(s.sql().ddl) }
 // sql is the schema's statements; SchemaFor made sure its dialect has them.
 func (s tweetSchema) sql() *tweetSQL { return tweetStatements[s.dialect] }
 
+// Rows is row k alone.
+func (s tweetSchema) Rows(k int64) []*spanner.Mutation { return []*spanner.Mutation{s.Row(k)} }
+
+// Row is the mutation that writes preloaded row k.
 func (s tweetSchema) Row(k int64) *spanner.Mutation {
 	created := tweetEpoch.Add(time.Duration(k) * time.Second)
 	return spanner.InsertOrUpdate(tweetTable, tweetColumns, []any{

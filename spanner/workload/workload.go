@@ -14,6 +14,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/operation"
+	"github.com/spanbench/spanbench/spanner/gfe"
 )
 
 // GeneratorVersion changes whenever preloaded rows change for the same
@@ -49,15 +50,20 @@ type Schema interface {
 	DDL() []string
 	// Table is the main table, whose row count the dataset marker records.
 	Table() string
-	// Row is the mutation that writes preloaded row k: an InsertOrUpdate, so a
-	// repeated load is idempotent, and a pure function of k.
-	Row(k int64) *spanner.Mutation
+	// Rows are the mutations that write preloaded load unit k: one row of
+	// the main table for YCSB and Tweet, several rows of several tables for
+	// TPCC. They are InsertOrUpdates, so a repeated load is idempotent, and
+	// a pure function of k.
+	Rows(k int64) []*spanner.Mutation
 }
 
 // Workload is a built-in workload bound to a client and a shard.
 type Workload struct {
 	Schema
 	ops []*Op
+	// tpcc is the TPCC shard's shared state (test seams reach it); nil for
+	// the other workloads.
+	tpcc *tpccRun
 }
 
 // Op is one operation of the mix, an operation.Operation.
@@ -68,9 +74,14 @@ type Op struct {
 	exec *executor
 }
 
-// Do runs the operation once. rng belongs to the calling worker.
+// Do runs the operation once. rng belongs to the calling worker. Its
+// RPCs' GFE durations, which the session's interceptor reads from their
+// response headers, are summed into the outcome.
 func (o *Op) Do(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-	return o.do(ctx, rng)
+	var t gfe.Timer
+	out, err := o.do(gfe.WithTimer(ctx, &t), rng)
+	out.GFE, out.GFEMeasured = t.Total()
+	return out, err
 }
 
 // SchemaFor returns the schema of a workload type in dialect d ("" is
@@ -88,6 +99,11 @@ func SchemaFor(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (Schema, error) 
 			return nil, fmt.Errorf("the Tweet workload has no SQL in dialect %q", d)
 		}
 		return tweetSchema{fieldBytes: fb, dialect: d}, nil
+	case v1alpha1.WorkloadTPCC:
+		if tpccDDL[d] == nil {
+			return nil, fmt.Errorf("the TPCC workload has no SQL in dialect %q", d)
+		}
+		return tpccSchema{scale: spec.TPCC.Scale(), dialect: d}, nil
 	}
 	return nil, fmt.Errorf("unknown workload type %q", spec.Type)
 }
@@ -119,6 +135,9 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 		return nil, err
 	}
 	keyspace := &shardKeys{rows: *spec.Dataset.Rows, insertStart: start, log: &insertLog{}, recent: newZipfian(maxLive)}
+	if ts, ok := schema.(tpccSchema); ok {
+		keyspace.tpcc = newTPCCRun(ts, o)
+	}
 	ops := make([]*Op, 0, len(spec.Operations))
 	for _, os := range spec.Operations {
 		ex := newExecutor(c, os, o.Run, o)
@@ -129,7 +148,7 @@ func New(spec *v1alpha1.WorkloadSpec, c *spanner.Client, o Options) (*Workload, 
 		ops = append(ops, &Op{Spec: os, do: do, exec: ex})
 	}
 	w := FromOps(ops...)
-	w.Schema = schema
+	w.Schema, w.tpcc = schema, keyspace.tpcc
 	return w, nil
 }
 
@@ -144,6 +163,8 @@ type shardKeys struct {
 	rows, insertStart int64
 	log               *insertLog
 	recent            *zipfian
+	// tpcc is what a TPCC shard's transactions share; nil for the others.
+	tpcc *tpccRun
 }
 
 // existing picks an existing row for a read or update.
@@ -173,6 +194,8 @@ func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, keyspace *shar
 		return s.op(o, ex, keyspace)
 	case tweetSchema:
 		return s.op(o, ex, keyspace)
+	case tpccSchema:
+		return s.op(o, ex, keyspace.tpcc)
 	}
 	return nil, fmt.Errorf("no operations for schema %T", schema)
 }

@@ -81,6 +81,10 @@ func (s ycsbSchema) DDL() []string { return slices.Clone(s.sql().ddl) }
 // sql is the schema's statements; SchemaFor made sure its dialect has them.
 func (s ycsbSchema) sql() *ycsbSQL { return ycsbStatements[s.dialect] }
 
+// Rows is row k alone.
+func (s ycsbSchema) Rows(k int64) []*spanner.Mutation { return []*spanner.Mutation{s.Row(k)} }
+
+// Row is the mutation that writes preloaded row k.
 func (s ycsbSchema) Row(k int64) *spanner.Mutation {
 	return spanner.InsertOrUpdate(ycsbTable, ycsbColumns, s.values(YCSBKey(k), func(f int) string { return rowText(k, f, s.fieldBytes) }))
 }

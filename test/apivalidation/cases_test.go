@@ -58,7 +58,7 @@ spec:
       staleness:
         max: 15s`,
 		want: []cause{
-			{"spec.workload.operations[0].staleness", "Invalid value: \"object\": staleness: only reads can be stale; writes and ReadModifyWrite run in read-write transactions"},
+			{"spec.workload.operations[0].staleness", "Invalid value: \"object\": staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment and Delivery run in read-write transactions"},
 		},
 	},
 	{
@@ -189,7 +189,7 @@ spec:
       weight: 1
       writePath: DML`,
 		want: []cause{
-			{"spec.workload.operations[0].writePath", "Invalid value: \"object\": writePath: only Insert, Update and Delete have a write path"},
+			{"spec.workload.operations[0].writePath", "Invalid value: \"object\": writePath: only Insert, Update, Delete, NewOrder, Payment and Delivery have a write path"},
 		},
 	},
 	{
@@ -228,7 +228,7 @@ spec:
     - type: QueryBySort
       weight: 1`,
 		want: []cause{
-			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan"},
+			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel"},
 		},
 	},
 	{
@@ -290,10 +290,10 @@ spec:
 		patch: `
 spec:
   workload:
-    type: TPCC`,
+    type: TPCH`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.workload.type", "Unsupported value: \"TPCC\": supported values: \"YCSB\", \"Tweet\""},
+			{"spec.workload.type", "Unsupported value: \"TPCH\": supported values: \"YCSB\", \"Tweet\", \"TPCC\""},
 		},
 	},
 	{
@@ -373,7 +373,7 @@ spec:
     dataset:
       batchRows: 7273`,
 		want: []cause{
-			{"spec.workload.dataset.batchRows", "Invalid value: \"object\": dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows for YCSB (11 per row), 8000 for Tweet (10 per row, its index included)"},
+			{"spec.workload.dataset.batchRows", "Invalid value: \"object\": dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows for YCSB (11 per row), 8000 for Tweet (10 per row, its index included), 363 load units for TPCC (up to 220 each: a customer with its history, order, 15 order lines and new order)"},
 		},
 	},
 	{

@@ -50,6 +50,7 @@ const (
 // the comparison's ratios; and every dashboard panel's query returns
 // series after this real campaign (see requireDashboardsServed).
 func TestCampaignOnRealPods(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {

@@ -8,7 +8,13 @@
 // --keep-runners) or helm (charts/spanbench as release spanbench, with
 // testdata/helm-values.yaml). It removes any spanbench install it finds
 // first, and uninstalls its own at the end, failing if anything is left:
-// the suite owns the local cluster's spanbench install.
+// the suite owns the local cluster's spanbench install. Tests whose subject
+// does not depend on the install method run in the kustomize pass only
+// (kustomizePassOnly); the Helm pass checks the install, an upgrade, the
+// uninstall, the admission webhook and one short run. The fault tests
+// (faults_test.go) stop the emulator, restart kube-apiserver
+// (hack/cluster-restart.sh), kill the manager, cut a runner's network and
+// delete a run with the manager down; they run one at a time.
 // SPANBENCH_E2E_KEEP_INSTALL=1 keeps it afterwards.
 //
 // The tests carry the build tag e2e, so `go test ./...` does not build them.

@@ -36,6 +36,18 @@ func kubectl(t *testing.T, args ...string) string {
 	return out
 }
 
+// kustomizePassOnly skips t in the Helm pass: hack/e2e.sh runs the suite
+// once per install method, and what t tests does not depend on the
+// method. The Helm pass keeps the install, upgrade and uninstall checks,
+// the admission webhook's (installed differently) and one short run
+// (TestDemoRun): about a minute and a half instead of five.
+func kustomizePassOnly(t *testing.T) {
+	t.Helper()
+	if suite.install != installKustomize {
+		t.Skipf("runs in the %s pass only: it does not depend on how spanbench is installed", installKustomize)
+	}
+}
+
 // newNamespace creates a namespace for one test that enforces the
 // restricted Pod Security Standard: a runner pod that is not restricted
 // (root, privilege escalation, capabilities, no seccomp profile) is refused
@@ -387,20 +399,7 @@ type process struct {
 // this node: what the pod spec asked for, as the kernel applied it.
 func inspectContainer(t *testing.T, id string) process {
 	t.Helper()
-	out, err := ctr(t.Context(), "task", "ls")
-	if err != nil {
-		t.Fatalf("ctr task ls: %v: %s", err, out)
-	}
-	p := process{}
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && f[0] == id {
-			p.pid, _ = strconv.Atoi(f[1])
-		}
-	}
-	if p.pid == 0 {
-		t.Fatalf("container %s has no running task:\n%s", id, out)
-	}
+	p := process{pid: taskPID(t, id)}
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.pid))
 	if err != nil {
 		t.Fatalf("reading the runner's /proc status: %v", err)
@@ -436,6 +435,26 @@ func inspectContainer(t *testing.T, id string) process {
 		}
 	}
 	return p
+}
+
+// taskPID is the host PID of a running container's main process, as
+// containerd reports it.
+func taskPID(t *testing.T, id string) int {
+	t.Helper()
+	out, err := ctr(t.Context(), "task", "ls")
+	if err != nil {
+		t.Fatalf("ctr task ls: %v: %s", err, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == id {
+			if pid, err := strconv.Atoi(f[1]); err == nil && pid > 0 {
+				return pid
+			}
+		}
+	}
+	t.Fatalf("container %s has no running task:\n%s", id, out)
+	return 0
 }
 
 func indexOf(s []string, v string) int {

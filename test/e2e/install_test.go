@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -401,4 +402,40 @@ func findHelm(ctx context.Context) error {
 	}
 	suite.helm, suite.helmHome = path, home
 	return nil
+}
+
+// TestHelmUpgrade upgrades the suite's release in place, as a user
+// changing a value would (a pod annotation: a new manager pod): the
+// upgrade must apply (no immutable field changed, no object adopted
+// twice), roll the manager out to one ready pod under the new revision,
+// and leave the admission policy admitting runs. Helm pass only; not
+// parallel: it replaces the manager every other test needs.
+func TestHelmUpgrade(t *testing.T) {
+	if suite.install != installHelm {
+		t.Skipf("runs in the %s pass only", installHelm)
+	}
+	before := managerPod(t)
+	out, err := helm(t.Context(), 2*time.Minute, "upgrade", releaseName, filepath.Join(suite.root, chartDir),
+		"--namespace", managerNamespace, "--values", filepath.Join(suite.root, helmValues),
+		"--set-string", "podAnnotations.spanbench\\.io/e2e-upgrade=1", "--wait", "--timeout=100s")
+	if err != nil {
+		t.Fatalf("helm upgrade %s: %v\n%s", releaseName, err, out)
+	}
+	if out, err := kubectlCtx(t.Context(), 130*time.Second, "-n", managerNamespace, "rollout", "status", "deployment/"+managerDeployment, "--timeout=120s"); err != nil {
+		t.Fatalf("the upgraded manager did not roll out: %v: %s", err, out)
+	}
+	after := managerPod(t)
+	if after.Name == before.Name || after.Annotations["spanbench.io/e2e-upgrade"] != "1" {
+		t.Errorf("the upgrade did not replace the manager pod with the new template: %s (annotations %v), before %s", after.Name, after.Annotations, before.Name)
+	}
+	history, err := helm(t.Context(), 30*time.Second, "history", releaseName, "--namespace", managerNamespace, "-o", "json")
+	if err != nil || !strings.Contains(history, `"revision":2`) || !strings.Contains(history, `"status":"deployed"`) {
+		t.Errorf("helm history after the upgrade: %v\n%s", err, history)
+	}
+	if err := awaitTenancyPolicy(t.Context()); err != nil {
+		t.Error(err)
+	}
+	if err := checkInstall(t.Context()); err != nil {
+		t.Errorf("after the upgrade: %v", err)
+	}
 }

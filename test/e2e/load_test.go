@@ -32,6 +32,7 @@ const loadRows = 200_000
 // new pod resumes where every row of the slice was written, and the run
 // goes on to succeed with exactly the dataset in the table.
 func TestLoaderKilledMidLoadResumes(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	ns := newNamespace(t, "e2e-loadkill")
 	run := demoRun(t, ns, "loadkill", withLoad(4*time.Second, 50), func(r *v1alpha1.BenchmarkRun) {

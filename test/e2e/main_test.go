@@ -42,7 +42,8 @@ var suite struct {
 	// emulatorHost is spec.target.emulatorHost of every run: the sample's
 	// (the node address), or $SPANBENCH_E2E_EMULATOR_HOST.
 	emulatorHost string
-	c            client.Client
+	// c can also watch (the fault tests react to a phase as it is written).
+	c client.WithWatch
 	// install is how spanbench is installed: installKustomize or
 	// installHelm ($SPANBENCH_E2E_INSTALL); installed once setup began
 	// installing it.
@@ -150,7 +151,7 @@ func setup() error {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	if suite.c, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+	if suite.c, err = client.NewWithWatch(cfg, client.Options{Scheme: scheme}); err != nil {
 		return err
 	}
 

@@ -43,6 +43,7 @@ import (
 // pods and endpoints itself (the same selection and relabelling) and hands
 // Prometheus the targets through file_sd.
 func TestPrometheusScrapesRunnersAndManager(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {

@@ -150,6 +150,7 @@ func requireRestricted(t *testing.T, p *corev1.Pod) {
 // status.partial set, and figures that are the exact merge of the runner
 // that did report.
 func TestRunnerKilledMidRun(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	ns := newNamespace(t, "e2e-kill")
 	run := demoRun(t, ns, "killed", withLoad(20*time.Second, 100))
@@ -200,6 +201,7 @@ func metaCondition(run *v1alpha1.BenchmarkRun, typ string) metav1.Condition {
 // Not parallel: it stops the manager that every other test's runs need
 // (Go runs the sequential tests first, then the parallel ones together).
 func TestManagerRestartMidRun(t *testing.T) {
+	kustomizePassOnly(t)
 	ns := newNamespace(t, "e2e-restart")
 	run := demoRun(t, ns, "restart", withLoad(20*time.Second, 100))
 	create(t, run)
@@ -226,12 +228,20 @@ func TestManagerRestartMidRun(t *testing.T) {
 	if now.Name == old.Name {
 		t.Errorf("the manager pod %s was not replaced", old.Name)
 	}
+	requireOneOutcome(t, run)
+}
+
+// requireOneOutcome checks that a finished run ran once and ended once,
+// whatever happened on the way: one set of runner pods (none replaced),
+// the one runner and one loader Job (kept, like the runners, by
+// --keep-runners), one report ConfigMap and one completion event.
+func requireOneOutcome(t *testing.T, run *v1alpha1.BenchmarkRun) {
+	t.Helper()
+	ns := run.Namespace
 	pods, err := runnerPods(t.Context(), ns, run.Name)
-	if err != nil || len(pods) != 2 {
-		t.Errorf("want the 2 runner pods of one Job, got %d (%v)", len(pods), err)
+	if want := int(run.Replicas()); err != nil || len(pods) != want {
+		t.Errorf("want the %d runner pods of one Job, got %d (%v)", want, len(pods), err)
 	}
-	// One runner Job, and the one loader Job (kept, like the runners, by
-	// --keep-runners).
 	jobs := &batchv1.JobList{}
 	if err := suite.c.List(t.Context(), jobs, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
@@ -309,6 +319,7 @@ func podReady(p *corev1.Pod) bool {
 // garbage collector, through the owner references, must remove the runner
 // Job and pods and every other child, and the pods must actually stop.
 func TestDeleteRunRemovesPods(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	ns := newNamespace(t, "e2e-delete")
 	run := demoRun(t, ns, "deleted", withLoad(60*time.Second, 50))
@@ -353,6 +364,7 @@ func TestDeleteRunRemovesPods(t *testing.T) {
 // nothing else — no Secrets, no other run's objects in the same or another
 // namespace, no listing.
 func TestRunnerRBAC(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	ns := newNamespace(t, "e2e-rbac")
 	other := newNamespace(t, "e2e-rbac-other")

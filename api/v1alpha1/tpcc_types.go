@@ -1,0 +1,42 @@
+package v1alpha1
+
+// TPCCPopulation chooses the size of the TPC-C population per warehouse.
+// +kubebuilder:validation:Enum=Full;Test;""
+type TPCCPopulation string
+
+const (
+	// TPCCFull is the specification's population: 100,000 items; per
+	// warehouse 100,000 stock rows, 10 districts of 3,000 customers, 3,000
+	// orders each with 5 to 15 order lines, 900 new orders per district.
+	TPCCFull TPCCPopulation = "Full"
+	// TPCCTest is a reduced population for the emulator and tests: 1,000
+	// items and stock rows per warehouse, 10 districts of 30 customers and
+	// 30 orders, 9 new orders per district. Results record it; it is never a
+	// specification-compliant population.
+	TPCCTest TPCCPopulation = "Test"
+)
+
+// TPCCSpec is the scale and options of the TPCC workload.
+type TPCCSpec struct {
+	// warehouses is the scale: the number of warehouses loaded, each with its
+	// districts, customers, orders and stock. Runner shards share them out,
+	// each shard running against its own home warehouses. Default 1.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	Warehouses *int32 `json:"warehouses,omitempty"`
+
+	// population is Full (default, the specification's row counts) or Test
+	// (reduced item, stock, customer and order counts, for the emulator and
+	// tests). The result records it.
+	// +optional
+	Population TPCCPopulation `json:"population,omitempty"`
+
+	// consistencyChecks runs the TPC-C consistency conditions against the
+	// database after the run (W_YTD = sum of D_YTD; D_NEXT_O_ID - 1 = max
+	// O_ID = max NO_O_ID; new-order row counts; O_OL_CNT = order lines) and
+	// records each as passed or failed. They scan every district, so they
+	// are off by default.
+	// +optional
+	ConsistencyChecks bool `json:"consistencyChecks,omitempty"`
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// asMainEnv makes the test binary run main() with the arguments after
+// "--": the tests below send real signals to a real process.
+const asMainEnv = "SPANBENCH_TEST_AS_MAIN"
+
+// hangCommand is a command that ignores its context, as a stage that
+// cannot be interrupted (a CPU-bound decode) would. Only the test binary
+// has it.
+var hangCommand = command{"test-hang", "block without looking at the context", func(context.Context, []string, io.Writer, io.Writer) error {
+	select {}
+}}
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" {
+		commands = append(commands, hangCommand)
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Args = append([]string{"spanbench"}, os.Args[i+1:]...)
+				break
+			}
+		}
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// process is a spanbench process; done closes when it ended, with err.
+type process struct {
+	cmd    *exec.Cmd
+	stderr bytes.Buffer
+	done   chan struct{}
+	err    error
+}
+
+// exited waits up to d for the process to end.
+func (p *process) exited(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// spanbenchProcess starts spanbench (this test binary as main) with args;
+// the test's end kills it if it still runs.
+func spanbenchProcess(t *testing.T, args ...string) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(os.Args[0], append([]string{"--"}, args...)...), done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), asMainEnv+"=1", "SPANNER_EMULATOR_HOST=")
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// TestRunStopsCleanlyOnSIGTERM: spanbench run, waiting on an endpoint that
+// accepts connections and never answers, gets SIGTERM and ends within
+// seconds, saying it was interrupted, exit code 1.
+func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() { // accept and hold every connection: calls hang
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = c.Close() })
+		}
+	}()
+	wl := filepath.Join(t.TempDir(), "tiny.yaml")
+	if err := os.WriteFile(wl, []byte(tinyWorkload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := spanbenchProcess(t, "run", "-f", wl, "--endpoint", ln.Addr().String(), "--progress", "never")
+	time.Sleep(time.Second) // into the probe of the endpoint; not a wait for a state
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !p.exited(10 * time.Second) {
+		t.Fatalf("spanbench run still runs 10 s after SIGTERM:\n%s", &p.stderr)
+	}
+	var exit *exec.ExitError
+	if !errors.As(p.err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("spanbench run ended with %v after SIGTERM, want exit code 1:\n%s", p.err, &p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "terminated signal received; stopping") {
+		t.Errorf("stderr does not say that the signal stopped the run:\n%s", &p.stderr)
+	}
+}
+
+// TestSecondSignalQuitsAtOnce: a command that does not stop on the first
+// SIGTERM (it ignores its context) ends at once on the second, by the
+// signal, instead of having it swallowed.
+func TestSecondSignalQuitsAtOnce(t *testing.T) {
+	p := spanbenchProcess(t, hangCommand.name)
+	time.Sleep(500 * time.Millisecond) // the signal handler is installed first thing in main
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if p.exited(time.Second) {
+		t.Fatalf("the hanging command ended on the first SIGTERM (%v); the test needs it to ignore it:\n%s", p.err, &p.stderr)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !p.exited(5 * time.Second) {
+		t.Fatalf("spanbench ignored a second SIGTERM:\n%s", &p.stderr)
+	}
+	var exit *exec.ExitError
+	if !errors.As(p.err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Fatalf("spanbench ended with %v after the second SIGTERM, want killed by it:\n%s", p.err, &p.stderr)
+	}
+}

@@ -1,0 +1,119 @@
+package result
+
+import (
+	"fmt"
+	"io"
+	"slices"
+)
+
+// TPCCTypes are the TPC-C transactions' operation types, as the API names
+// them, in the specification's order.
+var TPCCTypes = []OperationType{"NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel"}
+
+// TPCC is a TPC-C run's headline figures ("tpcc" in the document): tpmC
+// and the executed mix, which Finalize derives from the totals, and the
+// consistency conditions checked after the run.
+type TPCC struct {
+	// TpmC is the New-Order transactions completed per minute after the
+	// warm-up, across all runners (rolled-back ones included, as the
+	// specification counts them).
+	TpmC float64 `json:"tpmC"`
+	// Mix is each transaction type's share of the transactions completed
+	// after the warm-up, in the specification's order.
+	Mix []TPCCShare `json:"mix"`
+	// Checks are the consistency conditions checked after the run, when
+	// the spec asked for them (tpcc.consistencyChecks).
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// TPCCShare is one transaction type's part of the executed mix.
+type TPCCShare struct {
+	// Type is the transaction's operation type.
+	Type OperationType `json:"type"`
+	// Completed counts its successful transactions after the warm-up.
+	Completed uint64 `json:"completed"`
+	// Percent is Completed's share of all completed transactions.
+	Percent float64 `json:"percent"`
+}
+
+// Check is one consistency condition and whether it held.
+type Check struct {
+	// Name is the condition, such as "W_YTD = sum(D_YTD)".
+	Name string `json:"name"`
+	// Passed is true when it held everywhere.
+	Passed bool `json:"passed"`
+	// Detail says where it failed.
+	Detail string `json:"detail,omitempty"`
+}
+
+// maxChecks bounds a document's checks (untrusted input, as notes are).
+const maxChecks = 16
+
+// deriveTPCC sets d.TPCC from the totals when the spec's operations are
+// TPC-C transactions, keeping checks already recorded.
+func deriveTPCC(d *Document) {
+	completed := map[OperationType]uint64{}
+	var all uint64
+	for _, op := range d.Totals {
+		if slices.Contains(TPCCTypes, op.Type) {
+			completed[op.Type] += op.OK
+			all += op.OK
+		}
+	}
+	if len(completed) == 0 {
+		d.TPCC = nil
+		return
+	}
+	t := &TPCC{}
+	if d.TPCC != nil {
+		t.Checks = d.TPCC.Checks
+	}
+	if minutes := d.End.Sub(d.WarmUp.End).Minutes(); minutes > 0 {
+		t.TpmC = float64(completed["NewOrder"]) / minutes
+	}
+	for _, typ := range TPCCTypes {
+		if n, ok := completed[typ]; ok {
+			s := TPCCShare{Type: typ, Completed: n}
+			if all > 0 {
+				s.Percent = 100 * float64(n) / float64(all)
+			}
+			t.Mix = append(t.Mix, s)
+		}
+	}
+	d.TPCC = t
+}
+
+// checkTPCC bounds the checks' count and text.
+func checkTPCC(d *Document) error {
+	if d.TPCC == nil {
+		return nil
+	}
+	if len(d.TPCC.Checks) > maxChecks || len(d.TPCC.Mix) > len(TPCCTypes) {
+		return invalid("the result has %d TPC-C checks and %d mix entries, more than %d and %d", len(d.TPCC.Checks), len(d.TPCC.Mix), maxChecks, len(TPCCTypes))
+	}
+	for _, c := range d.TPCC.Checks {
+		if len(c.Name)+len(c.Detail) > maxNoteBytes {
+			return invalid("a TPC-C check is %d bytes, more than %d", len(c.Name)+len(c.Detail), maxNoteBytes)
+		}
+	}
+	return nil
+}
+
+// writeTPCC prints tpmC, the executed mix and the checks.
+func writeTPCC(w io.Writer, t *TPCC) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(w, "tpmC: %.1f (New-Order transactions per minute after the warm-up)\nmix executed:", t.TpmC)
+	for _, s := range t.Mix {
+		fmt.Fprintf(w, " %s %.1f %%", s.Type, s.Percent)
+	}
+	fmt.Fprintln(w)
+	for _, c := range t.Checks {
+		verdict := "passed"
+		if !c.Passed {
+			verdict = "FAILED: " + c.Detail
+		}
+		fmt.Fprintf(w, "consistency %s: %s\n", c.Name, verdict)
+	}
+}
