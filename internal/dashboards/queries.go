@@ -202,6 +202,7 @@ var sometimesEmpty = map[string]string{
 	"spanbench_run_server_cpu_utilization_ratio":     noServerFigures,
 	"spanbench_run_server_request_latency_seconds":   noServerFigures,
 	"spanbench_run_warmup_ended_by":                  noServerFigures,
+	"spanbench_run_gfe_latency_seconds":              noServerFigures,
 }
 
 // noServerFigures is why a server panel may be empty.

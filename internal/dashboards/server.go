@@ -28,19 +28,23 @@ func warmUpSignal() cog.Builder[dashboard.Panel] {
 func serverTable() cog.Builder[dashboard.Panel] {
 	return tablePanel(panel{
 		title:       "Spanner statistics per operation",
-		description: "Per run and operation, from Spanner's SPANNER_SYS statistics of the run's measured minutes: server CPU per logical operation (summed CPU over the client's count of operations: a read over 4 splits counts once), executions per operation (the splits a read touched), coverage (the share of client operations in minutes where the TOP tables had the operation's row) and not captured (1: no row in any minute; the figures are unknown, not zero). Runs on the emulator have none.",
+		description: "Per run and operation, from Spanner's SPANNER_SYS statistics of the run's measured minutes: server CPU per logical operation (summed CPU over the client's count of operations: a read over 4 splits counts once), executions per operation (the splits a read touched), coverage (the share of client operations in minutes where the TOP tables had the operation's row), not captured (1: no row in any minute; the figures are unknown, not zero), and the latency ladder's GFE p99 (from the server-timing header) beside the client's p99. Runs on the emulator have no server or GFE figures.",
 		unit:        unitText, width: 24, height: 8,
 		queries: []query{
 			{expr: figure("spanbench_run_server_cpu_seconds_per_operation", opMatch, byOp), table: true},
 			{expr: figure("spanbench_run_server_executions_per_operation", opMatch, byOp), table: true},
 			{expr: figure("spanbench_run_server_coverage_ratio", opMatch, byOp), table: true},
 			{expr: figure("spanbench_run_server_not_captured", opMatch, byOp), table: true},
+			{expr: figure("spanbench_run_gfe_latency_seconds", opMatch+`, quantile="0.99"`, byOp), table: true},
+			{expr: figure("spanbench_run_latency_seconds", opMatch+`, quantile="0.99"`, byOp), table: true},
 		},
 	}, nil, []column{
 		{"Value #A", "server CPU/op", unitSeconds},
 		{"Value #B", "executions/op", unitCount},
 		{"Value #C", "coverage", unitRatio},
 		{"Value #D", "not captured", unitCount},
+		{"Value #E", "GFE p99", unitSeconds},
+		{"Value #F", "client p99", unitSeconds},
 	})
 }
 

@@ -26,7 +26,8 @@ func serverRun() *v1alpha1.BenchmarkRun {
 	run.Status.Overall = &v1alpha1.ResultFigures{Count: 4000}
 	run.Status.Operations = []v1alpha1.OperationResult{{Name: "read", ResultFigures: v1alpha1.ResultFigures{Count: 4000},
 		Server: &v1alpha1.ServerOperationFigures{Coverage: "1.000", ExecutionsPerOperation: "4.00",
-			CPUPerOperation: &metav1.Duration{Duration: 564 * time.Microsecond}}}}
+			CPUPerOperation: &metav1.Duration{Duration: 564 * time.Microsecond}},
+		GFELatency: &v1alpha1.GFELatency{Count: 4000, P50: &metav1.Duration{Duration: 2 * time.Millisecond}, P99: &metav1.Duration{Duration: 6 * time.Millisecond}}}}
 	settled := true
 	run.Status.ServerMetrics = &v1alpha1.ServerMetricsStatus{
 		CPU:     []v1alpha1.ServerCPU{{Priority: "high", Location: "asia-northeast1", MeanPercent: "42.3", MaxPercent: "50.0"}},
@@ -53,15 +54,16 @@ func TestServerPanelQueriesReturnSeries(t *testing.T) {
 	var rules []alert
 	where := map[string]string{}
 	for _, q := range qs {
-		if q.Dashboard != "spanbench-results" || !strings.Contains(q.Expr, "spanbench_run_server_") && !strings.Contains(q.Expr, "spanbench_run_warmup_ended_by") {
+		if q.Dashboard != "spanbench-results" || !strings.Contains(q.Expr, "spanbench_run_server_") && !strings.Contains(q.Expr, "spanbench_run_warmup_ended_by") &&
+			!strings.Contains(q.Expr, "spanbench_run_gfe_") {
 			continue
 		}
 		name := fmt.Sprintf("Q%03d", len(rules)+1)
 		rules = append(rules, alert{name, "count(" + q.Expand(vars) + ") > 0"})
 		where[name] = q.Dashboard + " / " + q.Panel + " / " + q.RefID
 	}
-	if len(rules) < 9 {
-		t.Fatalf("%d server queries on the Results dashboard; want its server CPU/op, executions/op, coverage, not captured, CPU by priority, latency and warm-up signal panels' (9)", len(rules))
+	if len(rules) < 10 {
+		t.Fatalf("%d server queries on the Results dashboard; want its server CPU/op, executions/op, coverage, not captured, GFE p99, CPU by priority, latency and warm-up signal panels' (10)", len(rules))
 	}
 	scheme := runtime.NewScheme()
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
