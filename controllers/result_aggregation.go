@@ -253,7 +253,8 @@ const reportFieldOwner = "spanbench-manager"
 // ConfigMap, and its chunks when it has any (spanbench report --run).
 // Anyone who may edit ConfigMaps in the namespace may have edited them:
 // the result is checked against the run like a shard's, and its figures
-// derived again.
+// derived again. The run's Cloud Monitoring figures (status.serverMetrics)
+// join it as its monitoring section.
 func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
 	run := &v1alpha1.BenchmarkRun{}
 	if err := c.Get(ctx, key, run); err != nil {
@@ -268,6 +269,9 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	}
 	if doc, err = checkReport(run, doc); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, run.Status.Report.ConfigMapName, err)
+	}
+	if doc.Monitoring == nil {
+		doc.Monitoring = MonitoringSection(run.Status.ServerMetrics)
 	}
 	return doc, nil
 }

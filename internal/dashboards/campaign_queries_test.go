@@ -53,8 +53,15 @@ func scrapedSeries(t *testing.T) []string {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
+	return gathered(t, &controllers.CampaignCollector{Reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(c).Build()})
+}
+
+// gathered is what collector serves, in promtool's input_series notation,
+// as two manager replicas serve it.
+func gathered(t *testing.T, collector prometheus.Collector) []string {
+	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(&controllers.CampaignCollector{Reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(c).Build()})
+	reg.MustRegister(collector)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -91,10 +98,6 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	vars := dashboards.Vars{"namespace": "bench", "campaign": "nightly", "variant": ".*", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
-	type alert struct {
-		Alert string `json:"alert"`
-		Expr  string `json:"expr"`
-	}
 	var rules []alert
 	where := map[string]string{}
 	for _, q := range qs {
@@ -114,6 +117,20 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 	if len(rules) < 20 || len(annotations) == 0 {
 		t.Fatalf("%d campaign queries and %d annotations found; the campaign dashboards have more", len(rules), len(annotations))
 	}
+	promtoolFires(t, promtool, rules, where, scrapedSeries(t), "a campaign dashboard query")
+}
+
+// alert is a rule of promtool's test: one query that must fire.
+type alert struct {
+	Alert string `json:"alert"`
+	Expr  string `json:"expr"`
+}
+
+// promtoolFires runs promtool's real PromQL engine over series (in
+// input_series notation) and fails, naming what, unless every rule fires
+// at 30m; where says which panel each rule's query is from.
+func promtoolFires(t *testing.T, promtool string, rules []alert, where map[string]string, series []string, what string) {
+	t.Helper()
 	type firing struct {
 		EvalTime  string `json:"eval_time"`
 		Alertname string `json:"alertname"`
@@ -124,11 +141,11 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 		checks = append(checks, firing{"30m", r.Alert, []any{map[string]any{"exp_labels": map[string]string{}}}})
 	}
 	var input []map[string]string
-	for _, s := range scrapedSeries(t) {
+	for _, s := range series {
 		series, values, _ := strings.Cut(s, " ")
 		input = append(input, map[string]string{"series": series, "values": values})
 	}
-	ruleFile := map[string]any{"groups": []any{map[string]any{"name": "campaign-panels", "rules": rules}}}
+	ruleFile := map[string]any{"groups": []any{map[string]any{"name": "panels", "rules": rules}}}
 	testFile := map[string]any{"rule_files": []string{"panels.rules.yaml"}, "evaluation_interval": "1m",
 		"tests": []any{map[string]any{"interval": "1m", "input_series": input, "alert_rule_test": checks}}}
 	dir := t.TempDir()
@@ -151,7 +168,7 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 			names = append(names, n+": "+where[n])
 		}
 		sort.Strings(names)
-		t.Errorf("a campaign dashboard query returns no series over the collector's series (%v):\n%s\nqueries:\n%s", err, out.String(), strings.Join(names, "\n"))
+		t.Errorf("%s returns no series over the collector's series (%v):\n%s\nqueries:\n%s", what, err, out.String(), strings.Join(names, "\n"))
 	}
 }
 
