@@ -9,6 +9,7 @@ import (
 // run is created: a result must describe exactly the spec that produced it.
 // The rule is on BenchmarkRun.spec, not on this type, so that a campaign's
 // template (the same type) stays editable.
+// +kubebuilder:validation:XValidation:rule="!has(self.workload.custom) || !has(self.target.dialect) || self.target.dialect != 'PostgreSQL'",message="workload.custom: a Custom workload's DDL and SQL are GoogleSQL; PostgreSQL databases are not supported yet",fieldPath=".workload.custom"
 type BenchmarkRunSpec struct {
 	// target is the Spanner database to benchmark.
 	// +required

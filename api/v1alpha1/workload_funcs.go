@@ -54,12 +54,13 @@ const (
 )
 
 // readOps are the operations that only read: they may be stale and directed.
-var readOps = map[OperationType]bool{OpRead: true, OpScan: true, OpReadKeys: true, OpQueryBySort: true, OpFullScan: true}
+var readOps = map[OperationType]bool{OpRead: true, OpScan: true, OpReadKeys: true, OpQueryBySort: true, OpFullScan: true, OpQuery: true, OpReadRows: true}
 
 // workloadOps lists the operations each built-in workload implements.
 var workloadOps = map[WorkloadType][]OperationType{
-	WorkloadYCSB:  {OpRead, OpScan, OpReadKeys, OpInsert, OpUpdate, OpDelete, OpReadModifyWrite},
-	WorkloadTweet: {OpRead, OpInsert, OpUpdate, OpDelete, OpQueryBySort, OpFullScan},
+	WorkloadYCSB:   {OpRead, OpScan, OpReadKeys, OpInsert, OpUpdate, OpDelete, OpReadModifyWrite},
+	WorkloadTweet:  {OpRead, OpInsert, OpUpdate, OpDelete, OpQueryBySort, OpFullScan},
+	WorkloadCustom: customOps,
 }
 
 // IsRead reports whether the operation only reads.
@@ -132,7 +133,8 @@ func (w *WorkloadSpec) setDefaults() {
 }
 
 func (o *OperationSpec) defaultOp() {
-	if o.Name == "" {
+	if o.Name == "" && !o.Type.IsCustom() {
+		// A Custom operation has no default name: Validate asks for one.
 		o.Name = o.Type.DefaultName()
 	}
 	if o.Type.HasAPIChoice() && o.API == "" {
@@ -141,7 +143,7 @@ func (o *OperationSpec) defaultOp() {
 	if o.Type.HasWritePath() && o.WritePath == "" {
 		o.WritePath = WriteMutation
 	}
-	if o.Type == OpScan || o.Type == OpReadKeys || o.Type == OpQueryBySort {
+	if o.Type.ReturnsRows() {
 		o.Rows = defaulted(o.Rows, DefaultRows)
 	}
 	if o.Keys == "" {
@@ -216,8 +218,9 @@ func SaturatingSum(ds ...time.Duration) time.Duration {
 func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if _, ok := workloadOps[w.Type]; !ok {
-		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet}))
+		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet, WorkloadCustom}))
 	}
+	errs = append(errs, w.validateCustom(path)...)
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
 	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)
@@ -328,7 +331,7 @@ func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("writePath"), o.WritePath, "only Insert, Update and Delete choose a write path: Mutation or DML"))
 	}
 	if o.Rows != nil && !t.ReturnsRows() {
-		errs = append(errs, field.Forbidden(path.Child("rows"), "only Scan, ReadKeys and QueryBySort return several rows"))
+		errs = append(errs, field.Forbidden(path.Child("rows"), "only Scan, ReadKeys, QueryBySort and ReadRows return several rows"))
 	}
 	if o.Staleness != nil {
 		errs = append(errs, o.Staleness.validate(path.Child("staleness"), t)...)
@@ -347,7 +350,7 @@ func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
 // ReturnsRows reports whether the operation reads a number of rows set by
 // the operation's rows.
 func (t OperationType) ReturnsRows() bool {
-	return t == OpScan || t == OpReadKeys || t == OpQueryBySort
+	return t == OpScan || t == OpReadKeys || t == OpQueryBySort || t == OpReadRows
 }
 
 func (s *StalenessSpec) validate(path *field.Path, t OperationType) field.ErrorList {

@@ -27,9 +27,11 @@ import (
 // ValidatingWebhookConfiguration (config/webhook, the Helm chart) names it.
 const Path = "/validate-bench-spanbench-io-v1alpha1-benchmarkcampaign"
 
-// Register serves the check at Path on srv.
+// Register serves the campaign check at Path and the run check at
+// RunPath on srv.
 func Register(srv webhook.Server, scheme *runtime.Scheme) {
 	srv.Register(Path, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkCampaign{}, CampaignValidator{}))
+	srv.Register(RunPath, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkRun{}, RunValidator{}))
 }
 
 // CampaignValidator denies a BenchmarkCampaign whose cells cannot be

@@ -215,7 +215,7 @@ spec:
       weight: 1
       rows: 10`,
 		want: []cause{
-			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: only Scan, ReadKeys and QueryBySort return several rows"},
+			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: only Scan, ReadKeys, QueryBySort and ReadRows return several rows"},
 		},
 	},
 	{
@@ -228,7 +228,7 @@ spec:
     - type: QueryBySort
       weight: 1`,
 		want: []cause{
-			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan"},
+			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; Custom supports Query, DML, ReadRows, Mutation, Transaction"},
 		},
 	},
 	{
@@ -293,7 +293,7 @@ spec:
     type: TPCC`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.workload.type", "Unsupported value: \"TPCC\": supported values: \"YCSB\", \"Tweet\""},
+			{"spec.workload.type", "Unsupported value: \"TPCC\": supported values: \"YCSB\", \"Tweet\", \"Custom\""},
 		},
 	},
 	{
