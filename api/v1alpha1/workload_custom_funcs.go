@@ -53,6 +53,9 @@ func (w *WorkloadSpec) validateCustom(path *field.Path) field.ErrorList {
 		return append(errs, ddlError(path.Child("custom", "ddl"), w.Custom.DDL, err))
 	}
 	errs = append(errs, w.Custom.validateTables(path.Child("custom", "tables"), schema)...)
+	if r := w.Dataset.Rows; r != nil && *r != w.Custom.Units() {
+		errs = append(errs, field.Forbidden(path.Child("dataset", "rows"), "a Custom workload's rows are given per table, in custom.tables"))
+	}
 	for i := range w.Operations {
 		o := &w.Operations[i]
 		errs = append(errs, o.Custom.validate(path.Child("operations").Index(i).Child("custom"), o.Type, schema)...)
@@ -375,4 +378,18 @@ func (s *BenchmarkRunSpec) validateCustomDialect(path *field.Path) field.ErrorLi
 		return nil
 	}
 	return field.ErrorList{field.Forbidden(path.Child("workload", "custom"), "a Custom workload's DDL and SQL are GoogleSQL; PostgreSQL databases are not supported yet")}
+}
+
+// Units is the size of a Custom workload's dataset as the dataset marker
+// records it: the most rows of any table that is not interleaved. The
+// loader loads unit k as row k of each such table with everything
+// interleaved under it; Resolved sets dataset.rows to it.
+func (c *CustomWorkloadSpec) Units() int64 {
+	var units int64
+	for _, t := range c.Tables {
+		if t.Rows != nil {
+			units = max(units, *t.Rows)
+		}
+	}
+	return units
 }

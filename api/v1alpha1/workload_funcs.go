@@ -111,6 +111,10 @@ func (w *WorkloadSpec) Resolved() WorkloadSpec {
 // its only caller, on its own copy.
 func (w *WorkloadSpec) setDefaults() {
 	d := &w.Dataset
+	if w.Custom != nil {
+		units := w.Custom.Units()
+		d.Rows = &units
+	}
 	d.Rows = defaulted(d.Rows, DefaultDatasetRows)
 	d.FieldBytes = defaulted(d.FieldBytes, DefaultFieldBytes)
 	d.BatchRows = defaulted(d.BatchRows, DefaultBatchRows)

@@ -110,7 +110,7 @@ func loadBatches(ctx context.Context, c *spanner.Client, s workload.Schema, b *b
 		}
 		ms := make([]*spanner.Mutation, 0, hi-lo)
 		for k := lo; k < hi; k++ {
-			ms = append(ms, s.Row(k))
+			ms = appendRows(ms, s, k)
 		}
 		// At least once is safe for idempotent upserts and skips a
 		// BeginTransaction round trip per batch.
@@ -119,6 +119,19 @@ func loadBatches(ctx context.Context, c *spanner.Client, s workload.Schema, b *b
 		}
 		b.done(lo, hi)
 	}
+}
+
+// multiRow is a schema whose preloaded row k writes several rows (a
+// Custom workload: its tables' rows k and their interleaved children).
+type multiRow interface {
+	Rows(k int64) []*spanner.Mutation
+}
+
+func appendRows(ms []*spanner.Mutation, s workload.Schema, k int64) []*spanner.Mutation {
+	if m, ok := s.(multiRow); ok {
+		return append(ms, m.Rows(k)...)
+	}
+	return append(ms, s.Row(k))
 }
 
 // reportProgress calls progress every second until stopped, then once more.

@@ -43,6 +43,12 @@ func DatasetBytes(spec *v1alpha1.WorkloadSpec) (int64, error) {
 		row = ycsbSchema{fieldBytes: fb}.rowBytes()
 	case v1alpha1.WorkloadTweet:
 		row = tweetSchema{fieldBytes: fb}.rowBytes()
+	case v1alpha1.WorkloadCustom:
+		s, err := newCustomSchema(spec)
+		if err != nil {
+			return 0, err
+		}
+		row = s.unitBytes()
 	default:
 		return 0, fmt.Errorf("unknown workload type %q", spec.Type)
 	}
