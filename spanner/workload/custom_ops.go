@@ -209,6 +209,7 @@ func (s *customSchema) transaction(steps []v1alpha1.TransactionStep, o v1alpha1.
 		sql  string
 		dml  bool
 		bind binder
+		from []string
 	}
 	prepared := make([]step, len(steps))
 	for i := range steps {
@@ -221,6 +222,11 @@ func (s *customSchema) transaction(steps []v1alpha1.TransactionStep, o v1alpha1.
 			return nil, fmt.Errorf("step %s: %w", steps[i].Name, err)
 		}
 		prepared[i] = step{name: steps[i].Name, sql: steps[i].SQL, dml: st.DML, bind: bind}
+		for _, p := range steps[i].Params {
+			if p.From != "" {
+				prepared[i].from = append(prepared[i].from, p.From)
+			}
+		}
 	}
 	opts := spanner.QueryOptions{Priority: ex.priority, RequestTag: ex.tag}
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
@@ -228,6 +234,11 @@ func (s *customSchema) transaction(steps []v1alpha1.TransactionStep, o v1alpha1.
 			var rows int64
 			earlier := stepValues{}
 			for _, st := range prepared {
+				for _, f := range st.from {
+					if _, ok := earlier[f]; !ok {
+						return rows, fmt.Errorf("step %s: %s has no value: that step read no row, or no such column", st.name, f)
+					}
+				}
 				stmt := spanner.Statement{SQL: st.sql, Params: st.bind(rng, earlier)}
 				if st.dml {
 					n, err := txn.UpdateWithOptions(ctx, stmt, opts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,6 +128,18 @@ operations:
         generator:
           type: Choice
           choices: [{value: "7", weight: 1}]
+- name: copy-missing
+  type: Transaction
+  weight: 1
+  custom:
+    steps:
+    - name: src
+      sql: SELECT Sales FROM Albums WHERE SingerId = 999
+    - name: dst
+      sql: UPDATE Albums SET Sales = @sales WHERE SingerId = 1
+      params:
+      - name: sales
+        from: src.Sales
 load:
   rate: 1
 `
@@ -229,6 +242,9 @@ func TestCustomWorkloadLoadsAndRunsEveryOperationKind(t *testing.T) {
 		t.Errorf("after one Delete Albums holds %d rows, want 59", got)
 	}
 
+	if _, err := ops["copy-missing"](ctx, rng); err == nil || !strings.Contains(err.Error(), "src.Sales has no value") {
+		t.Errorf("a step using a value its earlier step did not read: %v, want an error naming src.Sales", err)
+	}
 	src := count(t, s, "SELECT Sales FROM Albums WHERE SingerId = 3 AND AlbumId = 0")
 	if got := run("double-sales"); got != 2 {
 		t.Errorf("double-sales read and changed %d rows, want 2 (one read, one updated)", got)
