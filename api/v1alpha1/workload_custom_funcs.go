@@ -53,6 +53,9 @@ func (w *WorkloadSpec) validateCustom(path *field.Path) field.ErrorList {
 		return append(errs, ddlError(path.Child("custom", "ddl"), w.Custom.DDL, err))
 	}
 	errs = append(errs, w.Custom.validateTables(path.Child("custom", "tables"), schema)...)
+	if len(errs) == 0 {
+		errs = append(errs, w.Custom.validateBatch(path.Child("dataset", "batchRows"), w.Dataset.BatchRows, schema)...)
+	}
 	if r := w.Dataset.Rows; r != nil && *r != w.Custom.Units() {
 		errs = append(errs, field.Forbidden(path.Child("dataset", "rows"), "a Custom workload's rows are given per table, in custom.tables"))
 	}
@@ -392,4 +395,44 @@ func (c *CustomWorkloadSpec) Units() int64 {
 		}
 	}
 	return units
+}
+
+// validateBatch keeps one load batch (batchRows units) within a Cloud
+// Spanner commit's 80,000 mutations: a unit writes one row of each table
+// that is not interleaved and rowsPerParent rows of each child per parent
+// row, each row costing its columns plus one per index on its table.
+func (c *CustomWorkloadSpec) validateBatch(path *field.Path, batchRows *int32, s *ddl.Schema) field.ErrorList {
+	perUnit := c.mutationsPerUnit(s)
+	rows := int64(*defaulted(batchRows, DefaultBatchRows))
+	if perUnit == 0 || rows*perUnit <= MaxMutationsPerCommit {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(path, rows, fmt.Sprintf("one batch is one commit: %d units of this Custom dataset are %d mutations, more than the %d Cloud Spanner takes; use at most %d",
+		rows, rows*perUnit, MaxMutationsPerCommit, max(MaxMutationsPerCommit/perUnit, 1)))}
+}
+
+// mutationsPerUnit is what one unit of the dataset costs a commit.
+func (c *CustomWorkloadSpec) mutationsPerUnit(s *ddl.Schema) int64 {
+	rowsPerUnit := map[string]int64{}
+	var total int64
+	for _, t := range c.Tables {
+		dt := s.Table(t.Name)
+		if dt == nil {
+			continue
+		}
+		n := int64(1)
+		if dt.Parent != "" && t.RowsPerParent != nil {
+			// Capped: a deep chain of large rowsPerParent must not wrap.
+			n = min(rowsPerUnit[strings.ToLower(dt.Parent)]*int64(*t.RowsPerParent), 1<<40)
+		}
+		rowsPerUnit[strings.ToLower(dt.Name)] = n
+		cost := int64(len(dt.Columns))
+		for _, ix := range s.Indexes {
+			if strings.EqualFold(ix.Table, dt.Name) {
+				cost++
+			}
+		}
+		total += n * cost
+	}
+	return total
 }

@@ -111,7 +111,7 @@ func (w *WorkloadSpec) Resolved() WorkloadSpec {
 // its only caller, on its own copy.
 func (w *WorkloadSpec) setDefaults() {
 	d := &w.Dataset
-	if w.Custom != nil {
+	if w.Custom != nil && d.Rows == nil {
 		units := w.Custom.Units()
 		d.Rows = &units
 	}

@@ -271,6 +271,7 @@ func checkCustomMarker(t *testing.T, s *session.Session, spec *v1alpha1.Workload
 	other := spec.DeepCopy()
 	rows := int64(30)
 	other.Custom.Tables[0].Rows = &rows
+	other.Dataset.Rows = nil // resolved anew: 30 units
 	*other = other.Resolved()
 	otherSchema, err := workload.SchemaFor(other, "")
 	if err != nil {

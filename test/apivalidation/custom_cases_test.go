@@ -712,4 +712,34 @@ spec:
 			{"spec.workload.custom", "Invalid value: \"object\": workload.custom: a Custom workload's DDL and SQL are GoogleSQL; PostgreSQL databases are not supported yet"},
 		},
 	},
+	{
+		name: "custom-dataset-rows",
+		base: "custom.yaml",
+		patch: `
+spec:
+  workload:
+    dataset:
+      rows: 5`,
+		want: []cause{
+			{"spec.workload.dataset.rows", "Forbidden: a Custom workload's rows are given per table, in custom.tables"},
+		},
+	},
+	{
+		name: "custom-batch-over-commit-limit",
+		base: "custom.yaml",
+		patch: `
+spec:
+  workload:
+    dataset:
+      batchRows: 5000
+    custom:
+      tables:
+      - name: Singers
+        rows: 100
+      - name: Albums
+        rowsPerParent: 10`,
+		want: []cause{
+			{"spec.workload.dataset.batchRows", "Invalid value: 5000: one batch is one commit: 5000 units of this Custom dataset are 270000 mutations, more than the 80000 Cloud Spanner takes; use at most 1481"},
+		},
+	},
 }
