@@ -187,6 +187,10 @@ func (c *CustomColumnSpec) validate(path *field.Path, dt *ddl.Table, s *ddl.Sche
 	if col == nil {
 		return field.ErrorList{field.NotFound(path.Child("name"), c.Name)}
 	}
+	if dt.IsKey(col.Name) && c.Generator.Type == GenReference {
+		// A reference draws keys; a key drawn from keys could refer back.
+		return field.ErrorList{field.Invalid(path.Child("generator", "type"), c.Generator.Type, fmt.Sprintf("column %s is part of the primary key of %s; a key column cannot be a Reference (interleave the table instead)", col.Name, dt.Name))}
+	}
 	return c.Generator.validate(path.Child("generator"), col, s)
 }
 

@@ -174,61 +174,67 @@ func (s *customSchema) Rows(k int64) []*spanner.Mutation {
 	var ms []*spanner.Mutation
 	for _, ct := range s.tables {
 		if ct.parent == nil && k < ct.rows {
-			ms = ct.appendTree(ms, k, nil)
+			ms = ct.appendTree(ms, k)
 		}
 	}
 	return ms
 }
 
 // appendTree appends row r of ct and, below it, its children's rows.
-func (ct *customTable) appendTree(ms []*spanner.Mutation, r int64, parentValues []any) []*spanner.Mutation {
-	vals := ct.rowValues(r, parentValues, ct.rowRand(r))
-	ms = append(ms, spanner.InsertOrUpdate(ct.t.Name, ct.columns(), vals))
+func (ct *customTable) appendTree(ms []*spanner.Mutation, r int64) []*spanner.Mutation {
+	ms = append(ms, spanner.InsertOrUpdate(ct.t.Name, ct.columns(), ct.valuesOf(r)))
 	for _, child := range ct.children {
 		for j := range child.perParent {
-			ms = child.appendTree(ms, r*child.perParent+j, vals)
+			ms = child.appendTree(ms, r*child.perParent+j)
 		}
 	}
 	return ms
 }
 
-// rowRand is the generator of row r's values: seeded by the table and the
-// row, so a row is the same in every load.
-func (ct *customTable) rowRand(r int64) *rand.Rand {
-	return rand.New(rand.NewPCG(ct.salt, uint64(r)))
+// colRand is the generator of column col of row r: seeded by the table,
+// the column and the row, so a value is the same in every load and can
+// be computed alone (a key, for a read or a Reference).
+func (ct *customTable) colRand(col int, r int64) *rand.Rand {
+	return rand.New(rand.NewPCG(ct.salt+uint64(col)*0x9e3779b97f4a7c15, uint64(r)))
 }
 
-// keyOf is the primary key of row r, computed as the loader writes it.
-func (ct *customTable) keyOf(r int64) spanner.Key {
-	vals := ct.valuesOf(r)
-	key := make(spanner.Key, 0, len(ct.t.Key))
-	for _, k := range ct.t.Key {
-		key = append(key, vals[ct.columnIndex(k)])
+// loadedValue is column i of row r as the loader writes it. A column of
+// the parent's key takes the parent row's value. It recurses only up the
+// parents and into References, which name key columns that are never
+// References themselves (validated), so it ends.
+func (ct *customTable) loadedValue(i int, r int64) any {
+	g := ct.gens[i]
+	if g.inherited >= 0 {
+		return ct.parent.loadedValue(g.inherited, r/ct.perParent)
 	}
-	return key
-}
-
-// valuesOf computes row r's values, with its ancestors' keys.
-func (ct *customTable) valuesOf(r int64) []any {
-	var parentValues []any
-	if ct.parent != nil {
-		parentValues = ct.parent.valuesOf(r / ct.perParent)
-	}
-	return ct.rowValues(r, parentValues, ct.rowRand(r))
-}
-
-// rowValues generates row r's values, in column order. A column of the
-// parent's key takes the parent row's value.
-func (ct *customTable) rowValues(r int64, parentValues []any, rng *rand.Rand) []any {
 	local := r
 	if ct.parent != nil {
 		local = r % ct.perParent
 	}
-	return ct.rowValuesAt(local, parentValues, rng)
+	return g.value(ct.colRand(i, r), local)
 }
 
-// rowValuesAt generates the values of the row at index local (within its
-// parent row, whose values are parentValues, for an interleaved table).
+// keyOf is the primary key of row r, computed as the loader writes it.
+func (ct *customTable) keyOf(r int64) spanner.Key {
+	key := make(spanner.Key, 0, len(ct.t.Key))
+	for _, k := range ct.t.Key {
+		key = append(key, ct.loadedValue(ct.columnIndex(k), r))
+	}
+	return key
+}
+
+// valuesOf is row r as the loader writes it, in column order.
+func (ct *customTable) valuesOf(r int64) []any {
+	vals := make([]any, len(ct.gens))
+	for i := range ct.gens {
+		vals[i] = ct.loadedValue(i, r)
+	}
+	return vals
+}
+
+// rowValuesAt generates a new row at index local (within its parent row,
+// whose values are parentValues, for an interleaved table) with rng: an
+// inserted row.
 func (ct *customTable) rowValuesAt(local int64, parentValues []any, rng *rand.Rand) []any {
 	vals := make([]any, len(ct.gens))
 	for i, g := range ct.gens {

@@ -74,7 +74,7 @@ func (s *customSchema) binder(sql string, params []v1alpha1.ParamBinding, keys v
 				return nil, fmt.Errorf("parameter @%s: table %s holds no rows to choose from", p.Name, p.Key.Table)
 			}
 			col, pick := ct.columnIndex(p.Key.Column), newChooser(keys, ct.rows)
-			sources[p.Name] = func(rng *rand.Rand, _ stepValues) any { return ct.valuesOf(pick.next(rng))[col] }
+			sources[p.Name] = func(rng *rand.Rand, _ stepValues) any { return ct.loadedValue(col, pick.next(rng)) }
 		default:
 			from := p.From
 			sources[p.Name] = func(_ *rand.Rand, earlier stepValues) any { return earlier[from] }
@@ -139,10 +139,9 @@ func pointOrPrefix(key spanner.Key, index bool) spanner.KeySet {
 
 // indexKey is the index columns' values of row r.
 func (ct *customTable) indexKey(ix *ddl.Index, r int64) spanner.Key {
-	vals := ct.valuesOf(r)
 	key := make(spanner.Key, 0, len(ix.Columns))
 	for _, c := range ix.Columns {
-		key = append(key, vals[ct.columnIndex(c)])
+		key = append(key, ct.loadedValue(ct.columnIndex(c), r))
 	}
 	return key
 }

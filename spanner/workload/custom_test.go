@@ -26,7 +26,10 @@ const customWorkload = `
 type: Custom
 custom:
   ddl:
-  - CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(100), Genre STRING(20)) PRIMARY KEY (SingerId)
+  - >-
+    CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(100), Genre STRING(20), Photo BYTES(64),
+    Born TIMESTAMP, Updated TIMESTAMP OPTIONS (allow_commit_timestamp = true), Score FLOAT64, Active BOOL,
+    Mentor INT64, Nick STRING(36)) PRIMARY KEY (SingerId)
   - CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL, Title STRING(MAX), Sales INT64 NOT NULL) PRIMARY KEY (SingerId, AlbumId), INTERLEAVE IN PARENT Singers ON DELETE CASCADE
   - CREATE INDEX AlbumsByTitle ON Albums(Title)
   tables:
@@ -39,6 +42,16 @@ custom:
         choices:
         - {value: rock, weight: 1}
         - {value: jazz, weight: 1}
+    - name: Photo
+      generator: {type: Bytes, minLength: 8, maxLength: 64}
+    - name: Born
+      generator: {type: Timestamp, timestamp: {mode: Range, from: "1950-01-01T00:00:00Z", to: "2000-01-01T00:00:00Z"}}
+    - name: Updated
+      generator: {type: Timestamp, timestamp: {mode: Commit}}
+    - name: Mentor
+      generator: {type: Reference, reference: {table: Singers, column: SingerId}}
+    - name: Nick
+      generator: {type: UUID, nullPercent: 50}
   - name: Albums
     rowsPerParent: 3
     columns:
@@ -188,6 +201,19 @@ func TestCustomWorkloadLoadsAndRunsEveryOperationKind(t *testing.T) {
 	}
 	if got := count(t, s, "SELECT COUNT(DISTINCT Title) FROM Albums@{FORCE_INDEX=AlbumsByTitle} WHERE Title IS NOT NULL"); got != 60 {
 		t.Fatalf("the index AlbumsByTitle holds %d distinct titles, want 60", got)
+	}
+	for sql, want := range map[string]int64{
+		"SELECT COUNT(*) FROM Singers WHERE Mentor BETWEEN 0 AND 19":                                           20,
+		"SELECT COUNT(*) FROM Singers WHERE Born >= '1950-01-01T00:00:00Z' AND Born <= '2000-01-01T00:00:00Z'": 20,
+		"SELECT COUNT(*) FROM Singers WHERE LENGTH(Photo) BETWEEN 8 AND 64 AND Updated IS NOT NULL":            20,
+		"SELECT COUNT(*) FROM Singers WHERE Score IS NOT NULL AND Active IS NOT NULL":                          20,
+	} {
+		if got := count(t, s, sql); got != want {
+			t.Errorf("%s = %d, want %d", sql, got, want)
+		}
+	}
+	if nicks := count(t, s, "SELECT COUNT(Nick) FROM Singers"); nicks == 0 || nicks == 20 {
+		t.Errorf("%d of 20 singers have a Nick; want some NULL and some not (nullPercent 50)", nicks)
 	}
 	checkCustomMarker(t, s, spec)
 	w, err := s.Workload(spec, "test", 0, 1)

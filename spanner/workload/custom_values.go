@@ -87,7 +87,7 @@ func (g *columnGen) value(rng *rand.Rand, local int64) any {
 	case v1alpha1.GenChoice:
 		return g.choice(rng)
 	case v1alpha1.GenReference:
-		return g.ref.valuesOf(rng.Int64N(g.ref.rows))[g.refCol]
+		return g.ref.loadedValue(g.refCol, rng.Int64N(g.ref.rows))
 	}
 	return nil
 }

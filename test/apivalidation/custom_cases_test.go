@@ -742,4 +742,27 @@ spec:
 			{"spec.workload.dataset.batchRows", "Invalid value: 5000: one batch is one commit: 5000 units of this Custom dataset are 270000 mutations, more than the 80000 Cloud Spanner takes; use at most 1481"},
 		},
 	},
+	{
+		name: "custom-reference-on-key-column",
+		base: "custom.yaml",
+		patch: `
+spec:
+  workload:
+    custom:
+      tables:
+      - name: Singers
+        rows: 10
+        columns:
+        - name: SingerId
+          generator:
+            type: Reference
+            reference:
+              table: Singers
+              column: SingerId
+      - name: Albums
+        rowsPerParent: 3`,
+		want: []cause{
+			{"spec.workload.custom.tables[0].columns[0].generator.type", "Invalid value: \"Reference\": column SingerId is part of the primary key of Singers; a key column cannot be a Reference (interleave the table instead)"},
+		},
+	},
 }
