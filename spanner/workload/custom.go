@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/spanner"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/spanner/ddl"
@@ -46,10 +47,14 @@ type customTable struct {
 
 // newCustomSchema reads a resolved, valid Custom workload.
 func newCustomSchema(spec *v1alpha1.WorkloadSpec) (*customSchema, error) {
-	c := spec.Custom
-	if c == nil {
-		return nil, fmt.Errorf("a Custom workload needs custom")
+	// The API server checks a Custom run only when the BenchmarkRun
+	// webhook is installed; the engine checks again rather than trust it,
+	// so that a run admitted without it fails with the validator's errors,
+	// never a panic.
+	if errs := spec.Validate(field.NewPath("workload")); len(errs) > 0 {
+		return nil, fmt.Errorf("invalid Custom workload: %w", errs.ToAggregate())
 	}
+	c := spec.Custom
 	schema, err := ddl.Parse(c.DDL)
 	if err != nil {
 		return nil, fmt.Errorf("custom.ddl: %w", err)

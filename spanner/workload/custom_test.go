@@ -307,3 +307,16 @@ func checkCustomMarker(t *testing.T, s *session.Session, spec *v1alpha1.Workload
 		t.Fatalf("preparing a Custom dataset of 30 singers over one of 20: %v, want %v", err, dataset.ErrMismatch)
 	}
 }
+
+// TestAnInvalidCustomWorkloadIsRefusedNotRun: a Custom spec that reached
+// the engine without the admission webhook (a reference to a column that
+// does not exist) is refused with the validator's error, not a panic.
+func TestAnInvalidCustomWorkloadIsRefusedNotRun(t *testing.T) {
+	spec := customSpec(t)
+	spec.Custom.Tables[0].Columns = append(spec.Custom.Tables[0].Columns, v1alpha1.CustomColumnSpec{Name: "Name",
+		Generator: v1alpha1.GeneratorSpec{Type: v1alpha1.GenReference, Reference: &v1alpha1.ColumnRef{Table: "Singers", Column: "Nope"}}})
+	_, err := workload.SchemaFor(spec, "")
+	if err == nil || !strings.Contains(err.Error(), "workload.custom.tables[0].columns[") || !strings.Contains(err.Error(), "Nope") {
+		t.Fatalf("SchemaFor of a Custom workload referring to Singers.Nope: %v; want the validator's error naming the field", err)
+	}
+}
