@@ -268,6 +268,7 @@ func TestCustomWorkloadLoadsAndRunsEveryOperationKind(t *testing.T) {
 		t.Errorf("after one Delete Albums holds %d rows, want 59", got)
 	}
 
+	checkReadOfDeletedRowsIsNotFound(t, s, w.Ops())
 	if _, err := ops["copy-missing"](ctx, rng); err == nil || !strings.Contains(err.Error(), "src.Sales has no value") {
 		t.Errorf("a step using a value its earlier step did not read: %v, want an error naming src.Sales", err)
 	}
@@ -318,5 +319,37 @@ func TestAnInvalidCustomWorkloadIsRefusedNotRun(t *testing.T) {
 	_, err := workload.SchemaFor(spec, "")
 	if err == nil || !strings.Contains(err.Error(), "workload.custom.tables[0].columns[") || !strings.Contains(err.Error(), "Nope") {
 		t.Fatalf("SchemaFor of a Custom workload referring to Singers.Nope: %v; want the validator's error naming the field", err)
+	}
+}
+
+// checkReadOfDeletedRowsIsNotFound: a ReadRows of keys the dataset held
+// whose rows are gone counts as not found, as a built-in Read does.
+func checkReadOfDeletedRowsIsNotFound(t *testing.T, s *session.Session, ops []*workload.Op) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := s.Client.Apply(ctx, []*spanner.Mutation{spanner.Delete("Singers", spanner.KeyRange{Start: spanner.Key{8}, End: spanner.Key{19}, Kind: spanner.ClosedClosed})}); err != nil {
+		t.Fatalf("deleting singers 8 to 19: %v", err)
+	}
+	for _, op := range ops {
+		if op.Spec.Name != "read-singer" {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		var found, notFound int
+		for range 40 {
+			out, err := op.Do(ctx, rng)
+			if err != nil {
+				t.Fatalf("read-singer: %v", err)
+			}
+			if out.NotFound {
+				notFound++
+			} else if out.Rows == 1 {
+				found++
+			}
+		}
+		if notFound == 0 || found == 0 || found+notFound != 40 {
+			t.Errorf("reading 40 singers of whom 12 of 20 are deleted: %d found, %d not found; want both, adding up to 40", found, notFound)
+		}
 	}
 }
