@@ -4,7 +4,9 @@
 // any JSON type), so this webhook runs the CLI's own checks —
 // BenchmarkCampaign.Validate, then plan.Expand, which the controller plans
 // with too — and denies a campaign with a cell that would be an invalid
-// run, naming the axis, the value and the run field.
+// run, naming the axis, the value and the run field. It also serves the
+// BenchmarkRun check of Custom workloads (run.go), whose DDL and SQL the
+// schema cannot parse either.
 package admission
 
 import (
