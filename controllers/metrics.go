@@ -64,6 +64,9 @@ func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range serverStatsDescs {
 		ch <- d
 	}
+	for _, d := range tpccDescs {
+		ch <- d
+	}
 }
 
 // Collect implements prometheus.Collector.
@@ -83,6 +86,7 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		collectRun(ch, run)
 		collectServerStats(ch, run)
+		collectTPCC(ch, run)
 	}
 }
 
