@@ -40,12 +40,14 @@ func (r *BenchmarkRunReconciler) checkConsistency(ctx context.Context, run *v1al
 	if w.Type != v1alpha1.WorkloadTPCC || w.TPCC == nil || !w.TPCC.ConsistencyChecks {
 		return nil
 	}
+	start := r.now()
 	if err := r.readConsistency(ctx, run, doc); err != nil {
 		msg := "not checked: " + consistencyError(err)
 		run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencySkipped, msg, r.now())
 		outbox.warning(EventConsistencyNotChecked, msg)
 		return nil
 	}
+	took := r.now().Sub(start).Round(time.Millisecond)
 	var details []string
 	for _, c := range doc.TPCC.Checks {
 		if !c.Passed {
@@ -54,12 +56,12 @@ func (r *BenchmarkRunReconciler) checkConsistency(ctx context.Context, run *v1al
 		}
 	}
 	if len(failed) == 0 {
-		msg := fmt.Sprintf("all %d TPC-C consistency conditions held", len(doc.TPCC.Checks))
+		msg := fmt.Sprintf("all %d TPC-C consistency conditions held (checked in %s)", len(doc.TPCC.Checks), took)
 		run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionTrue, v1alpha1.ReasonConsistencyPassed, msg, r.now())
 		outbox.normal(EventConsistencyPassed, msg)
 		return nil
 	}
-	msg := shorten(fmt.Sprintf("%d of %d TPC-C consistency conditions failed: %s", len(failed), len(doc.TPCC.Checks), strings.Join(details, "; ")), maxProblemsBytes)
+	msg := shorten(fmt.Sprintf("%d of %d TPC-C consistency conditions failed (checked in %s): %s", len(failed), len(doc.TPCC.Checks), took, strings.Join(details, "; ")), maxProblemsBytes)
 	run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencyFailed, msg, r.now())
 	return failed
 }

@@ -52,6 +52,7 @@ func TestTPCCScenarioChecksConsistencyAfterTheRun(t *testing.T) {
 		t.Fatalf("run ended %s/%s: %s", c.Status, c.Reason, c.Message)
 	}
 	c := h.condition(got, v1alpha1.ConditionConsistencyChecked)
+	t.Logf("ConsistencyChecked: %+v", c)
 	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ReasonConsistencyPassed {
 		t.Fatalf("ConsistencyChecked is %+v; want True/Passed", c)
 	}
