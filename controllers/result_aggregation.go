@@ -50,6 +50,8 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	applyResult(&run.Status, merged, run)
 	warnIfReadsFoundNothing(run, merged, r.now())
 	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
+	inconsistent := r.checkConsistency(ctx, run, merged, outbox)
+	applyTPCC(&run.Status, merged)
 	if err := r.writeReport(ctx, run, merged); err != nil {
 		problems = append(problems, "no report: "+err.Error())
 	} else {
@@ -58,6 +60,10 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	msg := fmt.Sprintf("%s operations, p99 %s", run.Status.Overall.Throughput+"/s", p99(run.Status.Overall))
 	if len(problems) > 0 {
 		msg += "; partial: " + joinProblems(problems)
+	}
+	if len(inconsistent) > 0 {
+		r.fail(run, outbox, v1alpha1.ReasonConsistencyFailed, failConsistency(inconsistent))
+		return ctrl.Result{}, r.cleanupRunners(ctx, run)
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
 	if run.Status.Report != nil {

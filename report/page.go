@@ -37,7 +37,7 @@ type Run struct {
 var pageSource string
 
 // pageTemplate is parsed once; html/template escapes every value by context.
-var pageTemplate = template.Must(template.New("page").Parse(pageSource))
+var pageTemplate = template.Must(template.Must(template.New("page").Parse(pageSource)).Parse(tpccSource))
 
 // WriteHTML writes the page for runs: each run's summary and time plots,
 // then per operation its percentile distribution with every run overlaid.

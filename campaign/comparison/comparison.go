@@ -97,6 +97,9 @@ func operations(m v1alpha1.MetricSpec, doc *result.Document) []string {
 	if len(m.Operations) > 0 {
 		return m.Operations
 	}
+	if m.Statistic == v1alpha1.StatisticTpmC {
+		return newOrderOperations(doc)
+	}
 	var out []string
 	for _, o := range doc.Totals {
 		out = append(out, o.Name)
@@ -117,6 +120,7 @@ var metricUnits = []struct {
 	{v1alpha1.StatisticP999, " p99.9 µs"},
 	{v1alpha1.StatisticErrorRate, " errors %"},
 	{v1alpha1.StatisticServerCPUPerOp, " server CPU µs/op"},
+	{v1alpha1.StatisticTpmC, " tpmC"},
 }
 
 // MetricName names a metric in the table and in acknowledgements:
@@ -191,6 +195,9 @@ func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([
 	if s == v1alpha1.StatisticServerCPUPerOp {
 		return serverCPURuns(docs, op)
 	}
+	if s == v1alpha1.StatisticTpmC {
+		return tpmCRuns(docs, op)
+	}
 	out := make([]float64, len(docs))
 	for i, d := range docs {
 		t, err := totals(d, op)
@@ -217,6 +224,9 @@ func totals(d *result.Document, op string) (*result.Operation, error) {
 func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (float64, error) {
 	if s == v1alpha1.StatisticServerCPUPerOp {
 		return serverCPUMean(docs, op)
+	}
+	if s == v1alpha1.StatisticTpmC {
+		return tpmCMean(docs, op)
 	}
 	p, err := PoolRuns(docs, op)
 	if err != nil {
@@ -251,7 +261,13 @@ func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignS
 		return stats.Comparison{}, errServerCPUNeedsRuns
 	}
 	rate := s == v1alpha1.StatisticErrorRate
-	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput || rate}
+	if s == v1alpha1.StatisticTpmC {
+		if err := tpmCComparable(op, base, variant); err != nil {
+			return stats.Comparison{}, err
+		}
+	}
+	// tpmC is the NewOrder operation's throughput times 60: the same ratio.
+	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput || rate || s == v1alpha1.StatisticTpmC}
 	if !stat.Throughput {
 		p, err := percentile(s)
 		if err != nil {

@@ -95,6 +95,7 @@ func (m *Merger) Add(d *Document) error {
 		return err
 	}
 	m.keepServer(d, first)
+	m.keepTPCCChecks(d, first)
 	return nil
 }
 
