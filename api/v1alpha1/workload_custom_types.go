@@ -195,7 +195,7 @@ type GeneratorSpec struct {
 
 	// timestamp says which time a Timestamp generator produces.
 	// +optional
-	Timestamp *TimestampGeneratorSpec `json:"timestamp,omitempty"`
+	Timestamp *TimestampGeneratorSpec `json:"timestamp,omitempty"` //nolint:kubeapilinter // notimestamp: named after the Spanner column type TIMESTAMP it produces, as the generator type Timestamp is.
 
 	// choices are the values of a Choice generator, with their weights.
 	// +optional
@@ -207,7 +207,7 @@ type GeneratorSpec struct {
 	// reference names the key column of another table whose existing
 	// values a Reference generator draws.
 	// +optional
-	Reference *ColumnRef `json:"reference,omitempty"`
+	Reference *ColumnRef `json:"reference,omitempty"` //nolint:kubeapilinter // noreferences: the settings of the generator type Reference (a draw of existing key values), not a reference to an object.
 
 	// nullPercent is the share of NULL values, in percent, for a nullable
 	// column or parameter. Default 0.
