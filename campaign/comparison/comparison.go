@@ -192,11 +192,8 @@ func byRuns(base, variant []*result.Document, op string, s v1alpha1.CampaignStat
 // perRun is one exact value per run: the statistic of the run's merged
 // totals for the operation.
 func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([]float64, error) {
-	if s == v1alpha1.StatisticServerCPUPerOp {
-		return serverCPURuns(docs, op)
-	}
-	if s == v1alpha1.StatisticTpmC {
-		return tpmCRuns(docs, op)
+	if f, ok := runFigures[s]; ok {
+		return eachRun(docs, op, f)
 	}
 	out := make([]float64, len(docs))
 	for i, d := range docs {
@@ -222,11 +219,8 @@ func totals(d *result.Document, op string) (*result.Operation, error) {
 
 // pooled is the cell's figure for the table (see Pool).
 func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (float64, error) {
-	if s == v1alpha1.StatisticServerCPUPerOp {
-		return serverCPUMean(docs, op)
-	}
-	if s == v1alpha1.StatisticTpmC {
-		return tpmCMean(docs, op)
+	if f, ok := runFigures[s]; ok {
+		return meanOfRuns(docs, op, f)
 	}
 	p, err := PoolRuns(docs, op)
 	if err != nil {

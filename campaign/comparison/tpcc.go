@@ -48,32 +48,6 @@ func tpmCComparable(op string, docs ...*result.Document) error {
 	return nil
 }
 
-// tpmCRuns is TpmC of each run.
-func tpmCRuns(docs []*result.Document, op string) ([]float64, error) {
-	out := make([]float64, len(docs))
-	for i, d := range docs {
-		v, err := TpmC(d, op)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-// tpmCMean is the cell's figure for the table: the mean of its runs'.
-func tpmCMean(docs []*result.Document, op string) (float64, error) {
-	v, err := tpmCRuns(docs, op)
-	if err != nil {
-		return 0, err
-	}
-	var sum float64
-	for _, x := range v {
-		sum += x
-	}
-	return sum / float64(len(v)), nil
-}
-
 // newOrderOperations are the run's NewOrder operations, which tpmC is
 // read for.
 func newOrderOperations(d *result.Document) []string {
