@@ -89,25 +89,8 @@ func gathered(t *testing.T, collector prometheus.Collector) []string {
 // serves: each must return at least one series. Each query becomes an
 // alert `count(query) > 0` that must fire.
 func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Fatal("promtool is not on PATH: install Debian's prometheus package (`make deps`, or hack/install-deps.sh prometheus)")
-	}
-	qs, err := dashboards.QueriesIn(committed)
-	if err != nil {
-		t.Fatal(err)
-	}
 	vars := dashboards.Vars{"namespace": "bench", "campaign": "nightly", "variant": ".*", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
-	var rules []alert
-	where := map[string]string{}
-	for _, q := range qs {
-		if !campaignDashboards[q.Dashboard] {
-			continue
-		}
-		name := fmt.Sprintf("Q%03d", len(rules)+1)
-		rules = append(rules, alert{name, "count(" + q.Expand(vars) + ") > 0"})
-		where[name] = q.Dashboard + " / " + q.Panel + " / " + q.RefID
-	}
+	promtool, rules, where := panelAlerts(t, vars, func(q dashboards.PanelQuery) bool { return campaignDashboards[q.Dashboard] })
 	annotations := annotationQueries(t)
 	for _, a := range annotations {
 		name := fmt.Sprintf("Q%03d", len(rules)+1)
@@ -118,6 +101,31 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 		t.Fatalf("%d campaign queries and %d annotations found; the campaign dashboards have more", len(rules), len(annotations))
 	}
 	promtoolFires(t, promtool, rules, where, scrapedSeries(t), "a campaign dashboard query")
+}
+
+// panelAlerts finds promtool and turns every committed dashboard query
+// keep selects, its variables filled in from vars, into an alert
+// `count(query) > 0` that must fire; where says which panel each is from.
+func panelAlerts(t *testing.T, vars dashboards.Vars, keep func(dashboards.PanelQuery) bool) (promtool string, rules []alert, where map[string]string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatal("promtool is not on PATH: install Debian's prometheus package (`make deps`, or hack/install-deps.sh prometheus)")
+	}
+	qs, err := dashboards.QueriesIn(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where = map[string]string{}
+	for _, q := range qs {
+		if !keep(q) {
+			continue
+		}
+		name := fmt.Sprintf("Q%03d", len(rules)+1)
+		rules = append(rules, alert{name, "count(" + q.Expand(vars) + ") > 0"})
+		where[name] = q.Dashboard + " / " + q.Panel + " / " + q.RefID
+	}
+	return promtool, rules, where
 }
 
 // alert is a rule of promtool's test: one query that must fire.

@@ -1,8 +1,6 @@
 package dashboards_test
 
 import (
-	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -42,26 +40,11 @@ func serverRun() *v1alpha1.BenchmarkRun {
 // promtool's real PromQL engine over what the results collector serves
 // for serverRun: each must return a series.
 func TestServerPanelQueriesReturnSeries(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Fatal("promtool is not on PATH: install Debian's prometheus package (`make deps`, or hack/install-deps.sh prometheus)")
-	}
-	qs, err := dashboards.QueriesIn(committed)
-	if err != nil {
-		t.Fatal(err)
-	}
 	vars := dashboards.Vars{"namespace": "bench", "run": "served|missed", "operation": ".*", "__rate_interval": "1m", "__range": "1h", "__interval": "1m"}
-	var rules []alert
-	where := map[string]string{}
-	for _, q := range qs {
-		if q.Dashboard != "spanbench-results" || !strings.Contains(q.Expr, "spanbench_run_server_") && !strings.Contains(q.Expr, "spanbench_run_warmup_ended_by") &&
-			!strings.Contains(q.Expr, "spanbench_run_gfe_") {
-			continue
-		}
-		name := fmt.Sprintf("Q%03d", len(rules)+1)
-		rules = append(rules, alert{name, "count(" + q.Expand(vars) + ") > 0"})
-		where[name] = q.Dashboard + " / " + q.Panel + " / " + q.RefID
-	}
+	promtool, rules, where := panelAlerts(t, vars, func(q dashboards.PanelQuery) bool {
+		return q.Dashboard == "spanbench-results" && (strings.Contains(q.Expr, "spanbench_run_server_") ||
+			strings.Contains(q.Expr, "spanbench_run_warmup_ended_by") || strings.Contains(q.Expr, "spanbench_run_gfe_"))
+	})
 	if len(rules) < 10 {
 		t.Fatalf("%d server queries on the Results dashboard; want its server CPU/op, executions/op, coverage, not captured, GFE p99, CPU by priority, latency and warm-up signal panels' (10)", len(rules))
 	}
