@@ -101,6 +101,10 @@ func TestRunSucceedsWithTheExactMergeOfItsShards(t *testing.T) {
 	if err != nil || len(report.Intervals) == 0 || report.Overall.OK != uint64(got.Status.Overall.Count) {
 		t.Fatalf("the report (err %v) does not hold the merged result and time series of the status", err)
 	}
+	if report.Monitoring != nil {
+		t.Errorf("the report of an emulator run has Cloud Monitoring figures %+v; want none", report.Monitoring)
+	}
+	h.readReportJoinsServerMetrics(run)
 	h.eventually("the runner Job is cleaned up", 10*time.Second, func() bool {
 		job := &batchv1.Job{}
 		err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: v1alpha1.RunnerJobName(run)}, job)

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -61,7 +62,7 @@ func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLatency, descGFELatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
 		ch <- d
 	}
-	for _, d := range serverStatsDescs {
+	for _, d := range slices.Concat(serverStatsDescs, serverMetricsDescs, tpccDescs) {
 		ch <- d
 	}
 }
@@ -83,6 +84,8 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		collectRun(ch, run)
 		collectServerStats(ch, run)
+		collectServerMetricsSeries(ch, run)
+		collectTPCC(ch, run)
 	}
 }
 

@@ -50,6 +50,8 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	applyResult(&run.Status, merged, run)
 	warnIfReadsFoundNothing(run, merged, r.now())
 	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
+	inconsistent := r.checkConsistency(ctx, run, merged, outbox)
+	applyTPCC(&run.Status, merged)
 	if err := r.writeReport(ctx, run, merged); err != nil {
 		problems = append(problems, "no report: "+err.Error())
 	} else {
@@ -58,6 +60,10 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	msg := fmt.Sprintf("%s operations, p99 %s", run.Status.Overall.Throughput+"/s", p99(run.Status.Overall))
 	if len(problems) > 0 {
 		msg += "; partial: " + joinProblems(problems)
+	}
+	if len(inconsistent) > 0 {
+		r.fail(run, outbox, v1alpha1.ReasonConsistencyFailed, failConsistency(inconsistent))
+		return ctrl.Result{}, r.cleanupRunners(ctx, run)
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
 	if run.Status.Report != nil {
@@ -253,7 +259,8 @@ const reportFieldOwner = "spanbench-manager"
 // ConfigMap, and its chunks when it has any (spanbench report --run).
 // Anyone who may edit ConfigMaps in the namespace may have edited them:
 // the result is checked against the run like a shard's, and its figures
-// derived again.
+// derived again. The run's Cloud Monitoring figures (status.serverMetrics)
+// join it as its monitoring section.
 func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
 	run := &v1alpha1.BenchmarkRun{}
 	if err := c.Get(ctx, key, run); err != nil {
@@ -268,6 +275,9 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	}
 	if doc, err = checkReport(run, doc); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, run.Status.Report.ConfigMapName, err)
+	}
+	if doc.Monitoring == nil {
+		doc.Monitoring = MonitoringSection(run.Status.ServerMetrics)
 	}
 	return doc, nil
 }

@@ -113,6 +113,40 @@ func TestReportInChromium(t *testing.T) {
 	checkPlots(t, browse(t, page.Bytes(), "report"), runs)
 }
 
+// TestServerFiguresInChromium opens a run with Spanner's statistics and
+// Cloud Monitoring's figures in headless Chromium: no console message, no
+// request, every plot still drawn, and the server, CPU, latency and
+// requests tables laid out with the figures the document holds.
+func TestServerFiguresInChromium(t *testing.T) {
+	d := withServerFigures(warmingRun("served", "read", "update").document(t))
+	runs := []Run{{Label: d.Run, Doc: d}}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, runs...); err != nil {
+		t.Fatal(err)
+	}
+	plots, tables := browseTables(t, page.Bytes(), "server")
+	checkPlots(t, plots, runs)
+	got := map[string]tableInfo{}
+	for _, tb := range tables {
+		got[tb.Section] = tb
+		if tb.Width < 100 || tb.Height < 20 {
+			t.Errorf("table %s is %.0fx%.0f px; want it laid out", tb.Section, tb.Width, tb.Height)
+		}
+	}
+	if s := got["server"].Rows; len(s) != 2 || strings.Join(s[0][:3], " ") != "read 564µs 4" || !strings.HasPrefix(s[1][1], "not captured") {
+		t.Errorf("the server table shows %q; want read at 564µs/op over 4 executions, the update not captured", s)
+	}
+	if c := got["cpu"].Rows; len(c) != 1 || strings.Join(c[0], " ") != "high asia-northeast1 52.3 % 61.0 %" {
+		t.Errorf("the CPU table shows %q; want high in asia-northeast1 at 52.3 %%, 61.0 %%", c)
+	}
+	if l := got["latency"].Rows; len(l) != 1 || l[0][3] != "12.5ms" {
+		t.Errorf("the latency table shows %q; want Commit's server p99 12.5ms", l)
+	}
+	if r := got["requests"].Rows; len(r) != 1 || strings.Join(r[0], " ") != "OK 1200" {
+		t.Errorf("the requests table shows %q; want OK 1200", r)
+	}
+}
+
 // TestComparisonReportInChromium opens a campaign's comparison page (with
 // a hostile variant name) in headless Chromium: no console message, no
 // request, and one laid-out ratio plot per variant with a bar per row.
@@ -150,6 +184,29 @@ func TestComparisonReportInChromium(t *testing.T) {
 // exception, and returns its plots as laid out.
 func browse(t *testing.T, page []byte, name string) []plotInfo {
 	t.Helper()
+	plots, _ := browseTables(t, page, name)
+	return plots
+}
+
+// tableInfo is one summary table as the browser lays it out: its
+// data-section, size and the text of its body's cells, row by row.
+type tableInfo struct {
+	Section string     `json:"section"`
+	Width   float64    `json:"width"`
+	Height  float64    `json:"height"`
+	Rows    [][]string `json:"rows"`
+}
+
+const measureTables = `Array.from(document.querySelectorAll('table.summary[data-section]')).map(t => {
+  const box = t.getBoundingClientRect();
+  return {section: t.dataset.section, width: box.width, height: box.height,
+          rows: Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells).map(c => c.innerText.trim()))};
+})`
+
+// browseTables is browse, also returning the page's sectioned tables as
+// the browser shows them.
+func browseTables(t *testing.T, page []byte, name string) ([]plotInfo, []tableInfo) {
+	t.Helper()
 	chromium := chromiumPath(t)
 	dir := t.ArtifactDir()
 	file := filepath.Join(dir, name+".html")
@@ -182,6 +239,10 @@ func browse(t *testing.T, page []byte, name string) []plotInfo {
 	if err != nil {
 		t.Fatalf("measuring the plots: %v", err)
 	}
+	tables, err := chromedp.Run(ctx, chromedp.Evaluate[[]tableInfo](measureTables))
+	if err != nil {
+		t.Fatalf("measuring the tables: %v", err)
+	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
@@ -202,7 +263,7 @@ func browse(t *testing.T, page []byte, name string) []plotInfo {
 	for _, p := range seen.problems {
 		t.Errorf("browser reported: %s", p)
 	}
-	return plots
+	return plots, tables
 }
 
 // checkPlots wants, per run, a throughput plot and a latency plot per

@@ -37,7 +37,7 @@ type Run struct {
 var pageSource string
 
 // pageTemplate is parsed once; html/template escapes every value by context.
-var pageTemplate = template.Must(template.New("page").Parse(pageSource))
+var pageTemplate = template.Must(template.Must(template.New("page").Parse(pageSource)).Parse(tpccSource))
 
 // WriteHTML writes the page for runs: each run's summary and time plots,
 // then per operation its percentile distribution with every run overlaid.
@@ -100,6 +100,10 @@ type runView struct {
 	GFE     bool
 	GFENote string
 	Time    []figure
+	// Server and Monitoring are the document's server figures, nil when
+	// it has none (server.go).
+	Server     *serverView
+	Monitoring *monitoringView
 }
 
 // row is one line of a summary table.
@@ -133,12 +137,14 @@ func newRow(op result.Operation) row {
 func newRunView(r Run) (runView, error) {
 	d := r.Doc
 	v := runView{
-		Label:    r.Label,
-		Doc:      d,
-		Duration: d.End.Sub(d.Start).Round(time.Millisecond).String(),
-		Measured: d.End.Sub(d.WarmUp.End).Round(time.Millisecond).String(),
-		WarmUp:   warmUpText(d.WarmUp, d.Start),
-		Overall:  newRow(d.Overall),
+		Label:      r.Label,
+		Doc:        d,
+		Duration:   d.End.Sub(d.Start).Round(time.Millisecond).String(),
+		Measured:   d.End.Sub(d.WarmUp.End).Round(time.Millisecond).String(),
+		WarmUp:     warmUpText(d.WarmUp, d.Start),
+		Overall:    newRow(d.Overall),
+		Server:     newServerView(d.Server),
+		Monitoring: newMonitoringView(d.Monitoring),
 	}
 	for _, s := range d.Shards {
 		v.Missed += s.Missed

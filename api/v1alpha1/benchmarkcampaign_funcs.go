@@ -107,7 +107,7 @@ func (m *MetricSpec) EffectiveDirection() MetricDirection {
 	if m.Direction != "" {
 		return m.Direction
 	}
-	if m.Statistic == StatisticThroughput {
+	if m.Statistic == StatisticThroughput || m.Statistic == StatisticTpmC {
 		return HigherIsBetter
 	}
 	return LowerIsBetter
@@ -365,7 +365,7 @@ func (c *ComparisonSpec) validate(path *field.Path) field.ErrorList {
 	if v, err := c.ConfidenceFraction(); err != nil || v == 0 {
 		errs = append(errs, field.Invalid(path.Child("confidence"), c.Confidence, "must be a percentage above 0% and below 100%, such as 95%"))
 	}
-	stats := []string{string(StatisticThroughput), string(StatisticP50), string(StatisticP90), string(StatisticP99), string(StatisticP999), string(StatisticErrorRate), string(StatisticServerCPUPerOp)}
+	stats := []string{string(StatisticThroughput), string(StatisticP50), string(StatisticP90), string(StatisticP99), string(StatisticP999), string(StatisticErrorRate), string(StatisticServerCPUPerOp), string(StatisticTpmC)}
 	for i, m := range c.Metrics {
 		p := path.Child("metrics").Index(i)
 		if !contains(stats, string(m.Statistic)) {

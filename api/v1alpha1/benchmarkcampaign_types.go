@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -57,6 +57,11 @@ const (
 	// more runs per cell; runs of the emulator, or whose statistics were
 	// not collected, have none.
 	StatisticServerCPUPerOp CampaignStatistic = "ServerCPUPerOp"
+	// StatisticTpmC is a TPCC run's New-Order transactions per minute
+	// after the warm-up (the result's tpcc.tpmC), higher is better. It is
+	// read for the workload's NewOrder operation; a run whose consistency
+	// checks failed has no tpmC to compare.
+	StatisticTpmC CampaignStatistic = "TpmC"
 )
 
 // MetricDirection says which way a metric gets better.
@@ -449,7 +454,9 @@ type ComparisonSpec struct {
 type MetricSpec struct {
 	// statistic is what is read from each run: Throughput, a latency
 	// percentile (P50, P90, P99, P999) of the run's merged histogram, or
-	// ErrorRate (failed operations over all finished ones, in percent).
+	// ErrorRate (failed operations over all finished ones, in percent),
+	// ServerCPUPerOp (Spanner's CPU per operation) or TpmC (a TPCC run's
+	// New-Order transactions per minute, for its NewOrder operation).
 	// +required
 	Statistic CampaignStatistic `json:"statistic"`
 
@@ -462,7 +469,8 @@ type MetricSpec struct {
 	Operations []string `json:"operations,omitempty"`
 
 	// direction says which way is better. Default: HigherIsBetter for
-	// Throughput, LowerIsBetter for latencies and ErrorRate.
+	// Throughput and TpmC, LowerIsBetter for latencies, ErrorRate and
+	// ServerCPUPerOp.
 	// +optional
 	Direction MetricDirection `json:"direction,omitempty"`
 }

@@ -275,6 +275,7 @@ func (s *BenchmarkRunSpec) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, s.Target.Validate(path.Child("target"))...)
 	errs = append(errs, s.Workload.Validate(path.Child("workload"))...)
+	errs = append(errs, s.validateCustomDialect(path)...)
 	errs = append(errs, s.Runners.validate(path.Child("runners"))...)
 	errs = append(errs, s.validateStreamRunners(path.Child("workload", "streams"))...)
 	errs = append(errs, s.Deadlines.validate(path.Child("deadlines"))...)
@@ -303,12 +304,13 @@ func (d *DeadlinesSpec) validate(path *field.Path) field.ErrorList {
 // ExpectsRows says whether an operation of type t reads keys the dataset
 // holds, so that finding no row is a not-found rather than an answer: point
 // reads (Read, of YCSB and Tweet alike), key lists (ReadKeys) and scans
-// (Scan, always within one loaded key block). QueryBySort (a value range
-// that may hold nothing) and FullScan (an aggregate) may rightly return
-// nothing; writes count the rows they wrote instead.
+// (Scan, always within one loaded key block), and a Custom workload's
+// ReadRows (keys of loaded rows). QueryBySort (a value range that may hold
+// nothing), FullScan (an aggregate) and a Custom Query (any SQL) may
+// rightly return nothing; writes count the rows they wrote instead.
 func (t OperationType) ExpectsRows() bool {
 	switch t {
-	case OpRead, OpScan, OpReadKeys:
+	case OpRead, OpScan, OpReadKeys, OpReadRows:
 		return true
 	}
 	return false

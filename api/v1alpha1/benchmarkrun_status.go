@@ -282,6 +282,10 @@ type BenchmarkRunStatus struct {
 	// operations[].server cover, once collected.
 	// +optional
 	ServerStats *ServerStatsSummary `json:"serverStats,omitempty"`
+
+	// tpcc is a TPCC run's tpmC, executed mix and consistency checks.
+	// +optional
+	TPCC *TPCCStatus `json:"tpcc,omitempty"`
 }
 
 // OperationResult is the result of one operation of the mix.

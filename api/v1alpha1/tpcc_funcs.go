@@ -37,20 +37,21 @@ func TPCCStandardMix() []OperationSpec {
 	}
 }
 
-// TPCCScale is a TPC-C population: its row counts.
+// TPCCScale is a TPC-C population: its row counts. It is derived from a
+// TPCCSpec for code and never serialized.
 type TPCCScale struct {
 	// Warehouses is the number of warehouses.
-	Warehouses int64
+	Warehouses int64 `json:"-"`
 	// Items is the number of items, and of stock rows per warehouse.
-	Items int64
+	Items int64 `json:"-"`
 	// Customers is the number of customers per district, and of the orders
 	// loaded per district.
-	Customers int64
+	Customers int64 `json:"-"`
 	// NewOrders is the number of undelivered orders loaded per district:
 	// the last ones of the district's orders.
-	NewOrders int64
+	NewOrders int64 `json:"-"`
 	// Test says the population is the reduced one (TPCCTest).
-	Test bool
+	Test bool `json:"-"`
 }
 
 // Scale is the population of a TPCC spec, defaults applied.

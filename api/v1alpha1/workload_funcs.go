@@ -55,13 +55,14 @@ const (
 
 // readOps are the operations that only read: they may be stale and directed.
 var readOps = map[OperationType]bool{OpRead: true, OpScan: true, OpReadKeys: true, OpQueryBySort: true, OpFullScan: true,
-	OpOrderStatus: true, OpStockLevel: true}
+	OpOrderStatus: true, OpStockLevel: true, OpQuery: true, OpReadRows: true}
 
 // workloadOps lists the operations each built-in workload implements.
 var workloadOps = map[WorkloadType][]OperationType{
-	WorkloadYCSB:  {OpRead, OpScan, OpReadKeys, OpInsert, OpUpdate, OpDelete, OpReadModifyWrite},
-	WorkloadTweet: {OpRead, OpInsert, OpUpdate, OpDelete, OpQueryBySort, OpFullScan},
-	WorkloadTPCC:  {OpNewOrder, OpPayment, OpOrderStatus, OpDelivery, OpStockLevel},
+	WorkloadYCSB:   {OpRead, OpScan, OpReadKeys, OpInsert, OpUpdate, OpDelete, OpReadModifyWrite},
+	WorkloadTweet:  {OpRead, OpInsert, OpUpdate, OpDelete, OpQueryBySort, OpFullScan},
+	WorkloadTPCC:   {OpNewOrder, OpPayment, OpOrderStatus, OpDelivery, OpStockLevel},
+	WorkloadCustom: customOps,
 }
 
 // IsRead reports whether the operation only reads.
@@ -119,6 +120,10 @@ func (w *WorkloadSpec) setDefaults() {
 		w.defaultTPCC()
 	}
 	d := &w.Dataset
+	if w.Custom != nil && d.Rows == nil {
+		units := w.Custom.Units()
+		d.Rows = &units
+	}
 	d.Rows = defaulted(d.Rows, DefaultDatasetRows)
 	d.FieldBytes = defaulted(d.FieldBytes, DefaultFieldBytes)
 	d.BatchRows = defaulted(d.BatchRows, DefaultBatchRows)
@@ -142,7 +147,8 @@ func (w *WorkloadSpec) setDefaults() {
 }
 
 func (o *OperationSpec) defaultOp() {
-	if o.Name == "" {
+	if o.Name == "" && !o.Type.IsCustom() {
+		// A Custom operation has no default name: Validate asks for one.
 		o.Name = o.Type.DefaultName()
 	}
 	if o.Type.HasAPIChoice() && o.API == "" {
@@ -151,7 +157,7 @@ func (o *OperationSpec) defaultOp() {
 	if o.Type.HasWritePath() && o.WritePath == "" {
 		o.WritePath = WriteMutation
 	}
-	if o.Type == OpScan || o.Type == OpReadKeys || o.Type == OpQueryBySort {
+	if o.Type.ReturnsRows() {
 		o.Rows = defaulted(o.Rows, DefaultRows)
 	}
 	if o.Keys == "" {
@@ -234,9 +240,10 @@ func SaturatingSum(ds ...time.Duration) time.Duration {
 func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if _, ok := workloadOps[w.Type]; !ok {
-		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet, WorkloadTPCC}))
+		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet, WorkloadTPCC, WorkloadCustom}))
 	}
 	errs = append(errs, w.validateTPCC(path)...)
+	errs = append(errs, w.validateCustom(path)...)
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
 	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)
@@ -361,7 +368,7 @@ func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(path.Child("writePath"), o.WritePath, "only Insert, Update and Delete choose a write path: Mutation or DML"))
 	}
 	if o.Rows != nil && !t.ReturnsRows() {
-		errs = append(errs, field.Forbidden(path.Child("rows"), "only Scan, ReadKeys and QueryBySort return several rows"))
+		errs = append(errs, field.Forbidden(path.Child("rows"), "only Scan, ReadKeys, QueryBySort and ReadRows return several rows"))
 	}
 	if o.Staleness != nil {
 		errs = append(errs, o.Staleness.validate(path.Child("staleness"), t)...)
@@ -380,7 +387,7 @@ func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
 // ReturnsRows reports whether the operation reads a number of rows set by
 // the operation's rows.
 func (t OperationType) ReturnsRows() bool {
-	return t == OpScan || t == OpReadKeys || t == OpQueryBySort
+	return t == OpScan || t == OpReadKeys || t == OpQueryBySort || t == OpReadRows
 }
 
 func (s *StalenessSpec) validate(path *field.Path, t OperationType) field.ErrorList {

@@ -208,7 +208,7 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		{"bad name", func(w *WorkloadSpec) { w.Operations[0].Name = "Get_By_ID" }, "w.operations[0].name", "lower case letters"},
 		{"zero weight", func(w *WorkloadSpec) { w.Operations[0].Weight = 0 }, "w.operations[0].weight", "between 1 and 1000000"},
 		{"operation of another workload", func(w *WorkloadSpec) { w.Operations[0].Type = OpFullScan }, "w.operations[0].type", `Unsupported value: "FullScan"`},
-		{"rows on a single-row read", func(w *WorkloadSpec) { w.Operations[0].Rows = ptr.To[int32](10) }, "w.operations[0].rows", "only Scan, ReadKeys and QueryBySort"},
+		{"rows on a single-row read", func(w *WorkloadSpec) { w.Operations[0].Rows = ptr.To[int32](10) }, "w.operations[0].rows", "only Scan, ReadKeys, QueryBySort"},
 		{"api on a write", func(w *WorkloadSpec) { w.Operations[1].API = APISQL }, "w.operations[1].api", "only Read, Scan and ReadKeys"},
 		{"write path on a read", func(w *WorkloadSpec) { w.Operations[0].WritePath = WriteDML }, "w.operations[0].writePath", "only Insert, Update and Delete"},
 		{"staleness on a write", func(w *WorkloadSpec) { w.Operations[1].Staleness = &StalenessSpec{Max: dur("15s")} }, "w.operations[1].staleness", "only reads can be stale"},

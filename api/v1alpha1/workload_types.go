@@ -6,7 +6,7 @@ import (
 
 // WorkloadType names a built-in workload: a schema, a row generator and the
 // operations that run against it.
-// +kubebuilder:validation:Enum=YCSB;Tweet;TPCC
+// +kubebuilder:validation:Enum=YCSB;Tweet;TPCC;Custom
 type WorkloadType string
 
 const (
@@ -22,7 +22,7 @@ const (
 )
 
 // OperationType names one operation of a workload.
-// +kubebuilder:validation:Enum=Read;Scan;ReadKeys;Insert;Update;Delete;ReadModifyWrite;QueryBySort;FullScan;NewOrder;Payment;OrderStatus;Delivery;StockLevel
+// +kubebuilder:validation:Enum=Read;Scan;ReadKeys;Insert;Update;Delete;ReadModifyWrite;QueryBySort;FullScan;NewOrder;Payment;OrderStatus;Delivery;StockLevel;Query;DML;ReadRows;Mutation;Transaction
 type OperationType string
 
 const (
@@ -150,13 +150,14 @@ const (
 
 // WorkloadSpec is what the load engine runs: a built-in schema and dataset,
 // a weighted operation mix, a load profile, a duration and a warm-up.
-// +kubebuilder:validation:XValidation:rule="!has(self.operations) || (self.type == 'YCSB' ? self.operations.all(o, o.type in ['Read','Scan','ReadKeys','Insert','Update','Delete','ReadModifyWrite']) : self.type == 'Tweet' ? self.operations.all(o, o.type in ['Read','Insert','Update','Delete','QueryBySort','FullScan']) : self.operations.all(o, o.type in ['NewOrder','Payment','OrderStatus','Delivery','StockLevel']))",message="operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel",fieldPath=".operations"
+// +kubebuilder:validation:XValidation:rule="!has(self.operations) || (self.type == 'YCSB' ? self.operations.all(o, o.type in ['Read','Scan','ReadKeys','Insert','Update','Delete','ReadModifyWrite']) : self.type == 'Tweet' ? self.operations.all(o, o.type in ['Read','Insert','Update','Delete','QueryBySort','FullScan']) : self.type == 'Custom' ? self.operations.all(o, o.type in ['Query','DML','ReadRows','Mutation','Transaction']) : self.operations.all(o, o.type in ['NewOrder','Payment','OrderStatus','Delivery','StockLevel']))",message="operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel; Custom supports Query, DML, ReadRows, Mutation, Transaction",fieldPath=".operations"
 // +kubebuilder:validation:XValidation:rule="has(self.operations) || self.type == 'TPCC'",message="operations: required, except for TPCC, whose default is the standard mix (NewOrder 45, Payment 43, OrderStatus 4, Delivery 4, StockLevel 4)",fieldPath=".operations"
 // +kubebuilder:validation:XValidation:rule="!has(self.tpcc) || self.type == 'TPCC'",message="tpcc: applies only to type TPCC",fieldPath=".tpcc"
 // +kubebuilder:validation:XValidation:rule="self.type != 'TPCC' || !has(self.dataset) || !has(self.dataset.rows) || self.dataset.rows == (has(self.tpcc) && has(self.tpcc.population) && self.tpcc.population == 'Test' ? 1000 : 100000) + (has(self.tpcc) && has(self.tpcc.warehouses) ? self.tpcc.warehouses : 1) * (has(self.tpcc) && has(self.tpcc.population) && self.tpcc.population == 'Test' ? 1301 : 130001)",message="dataset.rows: TPCC's load units follow from tpcc.warehouses and tpcc.population; leave rows out",fieldPath=".dataset.rows"
 // +kubebuilder:validation:XValidation:rule="self.type != 'TPCC' || !has(self.dataset) || !has(self.dataset.fieldBytes) || self.dataset.fieldBytes == 100",message="dataset.fieldBytes: TPCC's columns have the specification's sizes; leave fieldBytes out",fieldPath=".dataset.fieldBytes"
-// +kubebuilder:validation:XValidation:rule="!has(self.dataset) || (has(self.dataset.batchRows) ? self.dataset.batchRows : (self.type == 'TPCC' ? 100 : 500)) * (self.type == 'YCSB' ? 11 : self.type == 'Tweet' ? 10 : 220) <= 80000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows for YCSB (11 per row), 8000 for Tweet (10 per row, its index included), 363 load units for TPCC (up to 220 each: a customer with its history, order, 15 order lines and new order)",fieldPath=".dataset.batchRows"
-// +kubebuilder:validation:XValidation:rule="!has(self.dataset) || self.type == 'TPCC' || (has(self.dataset.batchRows) ? self.dataset.batchRows : 500) * (has(self.dataset.fieldBytes) ? self.dataset.fieldBytes : 100) * (self.type == 'YCSB' ? 10 : 1) <= 90000000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 100 MB per commit: batchRows x fieldBytes x text fields per row (10 for YCSB, 1 for Tweet) must stay under 90,000,000",fieldPath=".dataset.batchRows"
+// +kubebuilder:validation:XValidation:rule="(self.type == 'Custom') == has(self.custom)",message="custom: required for type Custom, and only for it",fieldPath=".custom"
+// +kubebuilder:validation:XValidation:rule="self.type == 'Custom' || !has(self.dataset) || (has(self.dataset.batchRows) ? self.dataset.batchRows : (self.type == 'TPCC' ? 100 : 500)) * (self.type == 'YCSB' ? 11 : self.type == 'Tweet' ? 10 : 220) <= 80000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows for YCSB (11 per row), 8000 for Tweet (10 per row, its index included), 363 load units for TPCC (up to 220 each: a customer with its history, order, 15 order lines and new order)",fieldPath=".dataset.batchRows"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataset) || self.type == 'TPCC' || self.type == 'Custom' || (has(self.dataset.batchRows) ? self.dataset.batchRows : 500) * (has(self.dataset.fieldBytes) ? self.dataset.fieldBytes : 100) * (self.type == 'YCSB' ? 10 : 1) <= 90000000",message="dataset.batchRows: one batch is one commit, and Cloud Spanner takes at most 100 MB per commit: batchRows x fieldBytes x text fields per row (10 for YCSB, 1 for Tweet) must stay under 90,000,000",fieldPath=".dataset.batchRows"
 // +kubebuilder:validation:XValidation:rule="!((has(self.load) && has(self.load.steps)) && has(self.duration))",message="duration: set duration, or load.steps (whose durations add up to the run's), not both",fieldPath=".duration"
 // +kubebuilder:validation:XValidation:rule="(has(self.load) && has(self.load.steps)) || has(self.duration)",message="duration: required unless load.steps gives the run's duration",fieldPath=".duration"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmUp) || !has(self.warmUp.duration) || !has(self.duration) || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || !self.warmUp.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.warmUp.duration) < duration(self.duration)",message="warmUp.duration: must be shorter than the run's duration",fieldPath=".warmUp.duration"
@@ -171,7 +172,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!(has(self.warmUp) && has(self.warmUp.mode) && self.warmUp.mode == 'Auto' && (!has(self.interval) || (self.interval.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.interval) <= duration('1h'))) && (!has(self.warmUp.max) || (self.warmUp.max.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self.warmUp.max) <= duration('168h'))) && (has(self.load) && has(self.load.steps)) && self.load.steps.all(s, s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(s.duration) <= duration('168h')) && self.load.steps.map(s, duration(s.duration)).sum() <= duration('168h')) || (has(self.warmUp.window) ? self.warmUp.window : 3) * (has(self.interval) ? int(duration(self.interval)) : 10000000000) <= (has(self.warmUp.max) ? int(duration(self.warmUp.max)) : int(self.load.steps.map(s, duration(s.duration)).sum()) / 2)",message="warmUp: an Auto warm-up needs room for its window: window x interval must not exceed max (default: half the run's duration, the sum of load.steps)",fieldPath=".warmUp"
 // +kubebuilder:validation:XValidation:rule="!has(self.operations) || self.operations.all(o, !(o.type in ['Read','Scan','ReadKeys','Update','ReadModifyWrite']) || (has(self.dataset) && has(self.dataset.rows) ? self.dataset.rows : 1000) >= (o.type in ['Scan','ReadKeys'] ? (has(o.rows) ? o.rows : 10) : 1))",message="dataset.rows: operations on existing keys need rows to find: at least 1 for Read, Update and ReadModifyWrite, and at least the operation's rows for Scan and ReadKeys",fieldPath=".dataset.rows"
 // +kubebuilder:validation:XValidation:rule="has(self.load) != has(self.streams)",message="load: set load (one stream of every operation) or streams (each with its own load), exactly one of them",fieldPath=".load"
-// +kubebuilder:validation:XValidation:rule="!has(self.streams) || self.streams.all(s, s.operations.all(o, has(self.operations) ? self.operations.exists(p, (has(p.name) ? p.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level'}[p.type]) == o.name) : (self.type == 'TPCC' && o.name in ['new-order','payment','order-status','delivery','stock-level'])))",message="streams.operations: each name must be one of the workload's operations (its name, or its type in kebab case such as read-keys)",fieldPath=".streams"
+// +kubebuilder:validation:XValidation:rule="!has(self.streams) || self.streams.all(s, s.operations.all(o, has(self.operations) ? self.operations.exists(p, (has(p.name) ? p.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level','Query':'query','DML':'dml','ReadRows':'read-rows','Mutation':'mutation','Transaction':'transaction'}[p.type]) == o.name) : (self.type == 'TPCC' && o.name in ['new-order','payment','order-status','delivery','stock-level'])))",message="streams.operations: each name must be one of the workload's operations (its name, or its type in kebab case such as read-keys)",fieldPath=".streams"
 // +kubebuilder:validation:XValidation:rule="!has(self.streams) || !has(self.duration) || !self.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') || duration(self.duration) > duration('168h') || self.streams.all(s, (has(s.startOffset) && !s.startOffset.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')) || (has(s.duration) && !s.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$')) || (has(s.load.steps) && !s.load.steps.all(t, t.duration.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(t.duration) <= duration('168h'))) || (has(s.startOffset) ? duration(s.startOffset) : duration('0s')) + (has(s.duration) ? duration(s.duration) : has(s.load.steps) ? s.load.steps.map(t, duration(t.duration)).sum() : duration('1ns')) <= duration(self.duration))",message="streams: each stream's startOffset plus its duration (or its load.steps' sum) must not pass the run's duration",fieldPath=".streams"
 type WorkloadSpec struct {
 	// type is the built-in workload: YCSB, Tweet or TPCC.
@@ -184,8 +185,14 @@ type WorkloadSpec struct {
 	TPCC *TPCCSpec `json:"tpcc,omitempty"`
 
 	// dataset is how many rows are preloaded before the run, and how.
+	// For Custom, custom.tables gives the rows per table instead of rows.
 	// +optional
 	Dataset DatasetSpec `json:"dataset,omitempty"`
+
+	// custom is the schema, dataset and generators of a Custom workload;
+	// its operations give their statements in operations[].custom.
+	// +optional
+	Custom *CustomWorkloadSpec `json:"custom,omitempty"`
 
 	// operations is the operation mix. Each operation is chosen with
 	// probability weight / sum of weights. Required, except for TPCC, whose
@@ -195,7 +202,7 @@ type WorkloadSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
-	// +kubebuilder:validation:XValidation:rule="self.all(o, self.exists_one(p, (has(p.name) ? p.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level'}[p.type]) == (has(o.name) ? o.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level'}[o.type])))",message="operations: names must be unique; name operations of the same type explicitly (an unnamed operation is named after its type, e.g. read-keys)"
+	// +kubebuilder:validation:XValidation:rule="self.all(o, self.exists_one(p, (has(p.name) ? p.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level','Query':'query','DML':'dml','ReadRows':'read-rows','Mutation':'mutation','Transaction':'transaction'}[p.type]) == (has(o.name) ? o.name : {'Read':'read','Scan':'scan','ReadKeys':'read-keys','Insert':'insert','Update':'update','Delete':'delete','ReadModifyWrite':'read-modify-write','QueryBySort':'query-by-sort','FullScan':'full-scan','NewOrder':'new-order','Payment':'payment','OrderStatus':'order-status','Delivery':'delivery','StockLevel':'stock-level','Query':'query','DML':'dml','ReadRows':'read-rows','Mutation':'mutation','Transaction':'transaction'}[o.type])))",message="operations: names must be unique; name operations of the same type explicitly (an unnamed operation is named after its type, e.g. read-keys)"
 	Operations []OperationSpec `json:"operations,omitempty"`
 
 	// load is the rate profile (open loop) or the concurrency (closed loop)
@@ -287,13 +294,16 @@ type DatasetSpec struct {
 }
 
 // OperationSpec is one operation of the mix with its options.
-// +kubebuilder:validation:XValidation:rule="!has(self.staleness) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel']",message="staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment and Delivery run in read-write transactions",fieldPath=".staleness"
+// +kubebuilder:validation:XValidation:rule="!has(self.staleness) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel','Query','ReadRows']",message="staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment, Delivery, DML, Mutation and Transaction run in read-write transactions",fieldPath=".staleness"
 // +kubebuilder:validation:XValidation:rule="!has(self.staleness) || !has(self.staleness.max) || !(self.type in ['OrderStatus','StockLevel'])",message="staleness.max: OrderStatus and StockLevel read several times in one read-only transaction, which takes exact staleness only",fieldPath=".staleness.max"
-// +kubebuilder:validation:XValidation:rule="!has(self.directedRead) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel']",message="directedRead: only read-only operations can be directed",fieldPath=".directedRead"
-// +kubebuilder:validation:XValidation:rule="!has(self.commit) || self.type in ['Insert','Update','Delete','ReadModifyWrite','NewOrder','Payment','Delivery']",message="commit: commit options apply only to writes",fieldPath=".commit"
+// +kubebuilder:validation:XValidation:rule="!has(self.directedRead) || self.type in ['Read','Scan','ReadKeys','QueryBySort','FullScan','OrderStatus','StockLevel','Query','ReadRows']",message="directedRead: only read-only operations can be directed",fieldPath=".directedRead"
+// +kubebuilder:validation:XValidation:rule="!has(self.commit) || self.type in ['Insert','Update','Delete','ReadModifyWrite','NewOrder','Payment','Delivery','DML','Mutation','Transaction']",message="commit: commit options apply only to writes",fieldPath=".commit"
 // +kubebuilder:validation:XValidation:rule="!has(self.writePath) || self.type in ['Insert','Update','Delete','NewOrder','Payment','Delivery']",message="writePath: only Insert, Update, Delete, NewOrder, Payment and Delivery have a write path",fieldPath=".writePath"
 // +kubebuilder:validation:XValidation:rule="!has(self.api) || self.type in ['Read','Scan','ReadKeys']",message="api: only Read, Scan and ReadKeys can choose between the Read and SQL APIs",fieldPath=".api"
-// +kubebuilder:validation:XValidation:rule="!has(self.rows) || self.type in ['Scan','ReadKeys','QueryBySort']",message="rows: only Scan, ReadKeys and QueryBySort return several rows",fieldPath=".rows"
+// +kubebuilder:validation:XValidation:rule="!has(self.rows) || self.type in ['Scan','ReadKeys','QueryBySort','ReadRows']",message="rows: only Scan, ReadKeys, QueryBySort and ReadRows return several rows",fieldPath=".rows"
+// +kubebuilder:validation:XValidation:rule="(self.type in ['Query','DML','ReadRows','Mutation','Transaction']) == has(self.custom)",message="custom: required for Query, DML, ReadRows, Mutation and Transaction, and only for them",fieldPath=".custom"
+// +kubebuilder:validation:XValidation:rule="!has(self.custom) || (self.type in ['Query','DML'] ? has(self.custom.sql) : self.type == 'ReadRows' ? has(self.custom.read) : self.type == 'Mutation' ? has(self.custom.mutation) : !(self.type == 'Transaction') || has(self.custom.steps))",message="custom: Query and DML need sql, ReadRows read, Mutation mutation, Transaction steps",fieldPath=".custom"
+// +kubebuilder:validation:XValidation:rule="!(self.type in ['Query','DML','ReadRows','Mutation','Transaction']) || (has(self.name) && size(self.name) > 0)",message="name: required for the operations of a Custom workload",fieldPath=".name"
 type OperationSpec struct {
 	// name identifies the operation in results, metrics and request tags
 	// (spanbench/<run>/<name>). Default: the type in lower case.
@@ -351,6 +361,11 @@ type OperationSpec struct {
 	// commit holds commit options for writes.
 	// +optional
 	Commit *CommitSpec `json:"commit,omitempty"`
+
+	// custom is what a Custom workload's operation runs: its SQL and
+	// parameters, its read, its mutation or its transaction's steps.
+	// +optional
+	Custom *CustomOperationSpec `json:"custom,omitempty"`
 }
 
 // StalenessSpec selects a bounded or exact staleness for a read.

@@ -4,7 +4,9 @@
 // any JSON type), so this webhook runs the CLI's own checks —
 // BenchmarkCampaign.Validate, then plan.Expand, which the controller plans
 // with too — and denies a campaign with a cell that would be an invalid
-// run, naming the axis, the value and the run field.
+// run, naming the axis, the value and the run field. It also serves the
+// BenchmarkRun check of Custom workloads (run.go), whose DDL and SQL the
+// schema cannot parse either.
 package admission
 
 import (
@@ -27,9 +29,11 @@ import (
 // ValidatingWebhookConfiguration (config/webhook, the Helm chart) names it.
 const Path = "/validate-bench-spanbench-io-v1alpha1-benchmarkcampaign"
 
-// Register serves the check at Path on srv.
+// Register serves the campaign check at Path and the run check at
+// RunPath on srv.
 func Register(srv webhook.Server, scheme *runtime.Scheme) {
 	srv.Register(Path, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkCampaign{}, CampaignValidator{}))
+	srv.Register(RunPath, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkRun{}, RunValidator{}))
 }
 
 // CampaignValidator denies a BenchmarkCampaign whose cells cannot be

@@ -97,6 +97,9 @@ func operations(m v1alpha1.MetricSpec, doc *result.Document) []string {
 	if len(m.Operations) > 0 {
 		return m.Operations
 	}
+	if m.Statistic == v1alpha1.StatisticTpmC {
+		return newOrderOperations(doc)
+	}
 	var out []string
 	for _, o := range doc.Totals {
 		out = append(out, o.Name)
@@ -117,6 +120,7 @@ var metricUnits = []struct {
 	{v1alpha1.StatisticP999, " p99.9 µs"},
 	{v1alpha1.StatisticErrorRate, " errors %"},
 	{v1alpha1.StatisticServerCPUPerOp, " server CPU µs/op"},
+	{v1alpha1.StatisticTpmC, " tpmC"},
 }
 
 // MetricName names a metric in the table and in acknowledgements:
@@ -188,8 +192,8 @@ func byRuns(base, variant []*result.Document, op string, s v1alpha1.CampaignStat
 // perRun is one exact value per run: the statistic of the run's merged
 // totals for the operation.
 func perRun(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) ([]float64, error) {
-	if s == v1alpha1.StatisticServerCPUPerOp {
-		return serverCPURuns(docs, op)
+	if f, ok := runFigures[s]; ok {
+		return eachRun(docs, op, f)
 	}
 	out := make([]float64, len(docs))
 	for i, d := range docs {
@@ -215,8 +219,8 @@ func totals(d *result.Document, op string) (*result.Operation, error) {
 
 // pooled is the cell's figure for the table (see Pool).
 func pooled(docs []*result.Document, op string, s v1alpha1.CampaignStatistic) (float64, error) {
-	if s == v1alpha1.StatisticServerCPUPerOp {
-		return serverCPUMean(docs, op)
+	if f, ok := runFigures[s]; ok {
+		return meanOfRuns(docs, op, f)
 	}
 	p, err := PoolRuns(docs, op)
 	if err != nil {
@@ -251,7 +255,13 @@ func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignS
 		return stats.Comparison{}, errServerCPUNeedsRuns
 	}
 	rate := s == v1alpha1.StatisticErrorRate
-	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput || rate}
+	if s == v1alpha1.StatisticTpmC {
+		if err := tpmCComparable(op, base, variant); err != nil {
+			return stats.Comparison{}, err
+		}
+	}
+	// tpmC is the NewOrder operation's throughput times 60: the same ratio.
+	stat := stats.Statistic{Throughput: s == v1alpha1.StatisticThroughput || rate || s == v1alpha1.StatisticTpmC}
 	if !stat.Throughput {
 		p, err := percentile(s)
 		if err != nil {

@@ -96,6 +96,11 @@ func Value(s v1alpha1.CampaignStatistic, f Figures) (float64, error) {
 		return float64(f.Latency.P999), nil
 	case v1alpha1.StatisticErrorRate:
 		return stats.ErrorRate(int64(f.OK), int64(f.Failed)), nil
+	case v1alpha1.StatisticTpmC:
+		// Of the NewOrder operation's figures (a trend's history keeps
+		// no tpcc section): its successful transactions per measured
+		// minute, tpcc.tpmC's definition.
+		return 60 * f.Throughput, nil
 	}
 	return 0, fmt.Errorf("unknown statistic %q", s)
 }

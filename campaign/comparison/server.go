@@ -26,32 +26,6 @@ func ServerCPUPerOp(d *result.Document, op string) (float64, error) {
 	return *o.Statements.CPUSecondsPerOp * 1e6, nil
 }
 
-// serverCPURuns is ServerCPUPerOp of each run.
-func serverCPURuns(docs []*result.Document, op string) ([]float64, error) {
-	out := make([]float64, len(docs))
-	for i, d := range docs {
-		v, err := ServerCPUPerOp(d, op)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-// serverCPUMean is the cell's figure for the table: the mean of its runs'.
-func serverCPUMean(docs []*result.Document, op string) (float64, error) {
-	v, err := serverCPURuns(docs, op)
-	if err != nil {
-		return 0, err
-	}
-	var sum float64
-	for _, x := range v {
-		sum += x
-	}
-	return sum / float64(len(v)), nil
-}
-
 // errServerCPUNeedsRuns explains why one run per cell cannot compare it.
 var errServerCPUNeedsRuns = fmt.Errorf("%s is one figure per run: compare it with two or more runs per cell (spec.repetitions)",
 	v1alpha1.StatisticServerCPUPerOp)

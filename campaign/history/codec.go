@@ -170,6 +170,16 @@ func (o *Operation) validate(dec *histogram.Decoder) error {
 	case l.Count < 0 || l.P50 < 0 || l.P90 < l.P50 || l.P99 < l.P90 || l.P999 < l.P99 || l.Max < l.P999:
 		return fmt.Errorf("latency %+v: want a count and percentiles that are not negative and do not decrease", l)
 	}
+	if err := o.Server.validate(); err != nil {
+		return err
+	}
+	return o.validateHistogram(dec)
+}
+
+// validateHistogram checks that the histogram, if kept, decodes and holds
+// the count its summary says.
+func (o *Operation) validateHistogram(dec *histogram.Decoder) error {
+	l := o.Latency
 	if len(o.Histogram) == 0 {
 		return nil
 	}

@@ -62,6 +62,9 @@ type Operation struct {
 	// Histogram is the merged latency histogram in load/histogram's binary
 	// form (Encoder.EncodeBinary); absent when dropped to fit.
 	Histogram []byte `json:"histogram,omitempty"`
+	// Server is the operation's Spanner figures (server.go); absent when a
+	// run of the cell had none, and in entries written before them.
+	Server *ServerFigures `json:"server,omitempty"`
 }
 
 // Summarize condenses an iteration's cells into its entry: every cell
@@ -103,6 +106,7 @@ func summarizeOperation(enc *histogram.Encoder, c comparison.Cell, name string) 
 	if op.Histogram, err = enc.EncodeBinary(p.Latency); err != nil {
 		return Operation{}, err
 	}
+	op.Server = summarizeServer(c.Runs, name)
 	return op, nil
 }
 

@@ -6,6 +6,7 @@
 package trend
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -68,13 +69,26 @@ func build(entries []history.Entry, cell, op string, m v1alpha1.MetricSpec) Seri
 		if !ok || latency(m.Statistic) && o.Latency.Count == 0 {
 			continue
 		}
-		v, err := comparison.Value(m.Statistic, comparison.Figures{Throughput: o.Throughput, Latency: o.Latency, OK: o.OK, Failed: o.Errors})
+		v, err := value(m.Statistic, o)
 		if err != nil {
 			continue
 		}
 		s.Values, s.Names, s.At = append(s.Values, v), append(s.Names, entries[i].Iteration), append(s.At, i)
 	}
 	return s
+}
+
+// value is o's figure of statistic s: the server CPU per operation from
+// its server figures (an iteration without them has no point), the others
+// by the comparison table's rule.
+func value(s v1alpha1.CampaignStatistic, o *history.Operation) (float64, error) {
+	if s == v1alpha1.StatisticServerCPUPerOp {
+		if o.Server == nil {
+			return 0, errors.New("no server figures")
+		}
+		return o.Server.CPUMicrosPerOp, nil
+	}
+	return comparison.Value(s, comparison.Figures{Throughput: o.Throughput, Latency: o.Latency, OK: o.OK, Failed: o.Errors})
 }
 
 // Newest sorts entries by scheduled time and returns the newest n.
@@ -241,5 +255,5 @@ func Regressions(cps []v1alpha1.ChangePointStatus) []v1alpha1.ChangePointStatus 
 // latency says whether s is read from the latency histogram, so that an
 // operation that recorded none has no value for it.
 func latency(s v1alpha1.CampaignStatistic) bool {
-	return s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate
+	return s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate && s != v1alpha1.StatisticTpmC
 }

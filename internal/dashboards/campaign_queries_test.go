@@ -53,8 +53,15 @@ func scrapedSeries(t *testing.T) []string {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
+	return gathered(t, &controllers.CampaignCollector{Reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(c).Build()})
+}
+
+// gathered is what collector serves, in promtool's input_series notation,
+// as two manager replicas serve it.
+func gathered(t *testing.T, collector prometheus.Collector) []string {
+	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(&controllers.CampaignCollector{Reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(c).Build()})
+	reg.MustRegister(collector)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -82,29 +89,8 @@ func scrapedSeries(t *testing.T) []string {
 // serves: each must return at least one series. Each query becomes an
 // alert `count(query) > 0` that must fire.
 func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Fatal("promtool is not on PATH: install Debian's prometheus package (`make deps`, or hack/install-deps.sh prometheus)")
-	}
-	qs, err := dashboards.QueriesIn(committed)
-	if err != nil {
-		t.Fatal(err)
-	}
 	vars := dashboards.Vars{"namespace": "bench", "campaign": "nightly", "variant": ".*", "operation": ".*", "__rate_interval": "1m", "__range": "1h"}
-	type alert struct {
-		Alert string `json:"alert"`
-		Expr  string `json:"expr"`
-	}
-	var rules []alert
-	where := map[string]string{}
-	for _, q := range qs {
-		if !campaignDashboards[q.Dashboard] {
-			continue
-		}
-		name := fmt.Sprintf("Q%03d", len(rules)+1)
-		rules = append(rules, alert{name, "count(" + q.Expand(vars) + ") > 0"})
-		where[name] = q.Dashboard + " / " + q.Panel + " / " + q.RefID
-	}
+	promtool, rules, where := panelAlerts(t, vars, func(q dashboards.PanelQuery) bool { return campaignDashboards[q.Dashboard] })
 	annotations := annotationQueries(t)
 	for _, a := range annotations {
 		name := fmt.Sprintf("Q%03d", len(rules)+1)
@@ -114,6 +100,45 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 	if len(rules) < 20 || len(annotations) == 0 {
 		t.Fatalf("%d campaign queries and %d annotations found; the campaign dashboards have more", len(rules), len(annotations))
 	}
+	promtoolFires(t, promtool, rules, where, scrapedSeries(t), "a campaign dashboard query")
+}
+
+// panelAlerts finds promtool and turns every committed dashboard query
+// keep selects, its variables filled in from vars, into an alert
+// `count(query) > 0` that must fire; where says which panel each is from.
+func panelAlerts(t *testing.T, vars dashboards.Vars, keep func(dashboards.PanelQuery) bool) (promtool string, rules []alert, where map[string]string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatal("promtool is not on PATH: install Debian's prometheus package (`make deps`, or hack/install-deps.sh prometheus)")
+	}
+	qs, err := dashboards.QueriesIn(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where = map[string]string{}
+	for _, q := range qs {
+		if !keep(q) {
+			continue
+		}
+		name := fmt.Sprintf("Q%03d", len(rules)+1)
+		rules = append(rules, alert{name, "count(" + q.Expand(vars) + ") > 0"})
+		where[name] = q.Dashboard + " / " + q.Panel + " / " + q.RefID
+	}
+	return promtool, rules, where
+}
+
+// alert is a rule of promtool's test: one query that must fire.
+type alert struct {
+	Alert string `json:"alert"`
+	Expr  string `json:"expr"`
+}
+
+// promtoolFires runs promtool's real PromQL engine over series (in
+// input_series notation) and fails, naming what, unless every rule fires
+// at 30m; where says which panel each rule's query is from.
+func promtoolFires(t *testing.T, promtool string, rules []alert, where map[string]string, series []string, what string) {
+	t.Helper()
 	type firing struct {
 		EvalTime  string `json:"eval_time"`
 		Alertname string `json:"alertname"`
@@ -124,11 +149,11 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 		checks = append(checks, firing{"30m", r.Alert, []any{map[string]any{"exp_labels": map[string]string{}}}})
 	}
 	var input []map[string]string
-	for _, s := range scrapedSeries(t) {
+	for _, s := range series {
 		series, values, _ := strings.Cut(s, " ")
 		input = append(input, map[string]string{"series": series, "values": values})
 	}
-	ruleFile := map[string]any{"groups": []any{map[string]any{"name": "campaign-panels", "rules": rules}}}
+	ruleFile := map[string]any{"groups": []any{map[string]any{"name": "panels", "rules": rules}}}
 	testFile := map[string]any{"rule_files": []string{"panels.rules.yaml"}, "evaluation_interval": "1m",
 		"tests": []any{map[string]any{"interval": "1m", "input_series": input, "alert_rule_test": checks}}}
 	dir := t.TempDir()
@@ -151,7 +176,7 @@ func TestCampaignPanelQueriesReturnSeries(t *testing.T) {
 			names = append(names, n+": "+where[n])
 		}
 		sort.Strings(names)
-		t.Errorf("a campaign dashboard query returns no series over the collector's series (%v):\n%s\nqueries:\n%s", err, out.String(), strings.Join(names, "\n"))
+		t.Errorf("%s returns no series over the collector's series (%v):\n%s\nqueries:\n%s", what, err, out.String(), strings.Join(names, "\n"))
 	}
 }
 

@@ -255,7 +255,11 @@ func TestMayBeEmpty(t *testing.T) {
 	}
 	excused := 0
 	for _, q := range qs {
-		if q.MayBeEmpty() != "" {
+		// The server row's queries are empty on the emulator; that they
+		// return series for a Cloud Spanner run is proven by
+		// TestServerPanelQueriesReturnSeries, so they do not count
+		// against the ceiling.
+		if why := q.MayBeEmpty(); why != "" && !strings.HasPrefix(why, "server figures are collected") {
 			excused++
 		}
 	}

@@ -193,7 +193,20 @@ var sometimesEmpty = map[string]string{
 	"spanbench_campaign_next_schedule_timestamp_seconds": "the campaign has no schedule or is suspended",
 	"spanbench_campaign_change_point_timestamp_seconds":  "the trend has found no change point",
 	"spanbench_run_errors":                               "the manager exports a run's failed operations only when it had some",
+	// Server figures exist for Cloud Spanner runs only (the e2e runs on
+	// the emulator), and not-captured only for an operation with no row.
+	"spanbench_run_server_cpu_seconds_per_operation": noServerFigures,
+	"spanbench_run_server_executions_per_operation":  noServerFigures,
+	"spanbench_run_server_coverage_ratio":            noServerFigures,
+	"spanbench_run_server_not_captured":              noServerFigures,
+	"spanbench_run_server_cpu_utilization_ratio":     noServerFigures,
+	"spanbench_run_server_request_latency_seconds":   noServerFigures,
+	"spanbench_run_warmup_ended_by":                  noServerFigures,
+	"spanbench_run_gfe_latency_seconds":              noServerFigures,
 }
+
+// noServerFigures is why a server panel may be empty.
+const noServerFigures = "server figures are collected for Cloud Spanner runs only (not on the emulator), once Spanner has published them"
 
 var seriesName = regexp.MustCompile(`\bspanbench_[a-z_]+`)
 

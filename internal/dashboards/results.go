@@ -36,6 +36,7 @@ func results() *dashboard.DashboardBuilder {
 		{"Finished runs", []cog.Builder[dashboard.Panel]{runsTable()}},
 		{"Per-operation figures", []cog.Builder[dashboard.Panel]{figuresTable()}},
 		{"Compare", comparePanels()},
+		{"Server-side figures", serverPanels()},
 		{"Run conditions", conditionPanels()},
 	})
 }

@@ -80,6 +80,10 @@ type Document struct {
 	// TPCC is a TPC-C run's tpmC, executed mix and consistency checks;
 	// absent for other workloads.
 	TPCC *TPCC `json:"tpcc,omitempty"`
+	// Monitoring is what Cloud Monitoring says about the run's instance
+	// and database, added to a run's merged result once read; nil when it
+	// was not (monitoring.go).
+	Monitoring *Monitoring `json:"monitoring,omitempty"`
 }
 
 // Target describes what was benchmarked. It never holds credentials.

@@ -74,6 +74,9 @@ func (m *Merger) Add(d *Document) error {
 		if err := d.Server.Check(d); err != nil {
 			return err
 		}
+		if err := d.Monitoring.Check(); err != nil {
+			return err
+		}
 	}
 	first := m.out == nil
 	if first {
@@ -92,6 +95,7 @@ func (m *Merger) Add(d *Document) error {
 		return err
 	}
 	m.keepServer(d, first)
+	m.keepTPCCChecks(d, first)
 	return nil
 }
 
@@ -106,6 +110,13 @@ func (m *Merger) keepServer(d *Document, first bool) {
 	case m.out.Server != nil || d.Server != nil:
 		m.out.Server = nil
 		m.out.Notes = appendNew(m.out.Notes, "server statistics left out: they were joined to one document's counts, not to this merge's")
+	}
+	switch {
+	case first:
+		m.out.Monitoring = d.Monitoring
+	case m.out.Monitoring != nil || d.Monitoring != nil:
+		m.out.Monitoring = nil
+		m.out.Notes = appendNew(m.out.Notes, "Cloud Monitoring figures left out: they were read for one run's window, not this merge's")
 	}
 }
 

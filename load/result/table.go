@@ -56,6 +56,9 @@ func WriteTable(w io.Writer, d *Document) error {
 		return err
 	}
 	writeTPCC(w, d.TPCC)
+	if err := writeMonitoringTable(w, d.Monitoring); err != nil {
+		return err
+	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -83,6 +83,24 @@ func deriveTPCC(d *Document) {
 	d.TPCC = t
 }
 
+// keepTPCCChecks carries a document's consistency checks through a merge
+// of that one document (a run's report read back, to which the manager
+// added them); merged with others they are dropped: they were checked
+// after that document's run, not after the merge's.
+func (m *Merger) keepTPCCChecks(d *Document, first bool) {
+	var checks []Check
+	if d.TPCC != nil {
+		checks = d.TPCC.Checks
+	}
+	switch {
+	case first && len(checks) > 0:
+		m.out.TPCC = &TPCC{Checks: slices.Clone(checks)}
+	case !first && (len(checks) > 0 || (m.out.TPCC != nil && len(m.out.TPCC.Checks) > 0)):
+		m.out.TPCC = nil
+		m.out.Notes = appendNew(m.out.Notes, "TPC-C consistency checks left out: they were checked after one document's run, not this merge's")
+	}
+}
+
 // checkTPCC bounds the checks' count and text.
 func checkTPCC(d *Document) error {
 	if d.TPCC == nil {

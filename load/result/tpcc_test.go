@@ -40,3 +40,25 @@ func TestTPCCFiguresComeFromTheTotals(t *testing.T) {
 		t.Errorf("a YCSB result has TPC-C figures: %+v", d.TPCC)
 	}
 }
+
+// TestTPCCChecksSurviveReadingBackButNotAMerge: the manager adds the
+// checks to a run's merged report; read back through a merger (as every
+// reader does) they stay; merged with another document they are dropped,
+// with a note, since they were checked after one document's run.
+func TestTPCCChecksSurviveReadingBackButNotAMerge(t *testing.T) {
+	spec, err := NewSpec([]byte(`{"type":"TPCC","tpcc":{"warehouses":1,"population":"Test"},` +
+		`"operations":[{"name":"new-order","type":"NewOrder","weight":1}],"load":{"rate":100},"duration":"1m0s","warmUp":{"mode":"None"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := shardDocs(t, spec, 2, 2, []sample{{0, 0, "new-order", 1000, 0}, {1, 0, "new-order", 1000, 0}})
+	docs[0].TPCC.Checks = []Check{{Name: "W_YTD = sum(D_YTD)", Detail: "warehouse 1: W_YTD 1, sum(D_YTD) 0"}}
+	one, err := Merge(docs[0])
+	if err != nil || one.TPCC == nil || len(one.TPCC.Checks) != 1 || one.TPCC.Checks[0].Passed || one.TPCC.TpmC == 0 {
+		t.Fatalf("a report read back lost its checks or tpmC (err %v): %+v", err, one.TPCC)
+	}
+	two, err := Merge(docs...)
+	if err != nil || two.TPCC == nil || len(two.TPCC.Checks) != 0 || !strings.Contains(strings.Join(two.Notes, ";"), "consistency checks left out") {
+		t.Fatalf("a merge of two documents kept one's checks (%+v, err %v) or did not say it left them out: %q", two.TPCC, err, two.Notes)
+	}
+}

@@ -45,6 +45,12 @@ func DatasetBytes(spec *v1alpha1.WorkloadSpec) (int64, error) {
 		row = tweetSchema{fieldBytes: fb}.rowBytes()
 	case v1alpha1.WorkloadTPCC:
 		return tpccBytes(spec.TPCC.Scale()), nil
+	case v1alpha1.WorkloadCustom:
+		s, err := newCustomSchema(spec)
+		if err != nil {
+			return 0, err
+		}
+		row = s.unitBytes()
 	default:
 		return 0, fmt.Errorf("unknown workload type %q", spec.Type)
 	}

@@ -89,6 +89,11 @@ func (o *Op) Do(ctx context.Context, rng *rand.Rand) (Outcome, error) {
 func SchemaFor(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (Schema, error) {
 	fb, d := int(*spec.Dataset.FieldBytes), d.OrDefault()
 	switch spec.Type {
+	case v1alpha1.WorkloadCustom:
+		if d != v1alpha1.DialectGoogleSQL {
+			return nil, fmt.Errorf("the Custom workload is GoogleSQL only, not %q", d)
+		}
+		return newCustomSchema(spec)
 	case v1alpha1.WorkloadYCSB:
 		if ycsbStatements[d] == nil {
 			return nil, fmt.Errorf("the YCSB workload has no SQL in dialect %q", d)
@@ -196,6 +201,8 @@ func build(schema Schema, o v1alpha1.OperationSpec, ex *executor, keyspace *shar
 		return s.op(o, ex, keyspace)
 	case tpccSchema:
 		return s.op(o, ex, keyspace.tpcc)
+	case *customSchema:
+		return s.op(o, ex, keyspace)
 	}
 	return nil, fmt.Errorf("no operations for schema %T", schema)
 }

@@ -58,7 +58,7 @@ spec:
       staleness:
         max: 15s`,
 		want: []cause{
-			{"spec.workload.operations[0].staleness", "Invalid value: \"object\": staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment and Delivery run in read-write transactions"},
+			{"spec.workload.operations[0].staleness", "Invalid value: \"object\": staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment, Delivery, DML, Mutation and Transaction run in read-write transactions"},
 		},
 	},
 	{
@@ -215,7 +215,7 @@ spec:
       weight: 1
       rows: 10`,
 		want: []cause{
-			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: only Scan, ReadKeys and QueryBySort return several rows"},
+			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: only Scan, ReadKeys, QueryBySort and ReadRows return several rows"},
 		},
 	},
 	{
@@ -228,7 +228,7 @@ spec:
     - type: QueryBySort
       weight: 1`,
 		want: []cause{
-			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel"},
+			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel; Custom supports Query, DML, ReadRows, Mutation, Transaction"},
 		},
 	},
 	{
@@ -293,7 +293,7 @@ spec:
     type: TPCH`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.workload.type", "Unsupported value: \"TPCH\": supported values: \"YCSB\", \"Tweet\", \"TPCC\""},
+			{"spec.workload.type", "Unsupported value: \"TPCH\": supported values: \"YCSB\", \"Tweet\", \"TPCC\", \"Custom\""},
 		},
 	},
 	{

@@ -19,6 +19,7 @@ type goodRun struct {
 var goodRuns = []goodRun{
 	{name: "minimal", base: "minimal.yaml"},
 	{name: "full", base: "full.yaml"},
+	{name: "custom", base: "custom.yaml"},
 	{name: "steps-with-auto-warm-up", base: "minimal.yaml", patch: `
 spec:
   workload:

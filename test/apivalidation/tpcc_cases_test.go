@@ -54,7 +54,7 @@ spec:
     - type: NewOrder
       weight: 1`,
 		want: []cause{
-			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel"},
+			{"spec.workload.operations", "Invalid value: \"object\": operations: YCSB supports Read, Scan, ReadKeys, Insert, Update, Delete, ReadModifyWrite; Tweet supports Read, Insert, Update, Delete, QueryBySort, FullScan; TPCC supports NewOrder, Payment, OrderStatus, Delivery, StockLevel; Custom supports Query, DML, ReadRows, Mutation, Transaction"},
 		},
 	},
 	{
@@ -157,7 +157,7 @@ spec:
       staleness:
         exact: 15s`,
 		want: []cause{
-			{"spec.workload.operations[0].staleness", "Invalid value: \"object\": staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment and Delivery run in read-write transactions"},
+			{"spec.workload.operations[0].staleness", "Invalid value: \"object\": staleness: only reads can be stale; writes, ReadModifyWrite, NewOrder, Payment, Delivery, DML, Mutation and Transaction run in read-write transactions"},
 		},
 	},
 	{

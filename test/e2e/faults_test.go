@@ -27,6 +27,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/load/result"
 )
 
 // The fault tests (issue 10, item 7) break one real component of the
@@ -100,11 +101,7 @@ func TestEmulatorPausedMidRun(t *testing.T) {
 	resumedAt := time.Now()
 	t.Logf("emulator resumed after 10 s")
 
-	run = waitFinished(t, ns, run.Name, runTimeout)
-	t.Logf("run finished %s after the emulator resumed: %s", time.Since(resumedAt).Round(time.Second), describeRun(run))
-	requireSucceeded(t, run, v1alpha1.ReasonCompleted)
-	requireExactMerge(t, run, 0, 1)
-	requireOneOutcome(t, run)
+	run, _ = survived(t, run, resumedAt, "after the emulator resumed")
 	// The calls the frozen emulator held were answered once it went on:
 	// the outage shows as their latency, not as errors, and no operation
 	// is lost.
@@ -137,11 +134,7 @@ func TestAPIServerRestartedMidRun(t *testing.T) {
 	t.Logf("kube-apiserver restarted: %s", lastLine(string(out)))
 	back := time.Now()
 
-	run = waitFinished(t, ns, run.Name, runTimeout)
-	t.Logf("run finished %s after the API server was back: %s", time.Since(back).Round(time.Second), describeRun(run))
-	requireSucceeded(t, run, v1alpha1.ReasonCompleted)
-	requireExactMerge(t, run, 0, 1)
-	requireOneOutcome(t, run)
+	run, _ = survived(t, run, back, "after the API server was back")
 	requireInstanceReleased(t, run)
 }
 
@@ -185,11 +178,7 @@ func TestManagerKilledDuringAggregation(t *testing.T) {
 		}
 		return true, ""
 	})
-	run = waitFinished(t, ns, run.Name, runTimeout)
-	t.Logf("run finished %s after the kill: %s", time.Since(killedAt).Round(time.Second), describeRun(run))
-	requireSucceeded(t, run, v1alpha1.ReasonCompleted)
-	requireExactMerge(t, run, 0, 1)
-	requireOneOutcome(t, run)
+	run, _ = survived(t, run, killedAt, "after the kill")
 	requireInstanceReleased(t, run)
 }
 
@@ -235,17 +224,13 @@ func TestRunnerNetworkCut(t *testing.T) {
 	restore()
 	restoredAt := time.Now()
 
-	run = waitFinished(t, ns, run.Name, runTimeout)
-	t.Logf("run finished %s after the network came back: %s", time.Since(restoredAt).Round(time.Second), describeRun(run))
-	requireSucceeded(t, run, v1alpha1.ReasonCompleted)
-	merged := requireExactMerge(t, run, 0, 1)
+	run, merged := survived(t, run, restoredAt, "after the network came back")
 	for _, s := range merged.Shards {
 		t.Logf("shard %d: %d sends missed (in-flight cap)", s.Index, s.Missed)
 	}
 	o := run.Status.Overall
 	t.Logf("counted: %d operations, %d errors, p99 %s, max %s", o.Count, o.Errors, p99Of(o), maxOf(o))
 	requireNoLostOperation(t, run)
-	requireOneOutcome(t, run)
 	requireInstanceReleased(t, run)
 }
 
@@ -469,4 +454,18 @@ func p99Of(f *v1alpha1.ResultFigures) string {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// survived waits for run to finish after a fault that ended at since
+// (what says which), and requires what every fault test requires: the
+// run succeeded, its result is the exact merge of both runners, and it
+// ended once. It returns the finished run and its merged result.
+func survived(t *testing.T, run *v1alpha1.BenchmarkRun, since time.Time, after string) (*v1alpha1.BenchmarkRun, *result.Document) {
+	t.Helper()
+	run = waitFinished(t, run.Namespace, run.Name, runTimeout)
+	t.Logf("run finished %s %s: %s", time.Since(since).Round(time.Second), after, describeRun(run))
+	requireSucceeded(t, run, v1alpha1.ReasonCompleted)
+	merged := requireExactMerge(t, run, 0, 1)
+	requireOneOutcome(t, run)
+	return run, merged
 }

@@ -1,0 +1,149 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/spanbench/spanbench/spanner/ddl"
+)
+
+// validate checks a Custom operation's body against the schema. The shape
+// (which body for which type) was checked before.
+func (c *CustomOperationSpec) validate(path *field.Path, t OperationType, s *ddl.Schema) field.ErrorList {
+	switch t {
+	case OpQuery, OpDML:
+		return validateStatement(path, c.SQL, c.Params, t == OpDML, s, nil)
+	case OpReadRows:
+		return c.Read.validate(path.Child("read"), s)
+	case OpMutation:
+		return c.Mutation.validate(path.Child("mutation"), s)
+	case OpTransaction:
+		return validateSteps(path.Child("steps"), c.Steps, s)
+	}
+	return nil
+}
+
+// validateStatement parses sql, checks that it is a query or DML as
+// wanted (dml nil: either), and that params bind every parameter and no
+// other. earlier are the names of the transaction steps before this one.
+func validateStatement(path *field.Path, sql string, params []ParamBinding, dml bool, s *ddl.Schema, earlier []string) field.ErrorList {
+	p := path.Child("sql")
+	if len(sql) > MaxStatementLength {
+		return field.ErrorList{field.TooLong(p, shown(sql), MaxStatementLength)}
+	}
+	st, err := s.Statement(sql)
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, shown(sql), err.Error())}
+	}
+	if earlier == nil && st.DML != dml {
+		want := map[bool]string{true: "DML needs an INSERT, UPDATE or DELETE statement; use a Query operation for a query", false: "a Query operation needs a query; use a DML operation for INSERT, UPDATE or DELETE"}
+		return field.ErrorList{field.Invalid(p, shown(sql), want[dml])}
+	}
+	var errs field.ErrorList
+	if len(params) > MaxParams {
+		errs = append(errs, field.TooMany(path.Child("params"), len(params), MaxParams))
+	}
+	bound := map[string]bool{}
+	for i := range params {
+		b := &params[i]
+		bp := path.Child("params").Index(i)
+		if bound[b.Name] {
+			errs = append(errs, field.Duplicate(bp.Child("name"), b.Name))
+		}
+		bound[b.Name] = true
+		if !slices.Contains(st.Params, b.Name) {
+			errs = append(errs, field.Invalid(bp.Child("name"), b.Name, fmt.Sprintf("the statement has no parameter @%s: %s", b.Name, shown(sql))))
+			continue
+		}
+		errs = append(errs, b.validate(bp, st.ParamColumns[b.Name], s, earlier)...)
+	}
+	for _, name := range st.Params {
+		if !bound[name] {
+			errs = append(errs, field.Required(path.Child("params"), fmt.Sprintf("parameter @%s of the statement is not bound to a generator, a key or an earlier step: %s", name, shown(sql))))
+		}
+	}
+	return errs
+}
+
+// validate checks one binding: exactly one source, which fits the
+// parameter's column when the statement gives it one.
+func (b *ParamBinding) validate(path *field.Path, col *ddl.Column, s *ddl.Schema, earlier []string) field.ErrorList {
+	set := 0
+	for _, isSet := range []bool{b.Generator != nil, b.Key != nil, b.From != ""} {
+		if isSet {
+			set++
+		}
+	}
+	switch {
+	case set != 1:
+		return field.ErrorList{field.Invalid(path, "", "set exactly one of generator, key and from")}
+	case b.Generator != nil:
+		return b.Generator.validate(path.Child("generator"), col, s)
+	case b.Key != nil:
+		if errs := b.Key.validateKey(path.Child("key"), s); len(errs) > 0 {
+			return errs
+		}
+		if k := s.Table(b.Key.Table).Column(b.Key.Column); col != nil && k.Type != col.Type {
+			return field.ErrorList{field.Invalid(path.Child("key"), b.Key.Table+"."+b.Key.Column, fmt.Sprintf("is of type %s; the parameter is compared with or written to %s, of type %s", k.Type, col.Name, col.Type))}
+		}
+		return nil
+	}
+	step, _, _ := strings.Cut(b.From, ".")
+	if earlier == nil {
+		return field.ErrorList{field.Forbidden(path.Child("from"), "only a Transaction's steps can use values of earlier steps")}
+	}
+	if !slices.Contains(earlier, step) {
+		return field.ErrorList{field.Invalid(path.Child("from"), b.From, fmt.Sprintf("%s is not an earlier step of the transaction", step))}
+	}
+	return nil
+}
+
+// validateSteps checks a Transaction's steps: unique names, each statement
+// valid, from naming only earlier steps.
+func validateSteps(path *field.Path, steps []TransactionStep, s *ddl.Schema) field.ErrorList {
+	var errs field.ErrorList
+	if len(steps) > MaxTransactionSteps {
+		errs = append(errs, field.TooMany(path, len(steps), MaxTransactionSteps))
+	}
+	earlier := []string{}
+	for i := range steps {
+		st := &steps[i]
+		p := path.Index(i)
+		if slices.Contains(earlier, st.Name) {
+			errs = append(errs, field.Duplicate(p.Child("name"), st.Name))
+		}
+		errs = append(errs, validateStatement(p, st.SQL, st.Params, false, s, earlier)...)
+		earlier = append(earlier, st.Name)
+	}
+	return errs
+}
+
+func (r *CustomReadSpec) validate(path *field.Path, s *ddl.Schema) field.ErrorList {
+	t := s.Table(r.Table)
+	if t == nil {
+		return field.ErrorList{field.NotFound(path.Child("table"), r.Table)}
+	}
+	var errs field.ErrorList
+	if r.Index != "" && s.Index(t.Name, r.Index) == nil {
+		errs = append(errs, field.Invalid(path.Child("index"), r.Index, fmt.Sprintf("is not an index of %s in the DDL", t.Name)))
+	}
+	if len(r.Columns) == 0 {
+		errs = append(errs, field.Required(path.Child("columns"), "at least one column"))
+	}
+	for i, c := range r.Columns {
+		if t.Column(c) == nil {
+			errs = append(errs, field.Invalid(path.Child("columns").Index(i), c, fmt.Sprintf("is not a column of %s", t.Name)))
+		}
+	}
+	return append(errs, oneOf(path.Child("shape"), r.Shape, ReadKey, ReadKeyList, ReadRange)...)
+}
+
+func (m *CustomMutationSpec) validate(path *field.Path, s *ddl.Schema) field.ErrorList {
+	if s.Table(m.Table) == nil {
+		return field.ErrorList{field.NotFound(path.Child("table"), m.Table)}
+	}
+	return oneOf(path.Child("kind"), m.Kind, MutationInsert, MutationUpdate, MutationUpsert, MutationDelete)
+}

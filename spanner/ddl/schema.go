@@ -1,0 +1,212 @@
+// Package ddl reads a Custom workload's schema and statements with
+// memefish, Spanner's GoogleSQL parser, so that a bad schema or statement
+// is refused before anything starts, and the validator and the engine see
+// the same tables, columns and parameters.
+package ddl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cloudspannerecosystem/memefish"
+	"github.com/cloudspannerecosystem/memefish/ast"
+)
+
+// Column is one column of a table.
+type Column struct {
+	Name string
+	// Type is the scalar type name (INT64, STRING, TIMESTAMP...), of the
+	// elements for an array.
+	Type    string
+	Array   bool
+	NotNull bool
+	// CommitTimestamp is allow_commit_timestamp=true.
+	CommitTimestamp bool
+}
+
+// Table is one CREATE TABLE.
+type Table struct {
+	Name    string
+	Columns []*Column
+	// Key lists the primary key's columns in order.
+	Key []string
+	// Parent is the table it is interleaved in, or "".
+	Parent string
+}
+
+// Index is one CREATE INDEX.
+type Index struct {
+	Name    string
+	Table   string
+	Columns []string
+}
+
+// Schema is what the DDL creates.
+type Schema struct {
+	Tables  []*Table
+	Indexes []*Index
+}
+
+// StatementError is a statement that does not parse or does not fit the
+// schema; Index is its position in the list given.
+type StatementError struct {
+	Index int
+	Err   error
+}
+
+func (e *StatementError) Error() string { return e.Err.Error() }
+
+// Parse reads the DDL statements. Only CREATE TABLE and CREATE INDEX are
+// accepted: they are what a benchmark's schema needs, and what the loader
+// knows how to fill.
+func Parse(stmts []string) (*Schema, error) {
+	s := &Schema{}
+	for i, text := range stmts {
+		d, err := memefish.ParseDDL("statement", text)
+		if err != nil {
+			return nil, &StatementError{Index: i, Err: fmt.Errorf("does not parse: %s", firstLine(err.Error()))}
+		}
+		if err := s.add(d); err != nil {
+			return nil, &StatementError{Index: i, Err: err}
+		}
+	}
+	return s, nil
+}
+
+func (s *Schema) add(d ast.DDL) error {
+	switch d := d.(type) {
+	case *ast.CreateTable:
+		return s.addTable(d)
+	case *ast.CreateIndex:
+		return s.addIndex(d)
+	default:
+		return fmt.Errorf("only CREATE TABLE and CREATE INDEX are supported")
+	}
+}
+
+func (s *Schema) addTable(d *ast.CreateTable) error {
+	t := &Table{Name: pathName(d.Name)}
+	if s.Table(t.Name) != nil {
+		return fmt.Errorf("table %s is created twice", t.Name)
+	}
+	for _, c := range d.Columns {
+		col, err := column(c)
+		if err != nil {
+			return err
+		}
+		t.Columns = append(t.Columns, col)
+	}
+	for _, k := range d.PrimaryKeys {
+		if t.Column(k.Name.Name) == nil {
+			return fmt.Errorf("table %s: primary key column %s is not a column of the table", t.Name, k.Name.Name)
+		}
+		t.Key = append(t.Key, k.Name.Name)
+	}
+	if d.Cluster != nil {
+		p := s.Table(pathName(d.Cluster.TableName))
+		if p == nil {
+			return fmt.Errorf("table %s: is interleaved in %s, which no earlier statement creates", t.Name, pathName(d.Cluster.TableName))
+		}
+		t.Parent = p.Name
+	}
+	s.Tables = append(s.Tables, t)
+	return nil
+}
+
+func column(c *ast.ColumnDef) (*Column, error) {
+	col := &Column{Name: c.Name.Name, NotNull: c.NotNull}
+	typ := c.Type
+	if a, ok := typ.(*ast.ArraySchemaType); ok {
+		col.Array = true
+		typ = a.Item
+	}
+	switch t := typ.(type) {
+	case *ast.ScalarSchemaType:
+		col.Type = string(t.Name)
+	case *ast.SizedSchemaType:
+		col.Type = string(t.Name)
+	default:
+		return nil, fmt.Errorf("column %s: type %s is not supported", col.Name, typ.SQL())
+	}
+	if c.Options != nil {
+		for _, o := range c.Options.Records {
+			if strings.EqualFold(o.Name.Name, "allow_commit_timestamp") {
+				b, ok := o.Value.(*ast.BoolLiteral)
+				col.CommitTimestamp = ok && b.Value
+			}
+		}
+	}
+	return col, nil
+}
+
+func (s *Schema) addIndex(d *ast.CreateIndex) error {
+	ix := &Index{Name: pathName(d.Name), Table: pathName(d.TableName)}
+	t := s.Table(ix.Table)
+	if t == nil {
+		return fmt.Errorf("index %s: table %s is not created by an earlier statement", ix.Name, ix.Table)
+	}
+	ix.Table = t.Name
+	for _, k := range d.Keys {
+		if t.Column(k.Name.Name) == nil {
+			return fmt.Errorf("index %s: column %s is not a column of table %s", ix.Name, k.Name.Name, t.Name)
+		}
+		ix.Columns = append(ix.Columns, k.Name.Name)
+	}
+	s.Indexes = append(s.Indexes, ix)
+	return nil
+}
+
+// Table finds a table by name; Spanner's names are case-insensitive.
+func (s *Schema) Table(name string) *Table {
+	for _, t := range s.Tables {
+		if strings.EqualFold(t.Name, name) {
+			return t
+		}
+	}
+	return nil
+}
+
+// Index finds an index of a table by name.
+func (s *Schema) Index(table, name string) *Index {
+	for _, ix := range s.Indexes {
+		if strings.EqualFold(ix.Name, name) && strings.EqualFold(ix.Table, table) {
+			return ix
+		}
+	}
+	return nil
+}
+
+// Column finds a column by name.
+func (t *Table) Column(name string) *Column {
+	for _, c := range t.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// IsKey reports whether the column is part of the primary key.
+func (t *Table) IsKey(name string) bool {
+	for _, k := range t.Key {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func pathName(p *ast.Path) string {
+	names := make([]string, len(p.Idents))
+	for i, id := range p.Idents {
+		names[i] = id.Name
+	}
+	return strings.Join(names, ".")
+}
+
+// firstLine keeps memefish's message and drops the source excerpt it
+// appends, which the field error already shows as the statement.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
