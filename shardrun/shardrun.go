@@ -7,37 +7,70 @@
 package shardrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/engine"
+	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/load/schedule"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 
-// ErrStreamsNotRunnable refuses a workload with streams in the runner pods
-// and `spanbench run`: the engine runs streams (StreamsConfig and
-// engine.RunStreams), but the result document, status, report and metrics
-// do not carry per-stream results yet.
-var ErrStreamsNotRunnable = errors.New("workload.streams: runner pods and spanbench run do not run streams yet; the per-stream result document is not built (issue #15)")
+// errStreams refuses Config for a workload with streams, whose load is
+// its streams' (Shard runs them).
+var errStreams = errors.New("workload.streams: a streams workload runs through shardrun.Shard, not one engine configuration")
 
 // Config is the engine configuration of shard i of n of run's resolved
-// (defaulted, valid) workload spec, its operations bound to s. The caller
-// adds what depends on where it runs: Start, Seed, Environment, Observer,
-// Progress.
+// (defaulted, valid) workload spec without streams, its operations bound
+// to s. The caller adds what depends on where it runs: Start, Seed,
+// Environment, Observer, Progress.
 func Config(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, shards int) (engine.Config, error) {
 	if spec.HasStreams() {
-		// Their results are one document per stream (engine.RunStreams)
-		// until the result format carries streams; refuse rather than run
-		// a zero load.
-		return engine.Config{}, ErrStreamsNotRunnable
+		return engine.Config{}, errStreams // its load would be empty
 	}
 	cfg, _, err := bound(run, spec, s, shard, shards)
 	return cfg, err
+}
+
+// Shard is one shard of a run bound to a session: the engine
+// configuration and, for a workload with streams, the streams this shard
+// runs. The runner pod and `spanbench run` both run it, so a streams run
+// writes the same one document either way.
+type Shard struct {
+	// Config is the engine configuration; the caller adds Start, Seed,
+	// Environment, Observer and Progress (streams report to neither
+	// Observer nor Progress).
+	Config engine.Config
+	// Streams are the streams this shard runs, when the workload has
+	// streams: possibly none, if all are pinned to other runners.
+	Streams []engine.Stream
+	// streams says the workload has streams.
+	streams bool
+}
+
+// NewShard binds shard i of n of run's resolved workload spec, with or
+// without streams, to s.
+func NewShard(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, shards int) (*Shard, error) {
+	if !spec.HasStreams() {
+		cfg, err := Config(run, spec, s, shard, shards)
+		return &Shard{Config: cfg}, err
+	}
+	cfg, streams, err := StreamsConfig(run, spec, s, shard, shards)
+	return &Shard{Config: cfg, Streams: streams, streams: true}, err
+}
+
+// Run runs the shard's load and returns its one result document: with
+// streams, a section per stream it ran (engine.RunStreamsDocument).
+func (s *Shard) Run(ctx context.Context) (*result.Document, error) {
+	if s.streams {
+		return engine.RunStreamsDocument(ctx, s.Config, s.Streams)
+	}
+	return engine.Run(ctx, s.Config)
 }
 
 // bound is Config and the workload its operations come from.

@@ -2,7 +2,6 @@ package shardrun_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -12,8 +11,8 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/sessiontest"
-	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/session"
 )
@@ -48,13 +47,16 @@ func streamsSpec() *v1alpha1.WorkloadSpec {
 }
 
 // runStreamShards runs n shards of a streams spec, each with its own
-// client, and merges each stream's documents across the shards.
+// client, each writing its one document (shardrun.Shard), and merges them
+// as the controller does (checked against the run): each stream's section
+// merged across the shards, keyed by stream, and each stream's shards'
+// wall times.
 func runStreamShards(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec, n int) (map[string]*result.Document, map[string][]time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now().Add(500 * time.Millisecond)
-	out := make([][]engine.StreamResult, n)
+	out := make([]*result.Document, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -63,31 +65,38 @@ func runStreamShards(t *testing.T, base *session.Session, spec *v1alpha1.Workloa
 			t.Fatal(err)
 		}
 		defer s.Close()
-		cfg, streams, err := shardrun.StreamsConfig("streams", spec, s, i, n)
+		sh, err := shardrun.NewShard("streams", spec, s, i, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Start, cfg.Seed = start, int64(i)
-		wg.Go(func() { out[i], errs[i] = engine.RunStreams(ctx, cfg, streams) })
+		sh.Config.Start, sh.Config.Seed = start, int64(i)
+		wg.Go(func() { out[i], errs[i] = sh.Run(ctx) })
 	}
 	wg.Wait()
-	byStream, walls := map[string][]*result.Document{}, map[string][]time.Duration{}
+	e, err := protocol.ResultExpectation("streams", spec, start, time.Minute, -1, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := result.NewCheckedMerger(e)
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("shard %d: %v", i, err)
 		}
-		for _, r := range out[i] {
-			byStream[r.Name] = append(byStream[r.Name], r.Document)
-			walls[r.Name] = append(walls[r.Name], r.WallTime)
+		if err := m.Add(out[i]); err != nil {
+			t.Fatalf("shard %d's document is refused: %v", i, err)
 		}
 	}
-	merged := map[string]*result.Document{}
-	for name, docs := range byStream {
-		m, err := result.Merge(docs...)
-		if err != nil {
-			t.Fatalf("merging stream %s: %v", name, err)
+	doc, err := m.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, walls := map[string]*result.Document{}, map[string][]time.Duration{}
+	for i := range doc.Streams {
+		sec := &doc.Streams[i]
+		merged[sec.Name] = doc.StreamDocument(sec)
+		for _, sh := range sec.Shards {
+			walls[sec.Name] = append(walls[sec.Name], time.Duration(sh.WallTimeSeconds*float64(time.Second)))
 		}
-		merged[name] = m
 	}
 	return merged, walls
 }
@@ -154,12 +163,11 @@ func TestStreamsKeepTheirOwnRatesAndAreReportedApart(t *testing.T) {
 	t.Logf("batch of 30 updates: wall time %v", walls["batch"][0])
 }
 
-// TestConfigRefusesStreamsUntilTheirResultsAreRecorded: a streams workload
-// has no load of its own, so the single-stream path must refuse it clearly
-// rather than run nothing.
-func TestConfigRefusesStreamsUntilTheirResultsAreRecorded(t *testing.T) {
+// TestConfigRefusesStreams: a streams workload has no load of its own,
+// so the single-stream configuration refuses it rather than run nothing.
+func TestConfigRefusesStreams(t *testing.T) {
 	spec := streamsSpec()
-	if _, err := shardrun.Config("streams", spec, nil, 0, 1); !errors.Is(err, shardrun.ErrStreamsNotRunnable) {
-		t.Errorf("Config of a streams workload returned %v, want ErrStreamsNotRunnable", err)
+	if _, err := shardrun.Config("streams", spec, nil, 0, 1); err == nil {
+		t.Error("Config of a streams workload succeeded; want it refused")
 	}
 }

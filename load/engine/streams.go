@@ -137,3 +137,33 @@ func checkStreamOperations(cfg Config, ops []Operation) error {
 	}
 	return nil
 }
+
+// RunStreamsDocument runs streams (RunStreams) and returns this shard's
+// one result document holding every stream it ran as a section of its own
+// (result.StreamsDocument). A shard that runs no stream (each pinned to
+// other runners, or a batch with fewer iterations than runners) returns a
+// document without sections at once.
+func RunStreamsDocument(ctx context.Context, cfg Config, streams []Stream) (*result.Document, error) {
+	if cfg.Start.IsZero() {
+		cfg.Start = time.Now()
+		if cfg.Clock != nil {
+			cfg.Start = cfg.Clock.Now()
+		}
+	}
+	base := &result.Document{
+		SchemaVersion: result.SchemaVersion, Run: cfg.Run, Spec: cfg.Spec, Target: cfg.Target,
+		Environment: cfg.Environment, Start: cfg.Start, IntervalSeconds: cfg.Interval.Seconds(), Notes: cfg.Notes,
+		Shards: []result.Shard{{Index: cfg.Shard, Count: cfg.Shards, Host: hostname()}},
+	}
+	var docs []*result.Document
+	if len(streams) > 0 {
+		res, err := RunStreams(ctx, cfg, streams)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range res {
+			docs = append(docs, r.Document)
+		}
+	}
+	return result.StreamsDocument(base, docs)
+}

@@ -14,9 +14,14 @@ import (
 type Expect struct {
 	// Run is the run's name.
 	Run string
-	// Stream is the load stream every document must measure; empty for a
-	// run without streams.
+	// Stream is the load stream every document must measure, when it is a
+	// stream's section (Document.StreamDocument); empty for whole
+	// documents.
 	Stream string
+	// Streams are the run's load streams, where each runs; empty for a
+	// run without streams. Whole documents of a streams run hold their
+	// results in sections, at most one per stream (checkStreams).
+	Streams []StreamWindow
 	// Spec is the run's recorded spec; Settings are read from it, never
 	// from a document's.
 	Spec Spec
@@ -86,7 +91,7 @@ func invalid(format string, args ...any) error {
 func (e *Expect) Check(d *Document) error {
 	switch {
 	case !KnownSchemaVersion(d.SchemaVersion):
-		return invalid("schema version %q is not %q or %q", truncateText(d.SchemaVersion), SchemaVersion, SchemaVersionV1)
+		return invalid("schema version %q is not %q, %q or %q", truncateText(d.SchemaVersion), SchemaVersion, SchemaVersionStreams, SchemaVersionV1)
 	case d.Run != e.Run:
 		return invalid("the result is of run %q, not %q", truncateText(d.Run), e.Run)
 	case d.Stream != e.Stream:
@@ -94,7 +99,7 @@ func (e *Expect) Check(d *Document) error {
 	case d.Spec.Hash() != e.Spec.Hash():
 		return invalid("the result's spec differs from the run's (spec hashes %x and %x)", d.Spec.Hash(), e.Spec.Hash())
 	}
-	for _, check := range []func(*Document) error{e.checkTimes, e.checkShards, e.checkIntervals, checkText} {
+	for _, check := range []func(*Document) error{e.checkTimes, e.checkShards, e.checkIntervals, checkText, e.checkStreams} {
 		if err := check(d); err != nil {
 			return err
 		}
