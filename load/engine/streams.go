@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/spanbench/spanbench/load/result"
 )
@@ -108,8 +111,43 @@ func streamConfig(cfg Config, s Stream, i int) (Config, error) {
 	// Streams draw independent choices and arrivals from the shared seed.
 	c.Seed = cfg.Seed ^ int64(i+1)<<48
 	c.Observer, c.Progress = nil, nil
+	if cfg.Observer != nil {
+		c.Observer = newStreamObserver(cfg, s.Operations)
+	}
 	return c, nil
 }
+
+// streamObserver passes a stream's operations and missed sends to the
+// shard's observer, indexed as cfg.Operations (the spec's): live
+// histograms and counters add up across streams. Ticks are whole-stream
+// progress, which the shard's gauges (target, achieved, in flight) cannot
+// add up, so they are left out.
+type streamObserver struct {
+	shard Observer
+	// index maps the stream's operation i to the shard's.
+	index []int
+}
+
+func newStreamObserver(cfg Config, ops []Operation) streamObserver {
+	o := streamObserver{shard: cfg.Observer, index: make([]int, len(ops))}
+	for i, op := range ops {
+		o.index[i] = slices.IndexFunc(cfg.Operations, func(c Operation) bool { return c.Name == op.Name })
+	}
+	return o
+}
+
+// Finished implements Observer.
+func (o streamObserver) Finished(op int, code codes.Code, latency time.Duration) {
+	if i := o.index[op]; i >= 0 {
+		o.shard.Finished(i, code, latency)
+	}
+}
+
+// Missed implements Observer.
+func (o streamObserver) Missed() { o.shard.Missed() }
+
+// Tick implements Observer.
+func (streamObserver) Tick(Progress) {}
 
 // checkStreamOperations makes sure a stream runs operations of the spec
 // (whose names key the result), each once.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/operation"
 	"github.com/spanbench/spanbench/load/result"
@@ -88,4 +90,50 @@ func TestRunStreamsRefusesAnOperationNotInTheSpec(t *testing.T) {
 	if err == nil {
 		t.Error("RunStreams ran an operation the spec does not define")
 	}
+}
+
+// countingObserver counts finished operations by the shard's index.
+type countingObserver struct{ finished [2]atomic.Int64 }
+
+func (o *countingObserver) Finished(op int, _ codes.Code, _ time.Duration) { o.finished[op].Add(1) }
+func (o *countingObserver) Missed()                                        {}
+func (o *countingObserver) Tick(engine.Progress)                           {}
+
+// TestRunStreamsDocumentHoldsEveryStreamAndFeedsTheLiveMetrics: a shard's
+// one document holds both streams, each counting only its operations, and
+// the shard's live observer sees every stream's operations under the
+// spec's operation indexes.
+func TestRunStreamsDocumentHoldsEveryStreamAndFeedsTheLiveMetrics(t *testing.T) {
+	noop := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) { return operation.Outcome{Rows: 1}, nil })
+	obs := &countingObserver{}
+	cfg := engine.Config{Run: "streams", Spec: recordedSpec(t, "read", "write"), Interval: 250 * time.Millisecond, Shards: 1,
+		Start: time.Now().Add(50 * time.Millisecond), Observer: obs,
+		Operations: []engine.Operation{{Name: "read", Weight: 1, Op: noop}, {Name: "write", Weight: 1, Op: noop}}}
+	streams := []engine.Stream{
+		{Name: "writes", Operations: []engine.Operation{{Name: "write", Weight: 1, Op: noop}},
+			Load: engine.Load{Profile: schedule.Profile{{Duration: 500 * time.Millisecond}}, Concurrency: 1, Iterations: 30}},
+		{Name: "reads", Operations: []engine.Operation{{Name: "read", Weight: 1, Op: noop}},
+			Load: engine.Load{Profile: schedule.Profile{{From: 200, To: 200, Duration: 500 * time.Millisecond}}, MaxInFlight: 8}},
+	}
+	doc, err := engine.RunStreamsDocument(context.Background(), cfg, streams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Streams) != 2 || doc.Streams[0].Name != "reads" || doc.Streams[1].Name != "writes" || len(doc.Intervals) != 0 {
+		t.Fatalf("the document has streams %+v and %d top-level intervals; want reads and writes, none", streamNames(doc), len(doc.Intervals))
+	}
+	if reads, writes := obs.finished[0].Load(), obs.finished[1].Load(); reads != 100 || writes != 30 {
+		t.Errorf("the live observer saw %d reads and %d writes; want the reads stream's 100 and the batch's 30", reads, writes)
+	}
+	if got := totalsByName(doc); got["read"].OK != 100 || got["write"].OK != 30 {
+		t.Errorf("the document's totals are %d reads and %d writes; want 100 and 30", got["read"].OK, got["write"].OK)
+	}
+}
+
+func streamNames(d *result.Document) []string {
+	var out []string
+	for _, s := range d.Streams {
+		out = append(out, s.Name)
+	}
+	return out
 }
