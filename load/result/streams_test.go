@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -191,5 +192,49 @@ func TestMergeRefusesStreamsBesideIntervals(t *testing.T) {
 	dup.Streams[1].Name = dup.Streams[0].Name
 	if _, err := Merge(streams[0], &dup); err == nil {
 		t.Error("a document naming one stream twice merged")
+	}
+}
+
+// TestStreamSectionsAreBudgetedAsDocuments: a section's time series gets
+// a document's limits and memory charge (a long run's 1500 intervals
+// read; a section costs what the same intervals cost at the top level),
+// and a document with more sections than MaxStreams is refused before it
+// is decoded.
+func TestStreamSectionsAreBudgetedAsDocuments(t *testing.T) {
+	spec := testSpec("")
+	var samples []sample
+	for i := range 1500 {
+		samples = append(samples, sample{0, i, "read", int64(1 + i), 0})
+	}
+	plain := shardDocs(t, spec, 1, 1500, samples)[0]
+	plain.Stream = "long"
+	base := &Document{SchemaVersion: SchemaVersion, Run: "r", Spec: spec, Start: t0, IntervalSeconds: 10, Shards: []Shard{{Index: 0, Count: 1}}}
+	streams, err := StreamsDocument(base, []*Document{plain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Stream = ""
+	pj, _ := json.Marshal(plain)
+	sj, _ := json.Marshal(streams)
+	if _, err := ReadWithin(bytes.NewReader(sj), FileBudget()); err != nil {
+		t.Fatalf("a stream of 1500 intervals is refused: %v", err)
+	}
+	b := FileBudget()
+	for b.Memory = 1 << 10; b.Fits(pj) != nil; b.Memory *= 2 {
+	}
+	// b fits the plain document within a factor of 2; the streams one
+	// holds the same intervals and must not fit in a quarter of it.
+	b.Memory /= 4
+	if err := b.Fits(sj); err == nil {
+		t.Errorf("a section's intervals are charged less than a document's: the streams document fits %d bytes", b.Memory)
+	}
+	many := *streams
+	for i := range MaxStreams + 1 {
+		many.Streams = append(many.Streams, StreamSection{Name: fmt.Sprint("s", i)})
+	}
+	mj, _ := json.Marshal(&many)
+	var be *BudgetError
+	if _, err := ReadWithin(bytes.NewReader(mj), FileBudget()); !errors.As(err, &be) {
+		t.Errorf("a document of %d stream sections: %v; want a budget error", len(many.Streams), err)
 	}
 }
