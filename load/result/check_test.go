@@ -163,7 +163,7 @@ func TestCheckRefusesAnotherStreamOrAnImpossibleWallTime(t *testing.T) {
 // streamsRun is a two-stream run of shardtest.Workload's operations:
 // "online" over the whole 10 s and "batch" from 4 s on, and the
 // expectation of its documents.
-func streamsRun(t *testing.T, start time.Time) (v1alpha1.WorkloadSpec, result.Expect) {
+func streamsRun(t testing.TB, start time.Time) (v1alpha1.WorkloadSpec, result.Expect) {
 	t.Helper()
 	w := shardtest.Workload(10 * time.Second)
 	w.Streams = []v1alpha1.StreamSpec{
@@ -180,7 +180,7 @@ func streamsRun(t *testing.T, start time.Time) (v1alpha1.WorkloadSpec, result.Ex
 }
 
 // streamsShard is shard i of 2's document of streamsRun.
-func streamsShard(t *testing.T, w v1alpha1.WorkloadSpec, start time.Time, i int) *result.Document {
+func streamsShard(t testing.TB, w v1alpha1.WorkloadSpec, start time.Time, i int) *result.Document {
 	t.Helper()
 	online := shardtest.Shard("streams", w, start, i, 2)
 	batch := shardtest.Shard("streams", w, start.Add(4*time.Second), i, 2)
