@@ -46,8 +46,9 @@ type StreamResult struct {
 }
 
 // RunStreams runs every stream at once on this shard: cfg gives what they
-// share (run, spec, start, interval, seed, shard identity); cfg.Operations
-// and cfg.Load are ignored. Each stream is measured on its own. It returns
+// share (run, spec, start, interval, seed, shard identity, and the live
+// Observer, to which cfg.Operations give each operation's index); cfg.Load
+// and cfg.Progress are ignored. Each stream is measured on its own. It returns
 // when every stream has ended, or the first error.
 func RunStreams(ctx context.Context, cfg Config, streams []Stream) ([]StreamResult, error) {
 	if len(streams) == 0 {
