@@ -62,7 +62,7 @@ func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLatency, descGFELatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
 		ch <- d
 	}
-	for _, d := range slices.Concat(serverStatsDescs, serverMetricsDescs, tpccDescs) {
+	for _, d := range slices.Concat(serverStatsDescs, serverMetricsDescs, tpccDescs, streamDescs) {
 		ch <- d
 	}
 }
@@ -86,6 +86,7 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 		collectServerStats(ch, run)
 		collectServerMetricsSeries(ch, run)
 		collectTPCC(ch, run)
+		collectStreams(ch, run)
 	}
 }
 
@@ -144,22 +145,36 @@ func collectRun(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
 }
 
 func collectFigures(ch chan<- prometheus.Metric, ns, run, op string, f *v1alpha1.ResultFigures) {
+	runFigures.collect(ch, f, ns, run, op)
+}
+
+// figureDescs are the series of one set of result figures: a run's, or a
+// stream's (streams_metrics.go), each labelled by its own labels first.
+type figureDescs struct {
+	throughput, operations, notFound, errors, latency *prometheus.Desc
+}
+
+// runFigures are a run's figures' series.
+var runFigures = figureDescs{throughput: descThroughput, operations: descOperations, notFound: descNotFound, errors: descErrors, latency: descLatency}
+
+// collect serves f's figures with the label values labels.
+func (d figureDescs) collect(ch chan<- prometheus.Metric, f *v1alpha1.ResultFigures, labels ...string) {
 	if t, err := v1alpha1.ParseThroughput(f.Throughput); err == nil {
-		ch <- prometheus.MustNewConstMetric(descThroughput, prometheus.GaugeValue, t, ns, run, op)
+		ch <- prometheus.MustNewConstMetric(d.throughput, prometheus.GaugeValue, t, labels...)
 	}
-	ch <- prometheus.MustNewConstMetric(descOperations, prometheus.GaugeValue, float64(f.Count), ns, run, op)
+	ch <- prometheus.MustNewConstMetric(d.operations, prometheus.GaugeValue, float64(f.Count), labels...)
 	if f.NotFound > 0 {
-		ch <- prometheus.MustNewConstMetric(descNotFound, prometheus.GaugeValue, float64(f.NotFound), ns, run, op)
+		ch <- prometheus.MustNewConstMetric(d.notFound, prometheus.GaugeValue, float64(f.NotFound), labels...)
 	}
 	for code, n := range f.ErrorsByCode {
-		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.GaugeValue, float64(n), ns, run, op, code)
+		ch <- prometheus.MustNewConstMetric(d.errors, prometheus.GaugeValue, float64(n), append(labels, code)...)
 	}
 	if f.Latency == nil {
 		return
 	}
 	for _, q := range latencyQuantile {
-		if d := q.get(f.Latency); d != nil {
-			ch <- prometheus.MustNewConstMetric(descLatency, prometheus.GaugeValue, d.Seconds(), ns, run, op, q.label)
+		if v := q.get(f.Latency); v != nil {
+			ch <- prometheus.MustNewConstMetric(d.latency, prometheus.GaugeValue, v.Seconds(), append(labels, q.label)...)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -336,7 +337,41 @@ func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run 
 	sort.Slice(status.Operations, func(i, j int) bool { return status.Operations[i].Name < status.Operations[j].Name })
 	overall := figures(doc.Overall, missed)
 	status.Overall = &overall
+	status.Streams = streamResults(doc, run)
 	status.Environment = environment(doc, run)
+}
+
+// streamResults are a streams run's figures per stream: each stream of
+// the spec that has a section (a stream none of whose runners reported
+// has none), each with the operations of its own mix, in name order.
+// Their number and names come from the run's spec, never the document.
+func streamResults(doc *result.Document, run *v1alpha1.BenchmarkRun) []v1alpha1.StreamResult {
+	var out []v1alpha1.StreamResult
+	for i := range run.Spec.Workload.Streams {
+		spec := &run.Spec.Workload.Streams[i]
+		j := slices.IndexFunc(doc.Streams, func(s result.StreamSection) bool { return s.Name == spec.Name })
+		if j < 0 {
+			continue
+		}
+		sec := &doc.Streams[j]
+		var missed uint64
+		for _, s := range sec.Shards {
+			missed = min(missed+s.Missed, result.MaxCount)
+		}
+		overall := figures(sec.Overall, missed)
+		sr := v1alpha1.StreamResult{Name: spec.Name, StartTime: &metav1.Time{Time: sec.Start}, Overall: &overall}
+		if sec.WallTimeSeconds > 0 {
+			sr.WallTime = &metav1.Duration{Duration: time.Duration(sec.WallTimeSeconds * float64(time.Second)).Round(time.Microsecond)}
+		}
+		for _, op := range sec.Totals {
+			if slices.ContainsFunc(spec.Operations, func(o v1alpha1.StreamOperation) bool { return o.Name == op.Name }) {
+				sr.Operations = append(sr.Operations, v1alpha1.StreamOperationResult{Name: op.Name, ResultFigures: figures(op, 0)})
+			}
+		}
+		out = append(out, sr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 func figures(op result.Operation, missed uint64) v1alpha1.ResultFigures {

@@ -166,7 +166,7 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 	defer s.Close()
 	ctx, stopMetrics := context.WithCancel(ctx)
 	defer stopMetrics()
-	cfg, err := r.engineConfig(ctx, s, ctl)
+	shard, err := r.engineConfig(ctx, s, ctl)
 	if err != nil {
 		return err
 	}
@@ -174,8 +174,8 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 	if err != nil {
 		return err
 	}
-	cfg.Start = ready.start
-	doc, err := engine.Run(ctx, cfg)
+	shard.Config.Start = ready.start
+	doc, err := shard.Run(ctx)
 	if err != nil {
 		return err
 	}
@@ -250,20 +250,21 @@ func (r *runner) open(ctx context.Context, ctl *protocol.Control) (*session.Sess
 	return s, nil
 }
 
-// engineConfig binds the workload to this shard and, when asked, serves
-// its live metrics until ctx ends.
-func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *protocol.Control) (engine.Config, error) {
-	cfg, err := shardrun.Config(ctl.Run, &ctl.Workload, s, r.o.Index, ctl.Shards)
+// engineConfig binds the workload, with or without streams, to this
+// shard and, when asked, serves its live metrics until ctx ends.
+func (r *runner) engineConfig(ctx context.Context, s *session.Session, ctl *protocol.Control) (*shardrun.Shard, error) {
+	shard, err := shardrun.NewShard(ctl.Run, &ctl.Workload, s, r.o.Index, ctl.Shards)
 	if err != nil {
-		return engine.Config{}, err
+		return nil, err
 	}
+	cfg := &shard.Config
 	cfg.Seed, cfg.Environment, cfg.Progress = Seed(ctl.Run, r.o.Index), session.Environment(ctl.Region), r.logProgress()
 	if r.o.MetricsAddr != "" {
 		if cfg.Observer, err = r.serveMetrics(ctx, ctl.Run, cfg.Spec.Settings().Operations); err != nil {
-			return engine.Config{}, err
+			return nil, err
 		}
 	}
-	return cfg, nil
+	return shard, nil
 }
 
 // Seed derives a shard's seed from the run's name and its index, so that a

@@ -46,10 +46,16 @@ func ResultExpectation(run string, workload *v1alpha1.WorkloadSpec, start time.T
 	if err != nil {
 		return result.Expect{}, err
 	}
-	return result.Expect{
+	e := result.Expect{
 		Run: run, Spec: spec, Interval: w.Interval.Duration, Duration: w.TotalDuration(), Overrun: overrun,
 		Start: start, Skew: MaxClockSkew, Shard: shard, Shards: shards, HistogramMemory: MaxMergedHistogramBytes,
-	}, nil
+	}
+	for i := range w.Streams {
+		s := &w.Streams[i]
+		offset, length := s.Window(w.TotalDuration())
+		e.Streams = append(e.Streams, result.StreamWindow{Name: s.Name, Offset: offset, Duration: length})
+	}
+	return e, nil
 }
 
 // FileExpectation is what documents claiming to be d's run must fit when

@@ -78,9 +78,11 @@ type pageView struct {
 type figure struct {
 	Kind      string
 	Operation string
-	Variant   string
-	Caption   string
-	SVG       template.HTML
+	// Stream names the stream of a streams run's plot (data-stream).
+	Stream  string
+	Variant string
+	Caption string
+	SVG     template.HTML
 }
 
 // runView is one run's section: its facts, table and time plots (none
@@ -104,6 +106,24 @@ type runView struct {
 	// it has none (server.go).
 	Server     *serverView
 	Monitoring *monitoringView
+	// Streams are a streams run's sections, one per stream; the table
+	// above merges them.
+	Streams []streamView
+}
+
+// streamView is one stream of a streams run: its facts, its table (the
+// operations of its mix) and its own time plots.
+type streamView struct {
+	Name     string
+	Offset   string
+	Measured string
+	WarmUp   string
+	Missed   uint64
+	// WallTime is a batch's wall time, "" for other streams.
+	WallTime string
+	Rows     []row
+	Overall  row
+	Time     []figure
 }
 
 // row is one line of a summary table.
@@ -158,8 +178,45 @@ func newRunView(r Run) (runView, error) {
 		v.GFENote = d.GFENote(d.Overall)
 	}
 	var err error
-	v.Time, err = timeFigures(d)
+	if v.Time, err = timeFigures(d); err != nil {
+		return v, err
+	}
+	v.Streams, err = streamViews(d)
 	return v, err
+}
+
+// streamViews are d's streams' sections; an operation no stream's shard
+// ran in that stream (another stream's) is left out of its table.
+func streamViews(d *result.Document) ([]streamView, error) {
+	var out []streamView
+	for i := range d.Streams {
+		s := &d.Streams[i]
+		v := streamView{
+			Name: s.Name, Offset: s.Start.Sub(d.Start).Round(time.Millisecond).String(),
+			Measured: s.End.Sub(s.WarmUp.End).Round(time.Millisecond).String(),
+			WarmUp:   warmUpText(s.WarmUp, s.Start), Overall: newRow(s.Overall),
+		}
+		for _, sh := range s.Shards {
+			v.Missed += sh.Missed
+		}
+		if s.WallTimeSeconds > 0 {
+			v.WallTime = result.FormatSeconds(s.WallTimeSeconds)
+		}
+		for _, op := range s.Totals {
+			if op.OK+op.NotFound+op.ErrorCount() > 0 {
+				v.Rows = append(v.Rows, newRow(op))
+			}
+		}
+		var err error
+		if v.Time, err = timeFigures(d.StreamDocument(s)); err != nil {
+			return nil, fmt.Errorf("stream %s: %w", s.Name, err)
+		}
+		for j := range v.Time {
+			v.Time[j].Stream = s.Name
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // timeFigures draws a run's throughput, then each operation's latency,

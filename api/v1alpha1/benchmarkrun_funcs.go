@@ -277,6 +277,7 @@ func (s *BenchmarkRunSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, s.Workload.Validate(path.Child("workload"))...)
 	errs = append(errs, s.validateCustomDialect(path)...)
 	errs = append(errs, s.Runners.validate(path.Child("runners"))...)
+	errs = append(errs, s.validateStreamRunners(path.Child("workload", "streams"))...)
 	errs = append(errs, s.Deadlines.validate(path.Child("deadlines"))...)
 	if s.Target.SplitPoints != nil && s.Workload.Type == WorkloadTPCC {
 		errs = append(errs, field.Forbidden(path.Child("target", "splitPoints"), "split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built"))

@@ -260,6 +260,17 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Overall *ResultFigures `json:"overall,omitempty"`
 
+	// streams are a streams run's results per stream
+	// (spec.workload.streams), each measured from the stream's own start
+	// and after its own warm-up, with a batch stream's wall time; absent
+	// for a run without streams. operations and overall merge every
+	// stream's.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	Streams []StreamResult `json:"streams,omitempty"`
+
 	// environment is what the results depend on besides the spec.
 	// +optional
 	Environment *RunEnvironment `json:"environment,omitempty"`
@@ -328,6 +339,50 @@ type OperationResult struct {
 	// are not (the emulator, no permission).
 	// +optional
 	Server *ServerOperationFigures `json:"server,omitempty"`
+}
+
+// StreamResult is the result of one load stream of a streams run.
+type StreamResult struct {
+	// name is the stream's name in spec.workload.streams.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=40
+	Name string `json:"name"`
+
+	// startTime is the stream's intended start: the run's start plus its
+	// startOffset.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// wallTime is a batch stream's (iterations) wall time: from its
+	// earliest runner's first send to its latest runner's last return.
+	// Absent for other streams, and when the stream's window ended before
+	// a runner finished its share of the batch.
+	// +optional
+	WallTime *metav1.Duration `json:"wallTime,omitempty"`
+
+	// operations are the stream's results per operation of its mix.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Operations []StreamOperationResult `json:"operations,omitempty"`
+
+	// overall merges the stream's operations' results; missed counts the
+	// stream's sends that its in-flight cap prevented.
+	// +optional
+	Overall *ResultFigures `json:"overall,omitempty"`
+}
+
+// StreamOperationResult is one operation's result within a stream.
+type StreamOperationResult struct {
+	// name is the operation's name in spec.workload.operations.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=40
+	Name string `json:"name"`
+
+	ResultFigures `json:",inline"`
 }
 
 // GFELatency summarises an operation's GFE latency from its merged

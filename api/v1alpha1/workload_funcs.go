@@ -132,10 +132,11 @@ func (w *WorkloadSpec) setDefaults() {
 	for i := range w.Operations {
 		w.Operations[i].defaultOp()
 	}
-	if w.Load.Concurrency == nil && w.Load.Arrivals == "" {
-		w.Load.Arrivals = ArrivalsUniform
+	if w.HasStreams() {
+		w.defaultStreams()
+	} else {
+		w.Load.setDefaults()
 	}
-	w.Load.MaxInFlight = defaulted(w.Load.MaxInFlight, DefaultMaxInFlight)
 	if w.WarmUp == nil {
 		w.WarmUp = &WarmUpSpec{}
 	}
@@ -183,6 +184,14 @@ func defaulted[T comparable](p *T, def T) *T {
 		return p
 	}
 	return &def
+}
+
+// setDefaults fills a load's arrivals (open loop) and maxInFlight.
+func (l *LoadSpec) setDefaults() {
+	if l.Concurrency == nil && l.Arrivals == "" {
+		l.Arrivals = ArrivalsUniform
+	}
+	l.MaxInFlight = defaulted(l.MaxInFlight, DefaultMaxInFlight)
 }
 
 // TotalDuration is how long the load runs: duration, or the sum of the
@@ -238,7 +247,7 @@ func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
 	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)
-	errs = append(errs, w.Load.validate(path.Child("load"))...)
+	errs = append(errs, w.validateStreams(path)...)
 	errs = append(errs, w.validateDurations(path)...)
 	return errs
 }

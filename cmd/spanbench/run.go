@@ -160,21 +160,22 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := shardrun.Config(run.Name, &run.Workload, s, shard, shards)
+	bound, err := shardrun.NewShard(run.Name, &run.Workload, s, shard, shards)
 	if err != nil {
 		return nil, err
 	}
+	cfg := &bound.Config
 	cfg.Start, cfg.Seed, cfg.Environment = staleReadsStart(start, loaded, &run.Workload, stderr), f.seed, session.Environment("")
 	if showProgress(f.progress, stderr) {
 		cfg.Progress = progressLine(stderr)
 		defer fmt.Fprintln(stderr)
 	}
 	if f.metricsAddr != "" {
-		if err := serveMetrics(ctx, f.metricsAddr, &cfg, stderr); err != nil {
+		if err := serveMetrics(ctx, f.metricsAddr, cfg, stderr); err != nil {
 			return nil, err
 		}
 	}
-	doc, err := engine.Run(ctx, cfg)
+	doc, err := bound.Run(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,13 @@ type Config struct {
 	Interval time.Duration
 	// Shard and Shards say this is runner i of n.
 	Shard, Shards int
+	// LoadShare, when its Count is positive, is this runner's part of the
+	// load instead of Shard of Shards: a stream pinned to some runners
+	// shares its load among those only. The result still names the runner.
+	LoadShare Share
+	// Stream names the load stream the result measures; empty for a run
+	// without streams.
+	Stream string
 	// Start is the common start instant; zero means now.
 	Start time.Time
 	// Seed makes the operation choices and arrivals reproducible.
@@ -83,6 +90,9 @@ type Load struct {
 	MaxInFlight int
 	// Concurrency > 0 selects a closed loop of this many workers per shard.
 	Concurrency int
+	// Iterations > 0 makes a closed loop a batch of this many operations
+	// on this shard (its share of a batch stream's).
+	Iterations uint64
 }
 
 // Observer receives live measurements. Its methods run on the hot path and
@@ -123,9 +133,19 @@ type engine struct {
 
 // Run executes the shard's schedule and returns its finalized result.
 func Run(ctx context.Context, cfg Config) (*result.Document, error) {
+	if err := checkOperations(cfg); err != nil {
+		return nil, err
+	}
+	doc, _, err := run(ctx, cfg)
+	return doc, err
+}
+
+// run executes a schedule whose operations were checked, and returns its
+// result and the scheduler's stats.
+func run(ctx context.Context, cfg Config) (*result.Document, schedule.Stats, error) {
 	e, sc, err := newEngine(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, schedule.Stats{}, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -150,12 +170,13 @@ func Run(ctx context.Context, cfg Config) (*result.Document, error) {
 	close(stop)
 	wg.Wait()
 	if runErr != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("run interrupted: %w", ctx.Err())
+		return nil, stats, fmt.Errorf("run interrupted: %w", ctx.Err())
 	}
 	if runErr != nil && runCtx.Err() == nil {
-		return nil, runErr
+		return nil, stats, runErr
 	}
-	return e.document(sc.Start, end, stats)
+	doc, err := e.document(sc.Start, end, stats)
+	return doc, stats, err
 }
 
 func newEngine(ctx context.Context, cfg Config) (*engine, schedule.Config, error) {
@@ -166,9 +187,6 @@ func newEngine(ctx context.Context, cfg Config) (*engine, schedule.Config, error
 	start := cfg.Start
 	if start.IsZero() {
 		start = clk.Now()
-	}
-	if err := checkOperations(cfg); err != nil {
-		return nil, schedule.Config{}, err
 	}
 	if cfg.Interval <= 0 {
 		return nil, schedule.Config{}, fmt.Errorf("interval %v: must be positive", cfg.Interval)
@@ -235,6 +253,7 @@ func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.D
 	doc := &result.Document{
 		SchemaVersion:   result.SchemaVersion,
 		Run:             e.cfg.Run,
+		Stream:          e.cfg.Stream,
 		Spec:            e.cfg.Spec,
 		Target:          e.cfg.Target,
 		Environment:     e.cfg.Environment,
@@ -246,7 +265,7 @@ func (e *engine) document(start, end time.Time, stats schedule.Stats) (*result.D
 		Shards: []result.Shard{{
 			Index: e.cfg.Shard, Count: e.cfg.Shards, Host: hostname(),
 			Started: e.started(start), Ended: e.clk.Now(), Missed: stats.Missed,
-			TargetRate: schedule.Share(e.series.sched.Profile.Rate(0), e.cfg.Shard, e.cfg.Shards),
+			TargetRate: schedule.Share(e.series.sched.Profile.Rate(0), e.series.sched.Shard, e.series.sched.Shards),
 		}},
 	}
 	if e.series.sched.Concurrency > 0 {

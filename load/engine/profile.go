@@ -20,18 +20,26 @@ const DispatchGranularity = 100 * time.Microsecond
 // scheduleConfig is this shard's schedule; the scheduler counts requests in
 // flight into inFlight.
 func scheduleConfig(cfg Config, start time.Time, inFlight *atomic.Int64) schedule.Config {
+	shard, shards := cfg.Shard, cfg.Shards
+	if cfg.LoadShare.Count > 0 {
+		shard, shards = cfg.LoadShare.Index, cfg.LoadShare.Count
+	}
 	return schedule.Config{
 		Profile:     cfg.Load.Profile,
 		Arrivals:    cfg.Load.Arrivals,
 		MaxInFlight: cfg.Load.MaxInFlight,
 		Concurrency: cfg.Load.Concurrency,
-		Shard:       cfg.Shard, Shards: cfg.Shards,
+		Iterations:  cfg.Load.Iterations,
+		Shard:       shard, Shards: shards,
 		Start:       start,
 		Seed:        cfg.Seed,
 		Granularity: DispatchGranularity,
 		InFlight:    inFlight,
 	}
 }
+
+// Share is a runner's part of a load: the index-th of count equal parts.
+type Share struct{ Index, Count int }
 
 // checkOperations makes sure the operations are the spec's, in its order:
 // the result's totals are keyed by the spec's names.

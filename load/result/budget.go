@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/spanbench/spanbench/load/histogram"
@@ -51,6 +52,9 @@ const (
 	// MaxShards is the most shard entries a document may hold; the API
 	// allows far fewer runners.
 	MaxShards = 4096
+	// MaxStreams is the most stream sections a document may hold; the
+	// API allows 8 streams a run, and a run's check (Expect) only its own.
+	MaxStreams = 64
 	// maxEntries bounds any other list or map.
 	maxEntries = 1024
 	// maxDepth bounds nesting: the document's own is 6 levels.
@@ -73,6 +77,7 @@ const (
 	sizeIntervalOp = int64(unsafe.Sizeof(IntervalOperation{}))
 	sizeOperation  = int64(unsafe.Sizeof(Operation{})) + int64(unsafe.Sizeof(histogram.Summary{}))
 	sizeShard      = int64(unsafe.Sizeof(Shard{}))
+	sizeStream     = int64(unsafe.Sizeof(StreamSection{}))
 	sizeString     = int64(unsafe.Sizeof(""))
 	// sizeMap is a small map's header and first bucket; sizeMapEntry each
 	// further entry (key header, value, overhead).
@@ -194,7 +199,7 @@ func (s *scan) element(top *frame) error {
 		return nil
 	}
 	top.n++
-	if top.path == "intervals.operations" && !top.object {
+	if stripStream(top.path) == "intervals.operations" && !top.object {
 		s.intervalOps++
 		if s.intervalOps > s.b.IntervalOperations {
 			return &BudgetError{What: "interval operations", Limit: int64(s.b.IntervalOperations)}
@@ -210,8 +215,10 @@ func (s *scan) element(top *frame) error {
 // limitOf is the limit of a container's elements, what it is called, and
 // the size the next element is charged.
 func (s *scan) limitOf(top *frame) (limit int, what string, size int64) {
+	// A stream section's fields are a document's: the same limits.
+	path := stripStream(top.path)
 	if top.object {
-		switch top.path {
+		switch path {
 		case "intervals.operations.errors", "totals.errors", "overall.errors":
 			size = sizeMapEntry
 			if top.n == 1 {
@@ -221,7 +228,11 @@ func (s *scan) limitOf(top *frame) (limit int, what string, size int64) {
 		}
 		return s.b.Entries, "entries in a list or map", sizeValue
 	}
-	switch top.path {
+	switch path {
+	case "streams":
+		if top.path == "streams" {
+			return MaxStreams, "stream sections", 2 * sizeStream
+		}
 	case "intervals":
 		return s.b.Intervals, "intervals", 2 * sizeInterval
 	case "intervals.operations":
@@ -233,6 +244,10 @@ func (s *scan) limitOf(top *frame) (limit int, what string, size int64) {
 	}
 	return s.b.Entries, "entries in a list or map", sizeValue
 }
+
+// stripStream is path with a stream section's prefix taken off: the
+// section's "streams.intervals" is limited as a document's "intervals".
+func stripStream(path string) string { return strings.TrimPrefix(path, "streams.") }
 
 func (s *scan) charge(n int64) error {
 	s.memory += n

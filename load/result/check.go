@@ -14,6 +14,14 @@ import (
 type Expect struct {
 	// Run is the run's name.
 	Run string
+	// Stream is the load stream every document must measure, when it is a
+	// stream's section (Document.StreamDocument); empty for whole
+	// documents.
+	Stream string
+	// Streams are the run's load streams, where each runs; empty for a
+	// run without streams. Whole documents of a streams run hold their
+	// results in sections, at most one per stream (checkStreams).
+	Streams []StreamWindow
 	// Spec is the run's recorded spec; Settings are read from it, never
 	// from a document's.
 	Spec Spec
@@ -83,13 +91,15 @@ func invalid(format string, args ...any) error {
 func (e *Expect) Check(d *Document) error {
 	switch {
 	case !KnownSchemaVersion(d.SchemaVersion):
-		return invalid("schema version %q is not %q or %q", truncateText(d.SchemaVersion), SchemaVersion, SchemaVersionV1)
+		return invalid("schema version %q is not %q, %q or %q", truncateText(d.SchemaVersion), SchemaVersion, SchemaVersionStreams, SchemaVersionV1)
 	case d.Run != e.Run:
 		return invalid("the result is of run %q, not %q", truncateText(d.Run), e.Run)
+	case d.Stream != e.Stream:
+		return invalid("the result is of stream %q, not %q", truncateText(d.Stream), e.Stream)
 	case d.Spec.Hash() != e.Spec.Hash():
 		return invalid("the result's spec differs from the run's (spec hashes %x and %x)", d.Spec.Hash(), e.Spec.Hash())
 	}
-	for _, check := range []func(*Document) error{e.checkTimes, e.checkShards, e.checkIntervals, checkText} {
+	for _, check := range []func(*Document) error{e.checkTimes, e.checkShards, e.checkIntervals, checkText, e.checkStreams} {
 		if err := check(d); err != nil {
 			return err
 		}
@@ -141,20 +151,32 @@ func (e *Expect) checkShards(d *Document) error {
 	}
 	seen := map[int]bool{}
 	for _, s := range d.Shards {
-		switch {
-		case s.Count != e.Shards || s.Index < 0 || s.Index >= e.Shards:
-			return invalid("shard %d of %d is not a shard of the run's %d", s.Index, s.Count, e.Shards)
-		case seen[s.Index]:
+		if seen[s.Index] {
 			return invalid("shard %d appears twice", s.Index)
-		case e.Shard >= 0 && s.Index != e.Shard:
-			return invalid("the result describes shard %d, not shard %d", s.Index, e.Shard)
-		case !within(s.Started, d.Start.Add(-e.Skew), d.End.Add(e.Skew)) || !within(s.Ended, s.Started, d.End.Add(e.Skew)):
-			return invalid("shard %d started %s and ended %s, not within the result's %s to %s",
-				s.Index, formatTime(s.Started), formatTime(s.Ended), formatTime(d.Start), formatTime(d.End))
-		case s.Missed > MaxCount || !rate(s.TargetRate):
-			return invalid("shard %d: missed %d or target rate %g out of range", s.Index, s.Missed, s.TargetRate)
+		}
+		if err := e.checkShard(d, s); err != nil {
+			return err
 		}
 		seen[s.Index] = true
+	}
+	return nil
+}
+
+// checkShard checks one shard entry: of the run, the one expected, its
+// times within the document's, its figures in range.
+func (e *Expect) checkShard(d *Document, s Shard) error {
+	switch {
+	case s.Count != e.Shards || s.Index < 0 || s.Index >= e.Shards:
+		return invalid("shard %d of %d is not a shard of the run's %d", s.Index, s.Count, e.Shards)
+	case e.Shard >= 0 && s.Index != e.Shard:
+		return invalid("the result describes shard %d, not shard %d", s.Index, e.Shard)
+	case !within(s.Started, d.Start.Add(-e.Skew), d.End.Add(e.Skew)) || !within(s.Ended, s.Started, d.End.Add(e.Skew)):
+		return invalid("shard %d started %s and ended %s, not within the result's %s to %s",
+			s.Index, formatTime(s.Started), formatTime(s.Ended), formatTime(d.Start), formatTime(d.End))
+	case s.Missed > MaxCount || !rate(s.TargetRate):
+		return invalid("shard %d: missed %d or target rate %g out of range", s.Index, s.Missed, s.TargetRate)
+	case s.WallTimeSeconds < 0 || s.WallTimeSeconds > s.Ended.Sub(s.Started).Seconds()+e.Skew.Seconds():
+		return invalid("shard %d: wall time %gs is not within its %s to %s", s.Index, s.WallTimeSeconds, formatTime(s.Started), formatTime(s.Ended))
 	}
 	return nil
 }

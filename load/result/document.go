@@ -18,8 +18,9 @@ import (
 	"github.com/spanbench/spanbench/load/histogram"
 )
 
-// SchemaVersion identifies the document format writers write. Readers
-// accept it and SchemaVersionV1 (KnownSchemaVersion), and refuse others.
+// SchemaVersion identifies the document format writers write for a run
+// without streams (a streams run's is SchemaVersionStreams). Readers
+// accept both and SchemaVersionV1 (KnownSchemaVersion), and refuse others.
 //
 // v2 encodes each histogram as base64 of HdrHistogram's V2 payload,
 // uncompressed; v1 as base64 of HdrHistogram's base64 text of the
@@ -36,7 +37,9 @@ const SchemaVersionV1 = "spanbench.io/result/v1"
 // KnownSchemaVersion reports whether readers accept documents of version
 // v. A v2 document may hold histograms of either encoding (a v1 shard
 // merged into it keeps its intervals'); the decoder tells them apart.
-func KnownSchemaVersion(v string) bool { return v == SchemaVersion || v == SchemaVersionV1 }
+func KnownSchemaVersion(v string) bool {
+	return v == SchemaVersion || v == SchemaVersionV1 || v == SchemaVersionStreams
+}
 
 // Document is a shard's result or the merge of several.
 type Document struct {
@@ -44,6 +47,10 @@ type Document struct {
 	SchemaVersion string `json:"schemaVersion"`
 	// Run names the run (the BenchmarkRun's name, or the CLI's).
 	Run string `json:"run"`
+	// Stream is, in memory only, the load stream whose section this
+	// document is (Document.StreamDocument); empty for a whole document.
+	// Documents of different streams do not merge.
+	Stream string `json:"-"`
 	// Spec is the resolved (defaulted) workload that ran, as recorded.
 	Spec Spec `json:"spec"`
 	// Target is the Spanner target, without credentials.
@@ -64,8 +71,14 @@ type Document struct {
 	Totals []Operation `json:"totals"`
 	// Overall merges every operation's totals.
 	Overall Operation `json:"overall"`
-	// Intervals is the time series, warm-up included and marked.
+	// Intervals is the time series, warm-up included and marked; empty
+	// in a streams run's document, whose series are its streams'.
 	Intervals []Interval `json:"intervals"`
+	// Streams are a streams run's (workload.streams) results, one section
+	// per stream the document's shards ran, in name order; absent for a
+	// run without streams. With streams, Totals and Overall merge the
+	// streams' totals (streams.go).
+	Streams []StreamSection `json:"streams,omitempty"`
 	// Notes are caveats a reader must see, such as transactions serialized
 	// against the emulator.
 	Notes []string `json:"notes,omitempty"`
@@ -133,6 +146,10 @@ type Shard struct {
 	// TargetRate is this shard's share of the target rate at the start (0 in
 	// closed loop).
 	TargetRate float64 `json:"targetRate"`
+	// WallTimeSeconds is a batch stream's time on this shard from its first
+	// send to its last operation's return; absent for other loads and for
+	// a batch its window cut short.
+	WallTimeSeconds float64 `json:"wallTimeSeconds,omitempty"`
 }
 
 // WarmUp is where the warm-up ended.

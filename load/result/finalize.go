@@ -17,6 +17,9 @@ import (
 // the warm-up), so its memory does not grow with the run's length.
 func Finalize(d *Document) error {
 	c := &codec{}
+	if d.HasStreams() {
+		return finalizeStreams(d, c)
+	}
 	return derive(d, c, decodingSource(d, c))
 }
 

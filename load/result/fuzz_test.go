@@ -107,6 +107,48 @@ func FuzzMergePair(f *testing.F) {
 	})
 }
 
+// FuzzReadAndMergeStreams: any JSON, read within the ConfigMap budget and
+// merged by a checked merger of a two-stream run with a valid shard, is
+// refused or merges into a document whose every stream's figures fit the
+// status; never a panic, a hang or an allocation past the budget.
+func FuzzReadAndMergeStreams(f *testing.F) {
+	w, e := streamsRun(f, fuzzStart)
+	good := streamsShard(f, w, fuzzStart, 0)
+	other := streamsShard(f, w, fuzzStart, 1)
+	js, err := json.Marshal(other)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(js)
+	other.Streams = append(other.Streams, other.Streams...)
+	if js, err = json.Marshal(other); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(js)
+	f.Fuzz(func(t *testing.T, js []byte) {
+		d, err := result.ReadWithin(bytes.NewReader(js), protocol.ResultBudget())
+		if err != nil {
+			return
+		}
+		m := result.NewCheckedMerger(e)
+		if err := m.Add(good); err != nil {
+			t.Fatalf("the valid shard: %v", err)
+		}
+		_ = m.Add(d)
+		merged, err := m.Result()
+		if err != nil {
+			t.Fatalf("merging after a refused or merged document: %v", err)
+		}
+		checkMerged(t, merged)
+		if len(merged.Streams) > len(e.Streams) {
+			t.Fatalf("the merge has %d streams; the run has %d", len(merged.Streams), len(e.Streams))
+		}
+		for i := range merged.Streams {
+			checkMerged(t, merged.StreamDocument(&merged.Streams[i]))
+		}
+	})
+}
+
 // checkMerged holds a merged document to what the status and the report
 // need: counts within int64, times within RFC 3339, JSON that marshals.
 func checkMerged(t *testing.T, d *result.Document) {

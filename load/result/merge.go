@@ -41,6 +41,8 @@ type Merger struct {
 	seenShard map[int]bool
 	// expect, when set, is the run every document must fit.
 	expect *Expect
+	// streams merges a streams run's sections, once a document had some.
+	streams *streamMerger
 }
 
 // NewMerger returns an empty merger of trusted documents (written by this
@@ -81,14 +83,14 @@ func (m *Merger) Add(d *Document) error {
 	first := m.out == nil
 	if first {
 		m.out = &Document{
-			SchemaVersion: SchemaVersion, Run: d.Run, Spec: d.Spec, Target: d.Target, Environment: d.Environment,
+			SchemaVersion: SchemaVersion, Run: d.Run, Stream: d.Stream, Spec: d.Spec, Target: d.Target, Environment: d.Environment,
 			Start: d.Start, End: d.End, IntervalSeconds: d.IntervalSeconds,
 		}
 		if m.expect != nil {
-			m.out.Run, m.out.Spec = m.expect.Run, m.expect.Spec
+			m.out.Run, m.out.Stream, m.out.Spec = m.expect.Run, m.expect.Stream, m.expect.Spec
 		}
 	}
-	if err := m.add(d); err != nil {
+	if err := m.addAll(d); err != nil {
 		if first {
 			m.out = nil // the next document sets the merged one's fields
 		}
@@ -118,6 +120,32 @@ func (m *Merger) keepServer(d *Document, first bool) {
 		m.out.Monitoring = nil
 		m.out.Notes = appendNew(m.out.Notes, "Cloud Monitoring figures left out: they were read for one run's window, not this merge's")
 	}
+}
+
+// addAll merges d, its stream sections included: d's shards must be new
+// and d must agree with what was merged before on having streams before
+// its sections are merged, all or nothing (addStreams), then its top
+// level.
+func (m *Merger) addAll(d *Document) error {
+	streams := m.streams != nil || (m.expect != nil && len(m.expect.Streams) > 0)
+	switch {
+	case len(d.Streams) > 0 && len(m.acc.byIndex) > 0, len(d.Intervals) > 0 && streams:
+		return fmt.Errorf("run %s: a document with stream sections and one with top-level intervals do not merge", d.Run)
+	case len(d.Streams) == 0:
+		return m.add(d)
+	}
+	if err := checkMergeable([]*Document{m.out, d}); err != nil {
+		return err
+	}
+	for _, s := range d.Shards {
+		if m.seenShard[s.Index] {
+			return fmt.Errorf("shard %d appears in more than one document", s.Index)
+		}
+	}
+	if err := m.addStreams(d); err != nil {
+		return err
+	}
+	return m.add(d)
 }
 
 // add merges d, changing nothing but the intervals' resolution when it
@@ -204,6 +232,12 @@ func (m *Merger) Result() (*Document, error) {
 	}
 	out := m.out
 	sort.Slice(out.Shards, func(i, j int) bool { return out.Shards[i].Index < out.Shards[j].Index })
+	if m.streams != nil || (m.expect != nil && len(m.expect.Streams) > 0) {
+		if m.streams == nil {
+			m.streams = &streamMerger{byName: map[string]*Merger{}}
+		}
+		return out, m.resultStreams(out)
+	}
 	return out, m.acc.finish(out)
 }
 
@@ -211,10 +245,13 @@ func checkMergeable(docs []*Document) error {
 	first := docs[0]
 	for _, d := range docs {
 		if !KnownSchemaVersion(d.SchemaVersion) {
-			return fmt.Errorf("schema version %q is not %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionV1)
+			return fmt.Errorf("schema version %q is not %q, %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionStreams, SchemaVersionV1)
 		}
 		if d.Run != first.Run {
 			return fmt.Errorf("results of different runs (%q and %q) cannot be merged", first.Run, d.Run)
+		}
+		if d.Stream != first.Stream {
+			return fmt.Errorf("run %s: results of different streams (%q and %q) cannot be merged", d.Run, first.Stream, d.Stream)
 		}
 		if !d.Start.Equal(first.Start) || d.IntervalSeconds != first.IntervalSeconds {
 			return fmt.Errorf("run %s: shards started at different times or with different intervals; their intervals do not line up", d.Run)

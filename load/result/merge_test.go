@@ -135,7 +135,16 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 				}
 			}
 			docs := shardDocs(t, spec, shards, intervals, samples)
+			// Every shard's document of one load stream (or of a run
+			// without streams), a batch stream's with its wall time.
+			stream := []string{"", "online", "batch"}[seed%3]
+			wall := map[int]float64{}
 			for i := range docs {
+				docs[i].Stream = stream
+				if stream == "batch" {
+					docs[i].Shards[0].WallTimeSeconds = float64(1 + rng.IntN(30))
+					wall[docs[i].Shards[0].Index] = docs[i].Shards[0].WallTimeSeconds
+				}
 				if rng.IntN(2) == 0 { // shards of an older runner: the v1 encoding
 					docs[i] = toV1(t, docs[i])
 				}
@@ -144,6 +153,14 @@ func TestMergeEqualsOneHistogramOfAllSamples(t *testing.T) {
 			merged, err := Merge(docs...)
 			if err != nil {
 				t.Fatalf("Merge: %v", err)
+			}
+			if merged.Stream != stream {
+				t.Errorf("the merge of stream %q's documents is of stream %q", stream, merged.Stream)
+			}
+			for _, sh := range merged.Shards {
+				if sh.WallTimeSeconds != wall[sh.Index] {
+					t.Errorf("shard %d's wall time is %gs after the merge, %gs before", sh.Index, sh.WallTimeSeconds, wall[sh.Index])
+				}
 			}
 			got := map[string]Operation{"overall": merged.Overall}
 			for _, op := range merged.Totals {
@@ -192,6 +209,7 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 	cases := map[string]func(d *Document){
 		"schema version": func(d *Document) { d.SchemaVersion = "spanbench.io/result/v0" },
 		"run":            func(d *Document) { d.Run = "other" },
+		"stream":         func(d *Document) { d.Stream = "other" },
 		"start":          func(d *Document) { d.Start = d.Start.Add(time.Second) },
 		"spec":           func(d *Document) { d.Spec = specJSON9("", 1) },
 		"shard index":    func(d *Document) { d.Shards[0].Index = 0 },

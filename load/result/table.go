@@ -45,6 +45,9 @@ func WriteTable(w io.Writer, d *Document) error {
 	if !gfe {
 		fmt.Fprintln(w, d.GFENote(d.Overall))
 	}
+	if err := writeStreamsTable(w, d); err != nil {
+		return err
+	}
 	var missed uint64
 	for _, s := range d.Shards {
 		missed += s.Missed
@@ -63,6 +66,46 @@ func WriteTable(w io.Writer, d *Document) error {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	return nil
+}
+
+// writeStreamsTable prints, for a streams run, one row per stream and
+// operation and a row of each stream's overall, with the stream's own
+// window and a batch's wall time; the table above merged the streams.
+func writeStreamsTable(w io.Writer, d *Document) error {
+	if !d.HasStreams() {
+		return nil
+	}
+	fmt.Fprintln(w, "per stream (each measured from its own start, after its own warm-up):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stream\toperation\ttype\tcount\trate/s\tp50\tp90\tp99\tp99.9\tmax\tnot found\terrors\t")
+	for _, s := range d.Streams {
+		for _, op := range s.Totals {
+			if op.OK+op.NotFound+op.ErrorCount() == 0 {
+				continue // an operation of other streams
+			}
+			fmt.Fprintf(tw, "%s\t", s.Name)
+			writeRow(tw, op, false)
+		}
+		fmt.Fprintf(tw, "%s\t", s.Name)
+		writeRow(tw, s.Overall, false)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range d.Streams {
+		fmt.Fprintf(w, "stream %s: started %s after the run, %s measured", s.Name,
+			s.Start.Sub(d.Start).Round(time.Millisecond), s.End.Sub(s.WarmUp.End).Round(time.Millisecond))
+		if s.WallTimeSeconds > 0 {
+			fmt.Fprintf(w, ", batch wall time %s", FormatSeconds(s.WallTimeSeconds))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// FormatSeconds prints a duration in seconds to the millisecond.
+func FormatSeconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
 }
 
 // writeRow prints op's row, with its GFE p50 and p99 when the table has

@@ -63,6 +63,10 @@ type Config struct {
 	// Handler.Handle back to back for the profile's duration, with no rate.
 	// MaxInFlight and Arrivals are then ignored.
 	Concurrency int
+	// Iterations > 0 makes a closed loop a batch: its workers make this
+	// many calls in all, then Run returns (before the profile's duration
+	// if they finish earlier) with Stats.Finished set. Closed loop only.
+	Iterations uint64
 	// Granularity is the least time between two wake-ups of the open-loop
 	// dispatcher; each wake-up sends everything that has come due. 0 wakes
 	// up for every arrival: the lowest lag, at the cost of one OS timer
@@ -98,6 +102,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: Granularity %v is negative", ErrInvalidConfig, c.Granularity)
 	case c.Concurrency < 0:
 		return fmt.Errorf("%w: Concurrency %d is negative", ErrInvalidConfig, c.Concurrency)
+	case !c.closedLoop() && c.Iterations > 0:
+		return fmt.Errorf("%w: Iterations %d needs a closed loop (Concurrency)", ErrInvalidConfig, c.Iterations)
 	case !c.closedLoop() && c.MaxInFlight < 1:
 		return fmt.Errorf("%w: MaxInFlight %d must be at least 1 in open-loop mode", ErrInvalidConfig, c.MaxInFlight)
 	}

@@ -54,6 +54,9 @@ type Stats struct {
 	// Start is the instant the schedule was computed from: Config.Start, or
 	// the clock's Now when Run was called if Config.Start was zero.
 	Start time.Time
+	// Finished is when a batch's last call returned (Config.Iterations);
+	// zero for other loads and for a batch the profile's end cut short.
+	Finished time.Time
 }
 
 // Run executes the schedule described by cfg, calling h for every request,
@@ -83,6 +86,9 @@ func Run(ctx context.Context, cfg Config, clk clock.Clock, h Handler) (Stats, er
 	w := newWaiter(ctx, clk)
 	defer w.close()
 	start := startInstant(cfg.Start, clk.Now())
+	if cfg.closedLoop() && cfg.Iterations > 0 {
+		return runBatch(ctx, cfg, clk, w, h, start)
+	}
 	if cfg.closedLoop() {
 		return runClosed(ctx, cfg, clk, w, h, start)
 	}

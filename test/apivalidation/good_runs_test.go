@@ -166,7 +166,7 @@ func admitUnchanged(t *testing.T, obj *unstructured.Unstructured) []byte {
 }
 
 func TestAdmissionAcceptsGoodRuns(t *testing.T) {
-	for _, tc := range slices.Concat(goodRuns, boundedGoodRuns, tpccGoodRuns) {
+	for _, tc := range slices.Concat(goodRuns, boundedGoodRuns, tpccGoodRuns, streamsGoodRuns) {
 		t.Run(tc.name, func(t *testing.T) {
 			js := admitUnchanged(t, object(t, manifest(t, tc.base, tc.patch), tc.name, strings.TrimSuffix(tc.base, ".yaml")))
 			errs, decodeErr := goValidate(js)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spanbench/spanbench/load/result"
+)
+
+// streamsWorkload is an open-loop stream of stale reads beside a batch of
+// 40 updates with one worker, started 1 s into the run.
+const streamsWorkload = `
+type: YCSB
+dataset: {rows: 300}
+operations:
+  - {type: Read, weight: 1, staleness: {exact: 10s}}
+  - {type: Update, weight: 1}
+duration: 3s
+interval: 1s
+streams:
+  - name: online
+    operations: [{name: read, weight: 1}]
+    load: {rate: 100}
+  - name: batch
+    operations: [{name: update, weight: 1}]
+    load: {concurrency: 1}
+    iterations: 40
+    startOffset: 1s
+`
+
+// TestRunWritesOneFileWithEveryStream: `spanbench run` of a streams
+// workload writes one result file holding both streams, each with only
+// its own operations, the batch with exactly its iterations and its wall
+// time; the table shows them per stream, and `report` reads the file back
+// to the same table.
+func TestRunWritesOneFileWithEveryStream(t *testing.T) {
+	t.Setenv("SPANNER_EMULATOR_HOST", "")
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "streams.yaml")
+	if err := os.WriteFile(wl, []byte(streamsWorkload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "result.json")
+	code, stdout, stderr := runCLI(t, "run", "-f", wl, "--out", out, "--progress", "never")
+	if code != 0 {
+		t.Fatalf("spanbench run of a streams workload exited %d:\n%s", code, stderr)
+	}
+	doc, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatalf("reading --out: %v", err)
+	}
+	if doc.SchemaVersion != result.SchemaVersionStreams || len(doc.Streams) != 2 {
+		t.Fatalf("the file is of version %s with %d streams; want %s with batch and online", doc.SchemaVersion, len(doc.Streams), result.SchemaVersionStreams)
+	}
+	counts := map[string]map[string]uint64{}
+	for _, s := range doc.Streams {
+		counts[s.Name] = map[string]uint64{}
+		for _, op := range s.Totals {
+			counts[s.Name][op.Name] = op.OK + op.ErrorCount() + op.NotFound
+		}
+	}
+	if c := counts["batch"]; c["update"] != 40 || c["read"] != 0 {
+		t.Errorf("the batch stream ran %d updates and %d reads; want exactly its 40 iterations of update", c["update"], c["read"])
+	}
+	if c := counts["online"]; c["read"] < 250 || c["update"] != 0 {
+		t.Errorf("the online stream ran %d reads and %d updates; want about 300 reads (100/s for 3 s) and no update", c["read"], c["update"])
+	}
+	batch := doc.Streams[0]
+	if batch.Name != "batch" || batch.WallTimeSeconds <= 0 || batch.WallTimeSeconds > 2 {
+		t.Errorf("stream %s has wall time %gs; want the batch's, positive, within its 2 s window", batch.Name, batch.WallTimeSeconds)
+	}
+	for _, want := range []string{"per stream", "stream", "online", "batch", "batch wall time"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the result table lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, reported, stderr := runCLI(t, "report", out)
+	if code != 0 || reported != stdout {
+		t.Fatalf("report of the streams result (exit %d, %s) differs from what run printed:\n%s\nvs\n%s", code, stderr, reported, stdout)
+	}
+}
