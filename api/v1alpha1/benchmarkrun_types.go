@@ -10,7 +10,6 @@ import (
 // The rule is on BenchmarkRun.spec, not on this type, so that a campaign's
 // template (the same type) stays editable.
 // +kubebuilder:validation:XValidation:rule="!has(self.target.splitPoints) || self.workload.type != 'TPCC'",message="target.splitPoints: split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built",fieldPath=".target.splitPoints"
-// +kubebuilder:validation:XValidation:rule="!has(self.workload.custom) || !has(self.target.dialect) || self.target.dialect != 'PostgreSQL'",message="workload.custom: a Custom workload's DDL and SQL are GoogleSQL; PostgreSQL databases are not supported yet",fieldPath=".workload.custom"
 type BenchmarkRunSpec struct {
 	// target is the Spanner database to benchmark.
 	// +required
