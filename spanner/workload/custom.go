@@ -45,6 +45,8 @@ type customTable struct {
 	rows int64
 	gens []*columnGen
 	salt uint64
+	// spec is the table's dataset spec, which its marker's identity covers.
+	spec *v1alpha1.CustomTableSpec
 }
 
 // newCustomSchema reads a resolved, valid Custom workload written in
@@ -94,7 +96,7 @@ func (s *customSchema) addTable(spec *v1alpha1.CustomTableSpec) (*customTable, e
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(strings.ToLower(t.Name)))
-	ct := &customTable{t: t, salt: h.Sum64()}
+	ct := &customTable{t: t, salt: h.Sum64(), spec: spec}
 	if t.Parent != "" {
 		ct.parent = s.table(t.Parent)
 		if ct.parent == nil || spec.RowsPerParent == nil {
