@@ -24,10 +24,7 @@ import (
 const threeTables = `
 type: Custom
 custom:
-  ddl:
-  - CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(100)) PRIMARY KEY (SingerId)
-  - CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL, Title STRING(MAX)) PRIMARY KEY (SingerId, AlbumId), INTERLEAVE IN PARENT Singers ON DELETE CASCADE
-  - CREATE TABLE Labels (LabelId INT64 NOT NULL, Name STRING(100)) PRIMARY KEY (LabelId)
+  ddl: []
   tables:
   - {name: Singers, rows: 10}
   - {name: Albums, rowsPerParent: 2}
@@ -42,13 +39,30 @@ load:
   rate: 1
 `
 
-// threeTablesSpec is threeTables with its tables' sizes changed by edit.
-func threeTablesSpec(t *testing.T, edit func(*v1alpha1.CustomWorkloadSpec)) *v1alpha1.WorkloadSpec {
+// threeTablesDDL is threeTables' schema in each dialect, with the same
+// (quoted in PostgreSQL) names.
+var threeTablesDDL = map[v1alpha1.Dialect][]string{
+	v1alpha1.DialectGoogleSQL: {
+		`CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(100)) PRIMARY KEY (SingerId)`,
+		`CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL, Title STRING(MAX)) PRIMARY KEY (SingerId, AlbumId), INTERLEAVE IN PARENT Singers ON DELETE CASCADE`,
+		`CREATE TABLE Labels (LabelId INT64 NOT NULL, Name STRING(100)) PRIMARY KEY (LabelId)`,
+	},
+	v1alpha1.DialectPostgreSQL: {
+		`CREATE TABLE "Singers" ("SingerId" bigint NOT NULL, "Name" varchar(100), PRIMARY KEY ("SingerId"))`,
+		`CREATE TABLE "Albums" ("SingerId" bigint NOT NULL, "AlbumId" bigint NOT NULL, "Title" text, PRIMARY KEY ("SingerId", "AlbumId")) INTERLEAVE IN PARENT "Singers" ON DELETE CASCADE`,
+		`CREATE TABLE "Labels" ("LabelId" bigint NOT NULL, "Name" varchar(100), PRIMARY KEY ("LabelId"))`,
+	},
+}
+
+// threeTablesSpec is threeTables in dialect d with its tables' sizes
+// changed by edit.
+func threeTablesSpec(t *testing.T, d v1alpha1.Dialect, edit func(*v1alpha1.CustomWorkloadSpec)) *v1alpha1.WorkloadSpec {
 	t.Helper()
 	var w v1alpha1.WorkloadSpec
 	if err := yaml.UnmarshalStrict([]byte(threeTables), &w); err != nil {
 		t.Fatal(err)
 	}
+	w.Custom.DDL = threeTablesDDL[d]
 	w.Duration = &metav1.Duration{Duration: time.Second}
 	if edit != nil {
 		edit(w.Custom)
@@ -73,11 +87,18 @@ func rowsOf(t *testing.T, s *session.Session, table string) int64 {
 // table of a Custom dataset carries its own marker (its own row count), so
 // a table whose load is missing is loaded alone, a changed table is
 // refused or, with reload, replaced with the tables interleaved in it,
-// and the other tables are left as they are (a sentinel value survives).
+// and the other tables are left as they are (a sentinel value survives),
+// in a database of each dialect.
 func TestCustomDatasetHasOneMarkerPerTableAndReloadsOnlyWhatChanged(t *testing.T) {
+	for _, d := range []v1alpha1.Dialect{v1alpha1.DialectGoogleSQL, v1alpha1.DialectPostgreSQL} {
+		t.Run(string(d), func(t *testing.T) { checkMarkerPerTable(t, d) })
+	}
+}
+
+func checkMarkerPerTable(t *testing.T, d v1alpha1.Dialect) {
 	ctx := context.Background()
-	first := threeTablesSpec(t, nil)
-	s := sessiontest.Start(t, first)
+	first := threeTablesSpec(t, d, nil)
+	s := sessiontest.StartDialect(t, first, d)
 	for table, want := range map[string]int64{"Singers": 10, "Albums": 20, "Labels": 5} {
 		m, ok, err := dataset.ReadMarker(ctx, s.Client, table)
 		if err != nil || !ok || m.Rows != want {
@@ -89,7 +110,7 @@ func TestCustomDatasetHasOneMarkerPerTableAndReloadsOnlyWhatChanged(t *testing.T
 	}
 	prepare := func(w *v1alpha1.WorkloadSpec) (dataset.Outcome, error) {
 		t.Helper()
-		schema, err := workload.SchemaFor(w, "")
+		schema, err := workload.SchemaFor(w, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +153,7 @@ func TestCustomDatasetHasOneMarkerPerTableAndReloadsOnlyWhatChanged(t *testing.T
 	sentinelKept("completing Labels")
 
 	// Albums changed: refused naming Albums alone, then reloaded alone.
-	moreAlbums := threeTablesSpec(t, func(c *v1alpha1.CustomWorkloadSpec) { c.Tables[1].RowsPerParent = new(int32(3)) })
+	moreAlbums := threeTablesSpec(t, d, func(c *v1alpha1.CustomWorkloadSpec) { c.Tables[1].RowsPerParent = new(int32(3)) })
 	_, err = prepare(moreAlbums)
 	if !errors.Is(err, dataset.ErrMismatch) || !strings.Contains(err.Error(), "table Albums holds 20 rows") || strings.Contains(err.Error(), "table Singers") {
 		t.Fatalf("preparing 3 albums per singer over 2: %v; want ErrMismatch naming Albums only", err)
@@ -149,7 +170,7 @@ func TestCustomDatasetHasOneMarkerPerTableAndReloadsOnlyWhatChanged(t *testing.T
 
 	// Singers changed: it and its interleaved Albums are reloaded; Labels
 	// is left alone.
-	moreSingers := threeTablesSpec(t, func(c *v1alpha1.CustomWorkloadSpec) {
+	moreSingers := threeTablesSpec(t, d, func(c *v1alpha1.CustomWorkloadSpec) {
 		c.Tables[0].Rows = new(int64(12))
 		c.Tables[1].RowsPerParent = new(int32(3))
 	})
