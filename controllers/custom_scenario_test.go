@@ -63,16 +63,53 @@ func (h *harness) countRows(run *v1alpha1.BenchmarkRun, table string) int64 {
 	return n
 }
 
+// customPGWorkload is customWorkload in Spanner's PostgreSQL dialect.
+const customPGWorkload = `
+type: Custom
+custom:
+  ddl:
+  - CREATE TABLE singers (singer_id bigint NOT NULL, name varchar(100), PRIMARY KEY (singer_id))
+  - CREATE TABLE albums (singer_id bigint NOT NULL, album_id bigint NOT NULL, title varchar, PRIMARY KEY (singer_id, album_id)) INTERLEAVE IN PARENT singers ON DELETE CASCADE
+  tables:
+  - {name: singers, rows: 30}
+  - {name: albums, rowsPerParent: 2}
+operations:
+- name: albums-of
+  type: Query
+  weight: 3
+  custom:
+    sql: SELECT album_id, title FROM albums WHERE singer_id = $1
+    params:
+    - name: p1
+      key: {table: singers, column: singer_id}
+- name: new-album
+  type: Mutation
+  weight: 1
+  custom:
+    mutation: {kind: Insert, table: albums}
+`
+
 // TestCustomRunLoadsEveryTableAndRuns: a Custom run through the
 // controller: its database gets the user's DDL, three loader pods split
 // its 30 units (a singer and its two albums each), every table holds
 // exactly its rows, and the run's custom operations succeed.
 func TestCustomRunLoadsEveryTableAndRuns(t *testing.T) {
+	checkCustomRun(t, customWorkload, v1alpha1.DialectGoogleSQL, "Singers", "Albums")
+}
+
+// TestPostgreSQLCustomRunLoadsEveryTableAndRuns is the same run written
+// in PostgreSQL against a PostgreSQL database.
+func TestPostgreSQLCustomRunLoadsEveryTableAndRuns(t *testing.T) {
+	checkCustomRun(t, customPGWorkload, v1alpha1.DialectPostgreSQL, "singers", "albums")
+}
+
+func checkCustomRun(t *testing.T, workload string, d v1alpha1.Dialect, singers, albums string) {
 	h := newHarness(t)
 	h.startManager(controllers.SpannerPreparer{})
 	run := h.runSpec("custom", 1)
+	run.Spec.Target.Dialect = d
 	var w v1alpha1.WorkloadSpec
-	if err := yaml.UnmarshalStrict([]byte(customWorkload), &w); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(workload), &w); err != nil {
 		t.Fatalf("decoding the workload: %v", err)
 	}
 	w.Load, w.Duration, w.Interval = run.Spec.Workload.Load, run.Spec.Workload.Duration, run.Spec.Workload.Interval
@@ -92,7 +129,7 @@ func TestCustomRunLoadsEveryTableAndRuns(t *testing.T) {
 			t.Errorf("loader %d reported %+v, %v; want its third, 10 units", i, rep, err)
 		}
 	}
-	if s, a := h.countRows(run, "Singers"), h.countRows(run, "Albums"); s != 30 || a != 60 {
+	if s, a := h.countRows(run, singers), h.countRows(run, albums); s != 30 || a != 60 {
 		t.Fatalf("the loaders left %d singers and %d albums; want exactly 30 and 60", s, a)
 	}
 
@@ -101,7 +138,7 @@ func TestCustomRunLoadsEveryTableAndRuns(t *testing.T) {
 	if c := h.condition(got, v1alpha1.ConditionSucceeded); c.Status != metav1.ConditionTrue {
 		t.Fatalf("run ended %s/%s: %s", c.Status, c.Reason, c.Message)
 	}
-	if ds := got.Status.Dataset; ds == nil || ds.Loaded != 30 || len(ds.DDL) != 2 || !strings.HasPrefix(ds.DDL[0], "CREATE TABLE Singers") {
+	if ds := got.Status.Dataset; ds == nil || ds.Loaded != 30 || len(ds.DDL) != 2 || !strings.HasPrefix(ds.DDL[0], "CREATE TABLE "+singers) {
 		t.Errorf("status.dataset = %+v; want 30 units loaded and the custom DDL", ds)
 	}
 	if o := got.Status.Overall; o == nil || o.Count == 0 || o.Errors != 0 {

@@ -103,7 +103,7 @@ func (l Limits) checkDataset(run *v1alpha1.BenchmarkRun) string {
 	if l.MaxDatasetBytes <= 0 {
 		return ""
 	}
-	size, err := workload.DatasetBytes(&w)
+	size, err := workload.DatasetBytes(&w, run.Spec.Target.Dialect)
 	if err != nil {
 		return fmt.Sprintf("spec.workload: %v; the dataset's size cannot be held to the operator's limit (--max-dataset-bytes)", err)
 	}

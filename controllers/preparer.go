@@ -218,21 +218,24 @@ func (p SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun
 		return DatasetPlan{}, err
 	}
 	defer s.Close()
-	want := dataset.Want(schema, *spec.Dataset.Rows)
-	plan := DatasetPlan{Marker: want, Source: v1alpha1.DatasetLoaded, DDL: schema.DDL()}
-	have, ok, err := dataset.ReadMarker(ctx, s.Client, schema.Table())
+	wants := dataset.Wants(schema, *spec.Dataset.Rows)
+	plan := DatasetPlan{Marker: wants[0], Source: v1alpha1.DatasetLoaded, DDL: schema.DDL()}
+	// status.dataset counts load units, which the loader pods' slices
+	// split: a Custom dataset's first table's marker counts its own rows.
+	plan.Marker.Rows = *spec.Dataset.Rows
+	st, err := dataset.Check(ctx, s.Client, wants)
 	switch {
 	case err != nil:
 		return DatasetPlan{}, err
-	case ok && have == want:
+	case st.Complete():
 		plan.Source = v1alpha1.DatasetExisting
-	case ok && !spec.Dataset.Reload:
-		return DatasetPlan{}, fmt.Errorf("%w: table %s holds %d rows of schema %s, the spec asks for %d rows of schema %s; "+
-			"set spec.workload.dataset.reload: true to replace it, or use another database",
-			dataset.ErrMismatch, schema.Table(), have.Rows, have.SchemaHash, want.Rows, want.SchemaHash)
-	case ok:
+	case len(st.Other) > 0 && !spec.Dataset.Reload:
+		return DatasetPlan{}, st.MismatchError("spec.workload.dataset.reload")
+	case len(st.Other) > 0:
+		// The loader pods then load every table; those that matched are
+		// rewritten in place with the same rows.
 		plan.Source = v1alpha1.DatasetReloaded
-		if err := dataset.Clear(ctx, s.Client, schema); err != nil {
+		if err := dataset.ClearTables(ctx, s.Client, schema, dataset.ToReload(schema, st)); err != nil {
 			return DatasetPlan{}, err
 		}
 	}
@@ -274,5 +277,5 @@ func (p SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.Benc
 		return err
 	}
 	defer s.Close()
-	return dataset.WriteMarker(ctx, s.Client, dataset.Want(schema, *spec.Dataset.Rows))
+	return dataset.WriteMarkers(ctx, s.Client, dataset.Wants(schema, *spec.Dataset.Rows))
 }

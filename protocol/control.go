@@ -90,7 +90,7 @@ func (c *Control) validate() field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("Shards"), c.Shards, "must be at least 1"))
 	}
 	errs = append(errs, c.Target.Validate(field.NewPath("Target"))...)
-	errs = append(errs, c.Workload.Validate(field.NewPath("Workload"))...)
+	errs = append(errs, c.Workload.ValidateIn(field.NewPath("Workload"), c.Target.Dialect)...)
 	return errs
 }
 

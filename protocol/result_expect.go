@@ -72,7 +72,7 @@ func FileExpectation(d *result.Document) (result.Expect, error) {
 	if err != nil {
 		return result.Expect{}, fmt.Errorf("the result's spec is not a workload spec: %w", err)
 	}
-	if errs := w.Validate(field.NewPath("spec")); len(errs) > 0 {
+	if errs := w.ValidateIn(field.NewPath("spec"), v1alpha1.Dialect(d.Target.Dialect)); len(errs) > 0 {
 		return result.Expect{}, fmt.Errorf("the result's spec is not valid: %w", errs.ToAggregate())
 	}
 	if len(d.Shards) == 0 || d.Shards[0].Count < 1 || d.Shards[0].Count > result.MaxShards {

@@ -11,7 +11,6 @@ import (
 // template (the same type) stays editable.
 // +kubebuilder:validation:XValidation:rule="!has(self.target.splitPoints) || self.workload.type != 'TPCC'",message="target.splitPoints: split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built",fieldPath=".target.splitPoints"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload.streams) || self.workload.streams.all(s, !has(s.runners) || s.runners.all(i, i < (has(self.runners) && has(self.runners.replicas) ? self.runners.replicas : 1)))",message="workload.streams.runners: runner indexes must be below runners.replicas (default 1)",fieldPath=".workload.streams"
-// +kubebuilder:validation:XValidation:rule="!has(self.workload.custom) || !has(self.target.dialect) || self.target.dialect != 'PostgreSQL'",message="workload.custom: a Custom workload's DDL and SQL are GoogleSQL; PostgreSQL databases are not supported yet",fieldPath=".workload.custom"
 type BenchmarkRunSpec struct {
 	// target is the Spanner database to benchmark.
 	// +required

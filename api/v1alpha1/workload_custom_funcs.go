@@ -27,9 +27,10 @@ const maxShownStatement = 200
 // tables and columns the DDL creates, every parameter is bound, and every
 // generator fits its column. The API server cannot parse SQL, so these
 // checks run at admission (the BenchmarkRun webhook) and in `spanbench run`
-// from this one function. Without a Custom workload it only checks that no
-// custom field is set.
-func (w *WorkloadSpec) validateCustom(path *field.Path) field.ErrorList {
+// from this one function, in the database's dialect d (memefish reads
+// GoogleSQL, libpg_query PostgreSQL). Without a Custom workload it only
+// checks that no custom field is set.
+func (w *WorkloadSpec) validateCustom(path *field.Path, d Dialect) field.ErrorList {
 	var errs field.ErrorList
 	isCustom := w.Type == WorkloadCustom
 	switch {
@@ -48,7 +49,7 @@ func (w *WorkloadSpec) validateCustom(path *field.Path) field.ErrorList {
 	if len(errs) > 0 {
 		return errs
 	}
-	schema, err := ddl.Parse(w.Custom.DDL)
+	schema, err := w.Custom.Schema(d)
 	if err != nil {
 		return append(errs, ddlError(path.Child("custom", "ddl"), w.Custom.DDL, err))
 	}
@@ -350,6 +351,9 @@ func (g *GeneratorSpec) fits(col *ddl.Column, s *ddl.Schema) string {
 		return ""
 	case GenTimestamp:
 		if g.Timestamp.Mode == TimestampCommit && !col.CommitTimestamp {
+			if s.PostgreSQL {
+				return fmt.Sprintf("a commit timestamp needs column %s to be of type spanner.commit_timestamp", col.Name)
+			}
 			return fmt.Sprintf("a commit timestamp needs OPTIONS (allow_commit_timestamp = true) on column %s", col.Name)
 		}
 	}
@@ -377,14 +381,12 @@ func parses(text, typ string) bool {
 	return err == nil
 }
 
-// validateCustomDialect refuses a Custom workload against a PostgreSQL
-// database: its DDL and SQL are parsed as GoogleSQL, the one dialect
-// memefish reads.
-func (s *BenchmarkRunSpec) validateCustomDialect(path *field.Path) field.ErrorList {
-	if s.Workload.Custom == nil || s.Target.Dialect != DialectPostgreSQL {
-		return nil
+// Schema parses the DDL in dialect d ("" is GoogleSQL).
+func (c *CustomWorkloadSpec) Schema(d Dialect) (*ddl.Schema, error) {
+	if d.OrDefault() == DialectPostgreSQL {
+		return ddl.ParsePostgreSQL(c.DDL)
 	}
-	return field.ErrorList{field.Forbidden(path.Child("workload", "custom"), "a Custom workload's DDL and SQL are GoogleSQL; PostgreSQL databases are not supported yet")}
+	return ddl.Parse(c.DDL)
 }
 
 // Units is the size of a Custom workload's dataset as the dataset marker

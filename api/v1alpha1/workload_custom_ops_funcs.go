@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -9,6 +10,10 @@ import (
 
 	"github.com/spanbench/spanbench/spanner/ddl"
 )
+
+// pgParamName is how a binding names PostgreSQL's $n: pn, as Spanner's
+// API does.
+var pgParamName = regexp.MustCompile(`^p[1-9][0-9]*$`)
 
 // validate checks a Custom operation's body against the schema. The shape
 // (which body for which type) was checked before.
@@ -54,15 +59,19 @@ func validateStatement(path *field.Path, sql string, params []ParamBinding, dml 
 			errs = append(errs, field.Duplicate(bp.Child("name"), b.Name))
 		}
 		bound[b.Name] = true
+		if s.PostgreSQL && !pgParamName.MatchString(b.Name) {
+			errs = append(errs, field.Invalid(bp.Child("name"), b.Name, fmt.Sprintf("in PostgreSQL a statement's parameters are $1..$n, bound as p1..pn: %s", shown(sql))))
+			continue
+		}
 		if !slices.Contains(st.Params, b.Name) {
-			errs = append(errs, field.Invalid(bp.Child("name"), b.Name, fmt.Sprintf("the statement has no parameter @%s: %s", b.Name, shown(sql))))
+			errs = append(errs, field.Invalid(bp.Child("name"), b.Name, fmt.Sprintf("the statement has no parameter %s: %s", s.ParamText(b.Name), shown(sql))))
 			continue
 		}
 		errs = append(errs, b.validate(bp, st.ParamColumns[b.Name], s, earlier)...)
 	}
 	for _, name := range st.Params {
 		if !bound[name] {
-			errs = append(errs, field.Required(path.Child("params"), fmt.Sprintf("parameter @%s of the statement is not bound to a generator, a key or an earlier step: %s", name, shown(sql))))
+			errs = append(errs, field.Required(path.Child("params"), fmt.Sprintf("parameter %s of the statement is not bound to a generator, a key or an earlier step: %s", s.ParamText(name), shown(sql))))
 		}
 	}
 	return errs

@@ -48,8 +48,9 @@ const (
 // CustomWorkloadSpec is the schema and dataset of a Custom workload.
 type CustomWorkloadSpec struct {
 	// ddl holds the schema, one statement per item (CREATE TABLE, CREATE
-	// INDEX), in GoogleSQL. Tables may be interleaved in a parent and
-	// indexes may be secondary. It is parsed before anything starts.
+	// INDEX), in the database's dialect (target.dialect: GoogleSQL or
+	// PostgreSQL). Tables may be interleaved in a parent and indexes may be
+	// secondary. It is parsed before anything starts.
 	// +required
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
@@ -273,13 +274,14 @@ type ColumnRef struct {
 // +kubebuilder:validation:XValidation:rule="[has(self.sql), has(self.read), has(self.mutation), has(self.steps)].filter(x, x).size() == 1",message="custom: set exactly one of sql (Query, DML), read (ReadRows), mutation (Mutation) and steps (Transaction)"
 type CustomOperationSpec struct {
 	// sql is the statement of a Query or DML operation, with @name
-	// parameters.
+	// parameters (GoogleSQL) or $1..$n (PostgreSQL).
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=16384
 	SQL string `json:"sql,omitempty"`
 
-	// params binds every @name parameter of sql.
+	// params binds every parameter of sql: @name by its name, $n (in
+	// PostgreSQL) as pn.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
@@ -305,7 +307,8 @@ type CustomOperationSpec struct {
 // ParamBinding gives one statement parameter its value.
 // +kubebuilder:validation:XValidation:rule="[has(self.generator), has(self.key), has(self.from)].filter(x, x).size() == 1",message="params: set exactly one of generator, key and from"
 type ParamBinding struct {
-	// name is the parameter, without its @.
+	// name is the parameter: its name without the @ in GoogleSQL; pn for
+	// $n in PostgreSQL (p1 for $1), as Spanner's API names it.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
@@ -405,13 +408,15 @@ type TransactionStep struct {
 	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_-]*$`
 	Name string `json:"name"`
 
-	// sql is a query or a DML statement with @name parameters.
+	// sql is a query or a DML statement with @name parameters (GoogleSQL)
+	// or $1..$n (PostgreSQL).
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=16384
 	SQL string `json:"sql"`
 
-	// params binds every @name parameter of sql.
+	// params binds every parameter of sql: @name by its name, $n (in
+	// PostgreSQL) as pn.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32

@@ -236,14 +236,21 @@ func SaturatingSum(ds ...time.Duration) time.Duration {
 // do (config/crd/bases), so that the CLI refuses bad input before anything
 // starts, naming the field. It accepts a spec before or after Resolved. The
 // one thing it cannot check is the text of a duration: a malformed one never
-// decodes into a metav1.Duration.
+// decodes into a metav1.Duration. A Custom workload's DDL and SQL are read
+// as GoogleSQL; ValidateIn reads them in a database's dialect.
 func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
+	return w.ValidateIn(path, DialectGoogleSQL)
+}
+
+// ValidateIn is Validate for a workload against a database of dialect d
+// ("" is GoogleSQL), in which a Custom workload's DDL and SQL are written.
+func (w *WorkloadSpec) ValidateIn(path *field.Path, d Dialect) field.ErrorList {
 	var errs field.ErrorList
 	if _, ok := workloadOps[w.Type]; !ok {
 		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet, WorkloadTPCC, WorkloadCustom}))
 	}
 	errs = append(errs, w.validateTPCC(path)...)
-	errs = append(errs, w.validateCustom(path)...)
+	errs = append(errs, w.validateCustom(path, d)...)
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
 	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)

@@ -62,10 +62,16 @@ type Marker struct {
 // a row holds is a new dataset, and a GoogleSQL and a PostgreSQL dataset
 // never match.
 func Want(s workload.Schema, rows int64) Marker {
+	return Marker{Table: s.Table(), SchemaHash: hash(s, fmt.Sprintf("%+v", s)), Rows: rows}
+}
+
+// hash is a marker's schema hash: the DDL, the schema's type, what
+// identifies its rows, and the generator's version.
+func hash(s workload.Schema, identity string) string {
 	h := sha256.New()
 	h.Write([]byte(strings.Join(s.DDL(), ";\n")))
-	fmt.Fprintf(h, "\n%T%+v\ngenerator %d", s, s, workload.GeneratorVersion)
-	return Marker{Table: s.Table(), SchemaHash: hex.EncodeToString(h.Sum(nil))[:16], Rows: rows}
+	fmt.Fprintf(h, "\n%T%s\ngenerator %d", s, identity, workload.GeneratorVersion)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // ReadMarker returns the marker of table, or ok=false when it has none (a
@@ -86,39 +92,61 @@ func ReadMarker(ctx context.Context, c *spanner.Client, table string) (m Marker,
 
 // WriteMarker records a completed load.
 func WriteMarker(ctx context.Context, c *spanner.Client, m Marker) error {
-	_, err := c.Apply(ctx, []*spanner.Mutation{spanner.InsertOrUpdate(MarkerTable,
-		[]string{"TableName", "SchemaHash", "RowCount", "LoadedAt"},
-		[]any{m.Table, m.SchemaHash, m.Rows, spanner.CommitTimestamp})})
-	if err != nil {
+	if _, err := c.Apply(ctx, []*spanner.Mutation{markerMutation(m)}); err != nil {
 		return fmt.Errorf("writing the dataset marker: %w", err)
 	}
 	return nil
+}
+
+func markerMutation(m Marker) *spanner.Mutation {
+	return spanner.InsertOrUpdate(MarkerTable, []string{"TableName", "SchemaHash", "RowCount", "LoadedAt"},
+		[]any{m.Table, m.SchemaHash, m.Rows, spanner.CommitTimestamp})
 }
 
 // ErrMismatch says the database holds another dataset than the spec asks
 // for, and the spec does not allow replacing it.
 var ErrMismatch = errors.New("dataset mismatch")
 
-// Clear deletes every row of the schema's main table and its marker, before
-// a reload. Partitioned DML deletes any number of rows without one huge
-// transaction.
+// Clear deletes every row of the schema's tables and their markers, before
+// a reload.
 func Clear(ctx context.Context, c *spanner.Client, s workload.Schema) error {
-	table := s.Table()
+	var tables []string
+	for _, m := range Wants(s, 0) {
+		tables = append(tables, m.Table)
+	}
+	return ClearTables(ctx, c, s, tables)
+}
+
+// ClearTables deletes every row of some of the schema's tables, given
+// parents first, and their markers. Children are emptied before their
+// parents, which ON DELETE NO ACTION requires.
+func ClearTables(ctx context.Context, c *spanner.Client, s workload.Schema, tables []string) error {
+	for i := len(tables) - 1; i >= 0; i-- {
+		if err := clearTable(ctx, c, s.Dialect(), tables[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clearTable deletes a table's rows, then its marker. Partitioned DML
+// deletes any number of rows without one huge transaction.
+func clearTable(ctx context.Context, c *spanner.Client, d v1alpha1.Dialect, table string) error {
 	var del string
-	switch s.Dialect() {
+	switch d {
 	case v1alpha1.DialectGoogleSQL:
 		del = "DELETE FROM `" + table + "` WHERE true"
 	case v1alpha1.DialectPostgreSQL:
 		del = "DELETE FROM " + pgIdentifier(table) + " WHERE true"
 	default:
-		return fmt.Errorf("clearing %s: no SQL for dialect %q", table, s.Dialect())
+		return fmt.Errorf("clearing %s: no SQL for dialect %q", table, d)
 	}
 	if _, err := c.PartitionedUpdate(ctx, spanner.Statement{SQL: del}); err != nil {
 		// The emulator parses partitioned DML as GoogleSQL even in a
 		// PostgreSQL database, and refuses a quoted name as a string
 		// literal (InvalidArgument). A range delete in one transaction
 		// empties the small tables an emulator holds.
-		if s.Dialect() != v1alpha1.DialectPostgreSQL || spanner.ErrCode(err) != codes.InvalidArgument {
+		if d != v1alpha1.DialectPostgreSQL || spanner.ErrCode(err) != codes.InvalidArgument {
 			return fmt.Errorf("clearing %s: %w", table, err)
 		}
 		if _, rerr := c.Apply(ctx, []*spanner.Mutation{spanner.Delete(table, spanner.AllKeys())}); rerr != nil {

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"context"
-	"fmt"
 
 	"cloud.google.com/go/spanner"
 
@@ -16,38 +15,49 @@ type Outcome struct {
 	Skipped bool
 	// Reloaded is true when a different dataset was replaced.
 	Reloaded bool
-	// Marker is the dataset the database now holds.
+	// Marker is the dataset the database now holds (its first table's,
+	// for a dataset of several tables).
 	Marker Marker
+	// Loaded are the tables this call loaded.
+	Loaded []string
 }
 
-// Prepare makes the database hold the dataset the spec asks for: nothing to
-// do when the marker matches; a load when there is no marker (a new database
-// or an unfinished load, which the idempotent load completes); a refusal
-// with ErrMismatch when another dataset is there, unless d.Reload allows
-// replacing it. The marker table must exist (MarkerDDL of the schema's
+// Prepare makes the database hold the dataset the spec asks for, table by
+// table (a Custom workload's tables have a marker each; the built-in
+// workloads one): nothing to do for a table whose marker matches; a load
+// of a table without one (a new database, a new table, or an unfinished
+// load, which the idempotent load completes); a refusal with ErrMismatch
+// when a table holds another dataset, unless d.Reload allows replacing it
+// (and the tables interleaved in it). Only the tables missing or replaced
+// are loaded. The marker table must exist (MarkerDDL of the schema's
 // dialect).
 func Prepare(ctx context.Context, c *spanner.Client, s workload.Schema, d v1alpha1.DatasetSpec, progress func(Progress)) (Outcome, error) {
-	want := Want(s, *d.Rows)
-	have, ok, err := ReadMarker(ctx, c, s.Table())
+	wants := Wants(s, *d.Rows)
+	st, err := Check(ctx, c, wants)
 	if err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{Marker: want}
+	out := Outcome{Marker: wants[0]}
 	switch {
-	case ok && have == want:
+	case st.Complete():
 		out.Skipped = true
 		return out, nil
-	case ok && !d.Reload:
-		return Outcome{}, fmt.Errorf("%w: table %s holds %d rows of schema %s, the spec asks for %d rows of schema %s; "+
-			"set dataset.reload: true to replace it, or use another database", ErrMismatch, s.Table(), have.Rows, have.SchemaHash, want.Rows, want.SchemaHash)
-	case ok:
-		if err := Clear(ctx, c, s); err != nil {
+	case len(st.Other) > 0 && !d.Reload:
+		return Outcome{}, st.MismatchError("dataset.reload")
+	}
+	reload := ToReload(s, st)
+	if len(reload) > 0 {
+		if err := ClearTables(ctx, c, s, reload); err != nil {
 			return Outcome{}, err
 		}
 		out.Reloaded = true
 	}
-	if err := Range(ctx, c, s, 0, want.Rows, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+	load := toLoad(wants, st, reload)
+	for _, m := range load {
+		out.Loaded = append(out.Loaded, m.Table)
+	}
+	if err := Range(ctx, c, only(s, load), 0, *d.Rows, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
 		return Outcome{}, err
 	}
-	return out, WriteMarker(ctx, c, want)
+	return out, WriteMarkers(ctx, c, load)
 }

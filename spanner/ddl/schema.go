@@ -1,7 +1,8 @@
-// Package ddl reads a Custom workload's schema and statements with
-// memefish, Spanner's GoogleSQL parser, so that a bad schema or statement
-// is refused before anything starts, and the validator and the engine see
-// the same tables, columns and parameters.
+// Package ddl reads a Custom workload's schema and statements — with
+// memefish, Spanner's GoogleSQL parser, or libpg_query, PostgreSQL's, for
+// Spanner's PostgreSQL dialect — so that a bad schema or statement is
+// refused before anything starts, and the validator and the engine see the
+// same tables, columns and parameters.
 package ddl
 
 import (
@@ -45,6 +46,18 @@ type Index struct {
 type Schema struct {
 	Tables  []*Table
 	Indexes []*Index
+	// PostgreSQL is true for DDL in Spanner's PostgreSQL dialect, whose
+	// statements are then read as PostgreSQL too.
+	PostgreSQL bool
+}
+
+// ParamText is how a statement of the schema's dialect writes parameter
+// name: @name in GoogleSQL, $n for pn in PostgreSQL.
+func (s *Schema) ParamText(name string) string {
+	if n, ok := strings.CutPrefix(name, "p"); s.PostgreSQL && ok {
+		return "$" + n
+	}
+	return "@" + name
 }
 
 // StatementError is a statement that does not parse or does not fit the

@@ -12,7 +12,8 @@ import (
 type Statement struct {
 	// DML is true for INSERT, UPDATE and DELETE, false for a query.
 	DML bool
-	// Params are the @name parameters, each once, in order of first use.
+	// Params are the @name parameters (PostgreSQL's $n, named pn), each
+	// once, in order of first use.
 	Params []string
 	// ParamColumns gives a parameter's column when the statement compares
 	// it with, inserts it into or sets it to one column, so that its
@@ -25,6 +26,9 @@ type Statement struct {
 // (aliases, WITH) are allowed; a name that is no column of any table and
 // no alias is reported.
 func (s *Schema) Statement(sql string) (*Statement, error) {
+	if s.PostgreSQL {
+		return s.pgStatement(sql)
+	}
 	stmt, err := memefish.ParseStatement("statement", sql)
 	if err != nil {
 		return nil, fmt.Errorf("does not parse: %s", firstLine(err.Error()))

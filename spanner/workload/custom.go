@@ -28,6 +28,8 @@ type customSchema struct {
 	hash   string
 	ddl    []string
 	schema *ddl.Schema
+	// dialect is the database's, which the DDL and SQL are written in.
+	dialect v1alpha1.Dialect
 	// tables are in the spec's order, parents before children.
 	tables []*customTable
 	units  int64
@@ -43,19 +45,22 @@ type customTable struct {
 	rows int64
 	gens []*columnGen
 	salt uint64
+	// spec is the table's dataset spec, which its marker's identity covers.
+	spec *v1alpha1.CustomTableSpec
 }
 
-// newCustomSchema reads a resolved, valid Custom workload.
-func newCustomSchema(spec *v1alpha1.WorkloadSpec) (*customSchema, error) {
+// newCustomSchema reads a resolved, valid Custom workload written in
+// dialect d (GoogleSQL or PostgreSQL).
+func newCustomSchema(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (*customSchema, error) {
 	// The API server checks a Custom run only when the BenchmarkRun
 	// webhook is installed; the engine checks again rather than trust it,
 	// so that a run admitted without it fails with the validator's errors,
 	// never a panic.
-	if errs := spec.Validate(field.NewPath("workload")); len(errs) > 0 {
+	if errs := spec.ValidateIn(field.NewPath("workload"), d); len(errs) > 0 {
 		return nil, fmt.Errorf("invalid Custom workload: %w", errs.ToAggregate())
 	}
 	c := spec.Custom
-	schema, err := ddl.Parse(c.DDL)
+	schema, err := c.Schema(d)
 	if err != nil {
 		return nil, fmt.Errorf("custom.ddl: %w", err)
 	}
@@ -64,7 +69,7 @@ func newCustomSchema(spec *v1alpha1.WorkloadSpec) (*customSchema, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(js)
-	s := &customSchema{hash: hex.EncodeToString(sum[:8]), ddl: c.DDL, schema: schema}
+	s := &customSchema{hash: hex.EncodeToString(sum[:8]), ddl: c.DDL, schema: schema, dialect: d.OrDefault()}
 	for i := range c.Tables {
 		ct, err := s.addTable(&c.Tables[i])
 		if err != nil {
@@ -91,7 +96,7 @@ func (s *customSchema) addTable(spec *v1alpha1.CustomTableSpec) (*customTable, e
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(strings.ToLower(t.Name)))
-	ct := &customTable{t: t, salt: h.Sum64()}
+	ct := &customTable{t: t, salt: h.Sum64(), spec: spec}
 	if t.Parent != "" {
 		ct.parent = s.table(t.Parent)
 		if ct.parent == nil || spec.RowsPerParent == nil {
@@ -104,7 +109,7 @@ func (s *customSchema) addTable(spec *v1alpha1.CustomTableSpec) (*customTable, e
 		ct.rows = *spec.Rows
 	}
 	for _, col := range t.Columns {
-		g := &columnGen{col: col, key: t.IsKey(col.Name), inherited: -1}
+		g := &columnGen{col: col, key: t.IsKey(col.Name), inherited: -1, pg: s.schema.PostgreSQL}
 		if ct.parent != nil && ct.parent.t.IsKey(col.Name) {
 			g.inherited = ct.parent.columnIndex(col.Name)
 		}
@@ -150,8 +155,8 @@ func (ct *customTable) columns() []string {
 // String identifies the schema for the dataset marker's hash.
 func (s *customSchema) String() string { return "custom " + s.hash }
 
-// Dialect is GoogleSQL: Custom DDL and SQL are parsed as GoogleSQL.
-func (s *customSchema) Dialect() v1alpha1.Dialect { return v1alpha1.DialectGoogleSQL }
+// Dialect is the dialect the DDL and SQL are written in.
+func (s *customSchema) Dialect() v1alpha1.Dialect { return s.dialect }
 
 // DDL is the user's DDL.
 func (s *customSchema) DDL() []string { return s.ddl }

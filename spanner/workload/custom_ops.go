@@ -63,7 +63,7 @@ func (s *customSchema) binder(sql string, params []v1alpha1.ParamBinding, keys v
 		p := &params[i]
 		switch {
 		case p.Generator != nil:
-			g := &columnGen{col: st.ParamColumns[p.Name], spec: p.Generator, inherited: -1}
+			g := &columnGen{col: st.ParamColumns[p.Name], spec: p.Generator, inherited: -1, pg: s.schema.PostgreSQL}
 			if err := g.resolve(s); err != nil {
 				return nil, fmt.Errorf("parameter @%s: %w", p.Name, err)
 			}
@@ -97,13 +97,23 @@ func (s *customSchema) readRows(r *v1alpha1.CustomReadSpec, o v1alpha1.Operation
 	if ct == nil || ct.rows == 0 {
 		return nil, fmt.Errorf("table %s holds no rows to read", r.Table)
 	}
-	keyOf := ct.keyOf
+	keyOf, index := ct.keyOf, ""
 	if r.Index != "" {
 		ix := s.schema.Index(ct.t.Name, r.Index)
 		if ix == nil {
 			return nil, fmt.Errorf("index %s of %s is not in the DDL", r.Index, ct.t.Name)
 		}
-		keyOf = func(row int64) spanner.Key { return ct.indexKey(ix, row) }
+		keyOf, index = func(row int64) spanner.Key { return ct.indexKey(ix, row) }, ix.Name
+	}
+	// The Read API takes names as the DDL stored them (PostgreSQL folds
+	// unquoted ones to lower case); the spec's may differ in case.
+	columns := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
+		col := ct.t.Column(c)
+		if col == nil {
+			return nil, fmt.Errorf("column %s is not a column of %s", c, ct.t.Name)
+		}
+		columns[i] = col.Name
 	}
 	pick, n := newChooser(o.Keys, ct.rows), 1
 	if o.Rows != nil {
@@ -117,14 +127,14 @@ func (s *customSchema) readRows(r *v1alpha1.CustomReadSpec, o v1alpha1.Operation
 		case v1alpha1.ReadKeyList:
 			sets := make([]spanner.KeySet, n)
 			for i := range sets {
-				sets[i] = pointOrPrefix(keyOf(pick.next(rng)), r.Index != "")
+				sets[i] = pointOrPrefix(keyOf(pick.next(rng)), index != "")
 			}
-			return ex.read(ctx, ct.t.Name, r.Index, spanner.KeySets(sets...), r.Columns, 0)
+			return ex.read(ctx, ct.t.Name, index, spanner.KeySets(sets...), columns, 0)
 		case v1alpha1.ReadRange:
 			from := spanner.KeyRange{Start: keyOf(start.next(rng)), End: spanner.Key{}, Kind: spanner.ClosedClosed}
-			return ex.read(ctx, ct.t.Name, r.Index, from, r.Columns, n)
+			return ex.read(ctx, ct.t.Name, index, from, columns, n)
 		}
-		return ex.read(ctx, ct.t.Name, r.Index, pointOrPrefix(keyOf(pick.next(rng)), r.Index != ""), r.Columns, 0)
+		return ex.read(ctx, ct.t.Name, index, pointOrPrefix(keyOf(pick.next(rng)), index != ""), columns, 0)
 	}, nil
 }
 

@@ -38,6 +38,9 @@ type columnGen struct {
 	// zipf draws Zipfian values.
 	zipf *zipfian
 	now  func() time.Time
+	// pg writes NUMERIC and JSON values as PostgreSQL's numeric and
+	// jsonb, which the Go client types apart from GoogleSQL's.
+	pg bool
 }
 
 // resolve binds a Reference generator to its table, and prepares a
@@ -118,6 +121,9 @@ func (g *columnGen) number(v int64) any {
 	case "FLOAT32":
 		return float32(v)
 	case "NUMERIC":
+		if g.pg {
+			return spanner.PGNumeric{Numeric: strconv.FormatInt(v, 10), Valid: true}
+		}
 		return big.NewRat(v, 1)
 	case "STRING":
 		return strconv.FormatInt(v, 10)
@@ -212,6 +218,9 @@ func (g *columnGen) byType(rng *rand.Rand, local int64) any {
 	case "DATE":
 		return civil.DateOf(customEpoch.Add(time.Duration(local) * 24 * time.Hour))
 	case "JSON":
+		if g.pg {
+			return spanner.PGJsonB{Value: map[string]any{}, Valid: true}
+		}
 		return spanner.NullJSON{Value: map[string]any{}, Valid: true}
 	}
 	return nil
@@ -238,8 +247,14 @@ func (g *columnGen) null() any {
 	case "DATE":
 		return spanner.NullDate{}
 	case "NUMERIC":
+		if g.pg {
+			return spanner.PGNumeric{}
+		}
 		return spanner.NullNumeric{}
 	case "JSON":
+		if g.pg {
+			return spanner.PGJsonB{}
+		}
 		return spanner.NullJSON{}
 	}
 	return spanner.NullString{}

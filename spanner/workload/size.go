@@ -33,7 +33,7 @@ func (s tweetSchema) rowBytes() int64 {
 // preloads (rows × the size of one row, saturating at math.MaxInt64): the
 // data Spanner stores, without its per-row overhead or the rows a run
 // inserts. The manager caps it (--max-dataset-bytes).
-func DatasetBytes(spec *v1alpha1.WorkloadSpec) (int64, error) {
+func DatasetBytes(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (int64, error) {
 	if spec.Dataset.Rows == nil || spec.Dataset.FieldBytes == nil {
 		return 0, fmt.Errorf("dataset size: the workload is not resolved")
 	}
@@ -46,7 +46,7 @@ func DatasetBytes(spec *v1alpha1.WorkloadSpec) (int64, error) {
 	case v1alpha1.WorkloadTPCC:
 		return tpccBytes(spec.TPCC.Scale()), nil
 	case v1alpha1.WorkloadCustom:
-		s, err := newCustomSchema(spec)
+		s, err := newCustomSchema(spec, d)
 		if err != nil {
 			return 0, err
 		}

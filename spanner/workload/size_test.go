@@ -32,12 +32,12 @@ func TestDatasetBytesCountsWhatARowHolds(t *testing.T) {
 		{"the API's largest dataset", spec(v1alpha1.WorkloadYCSB, 10_000_000_000, 1<<20), 10_000_000_000 * (19 + 10<<20)},
 		{"more rows than int64 bytes", spec(v1alpha1.WorkloadYCSB, math.MaxInt64/2, 100), math.MaxInt64},
 	} {
-		got, err := DatasetBytes(tc.spec)
+		got, err := DatasetBytes(tc.spec, "")
 		if err != nil || got != tc.want {
 			t.Errorf("%s: DatasetBytes = %d, %v; want %d", tc.name, got, err, tc.want)
 		}
 	}
-	if _, err := DatasetBytes(&v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB}); err == nil {
+	if _, err := DatasetBytes(&v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB}, ""); err == nil {
 		t.Errorf("an unresolved workload: no error")
 	}
 }
@@ -46,11 +46,11 @@ func TestTPCCDatasetBytesFollowTheScale(t *testing.T) {
 	test := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadTPCC, TPCC: &v1alpha1.TPCCSpec{Population: v1alpha1.TPCCTest}}
 	full := &v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadTPCC}
 	*test, *full = test.Resolved(), full.Resolved()
-	small, err := DatasetBytes(test)
+	small, err := DatasetBytes(test, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	big, err := DatasetBytes(full)
+	big, err := DatasetBytes(full, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestTPCCDatasetBytesFollowTheScale(t *testing.T) {
 		t.Errorf("estimated bytes: one full warehouse %d, one Test warehouse %d", big, small)
 	}
 	full.TPCC.Warehouses = ptr.To[int32](v1alpha1.MaxTPCCWarehouses)
-	if many, _ := DatasetBytes(full); many < big*int64(v1alpha1.MaxTPCCWarehouses)*8/10 {
+	if many, _ := DatasetBytes(full, ""); many < big*int64(v1alpha1.MaxTPCCWarehouses)*8/10 {
 		t.Errorf("%d warehouses are %d bytes, want about %d times one's (items are shared)", v1alpha1.MaxTPCCWarehouses, many, v1alpha1.MaxTPCCWarehouses)
 	}
 }

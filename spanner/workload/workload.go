@@ -90,10 +90,10 @@ func SchemaFor(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (Schema, error) 
 	fb, d := int(*spec.Dataset.FieldBytes), d.OrDefault()
 	switch spec.Type {
 	case v1alpha1.WorkloadCustom:
-		if d != v1alpha1.DialectGoogleSQL {
-			return nil, fmt.Errorf("the Custom workload is GoogleSQL only, not %q", d)
+		if d != v1alpha1.DialectGoogleSQL && d != v1alpha1.DialectPostgreSQL {
+			return nil, fmt.Errorf("the Custom workload has no SQL in dialect %q", d)
 		}
-		return newCustomSchema(spec)
+		return newCustomSchema(spec, d)
 	case v1alpha1.WorkloadYCSB:
 		if ycsbStatements[d] == nil {
 			return nil, fmt.Errorf("the YCSB workload has no SQL in dialect %q", d)

@@ -702,17 +702,6 @@ spec:
 		},
 	},
 	{
-		name: "custom-on-postgresql",
-		base: "custom.yaml",
-		patch: `
-spec:
-  target:
-    dialect: PostgreSQL`,
-		want: []cause{
-			{"spec.workload.custom", "Invalid value: \"object\": workload.custom: a Custom workload's DDL and SQL are GoogleSQL; PostgreSQL databases are not supported yet"},
-		},
-	},
-	{
 		name: "custom-dataset-rows",
 		base: "custom.yaml",
 		patch: `

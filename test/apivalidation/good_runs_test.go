@@ -20,6 +20,7 @@ var goodRuns = []goodRun{
 	{name: "minimal", base: "minimal.yaml"},
 	{name: "full", base: "full.yaml"},
 	{name: "custom", base: "custom.yaml"},
+	{name: "custom-postgresql", base: "custom-postgresql.yaml"},
 	{name: "steps-with-auto-warm-up", base: "minimal.yaml", patch: `
 spec:
   workload:

@@ -1,0 +1,198 @@
+package ddl
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	pgquery "github.com/wasilibs/go-pgquery"
+)
+
+// pgTypes maps the PostgreSQL types Spanner's PostgreSQL interface has
+// (as the parser names them) to the Spanner type a column of that type
+// holds, which generators and values are written for.
+var pgTypes = map[string]string{
+	"int8":        "INT64",
+	"bool":        "BOOL",
+	"bytea":       "BYTES",
+	"date":        "DATE",
+	"float8":      "FLOAT64",
+	"float4":      "FLOAT32",
+	"jsonb":       "JSON",
+	"numeric":     "NUMERIC",
+	"text":        "STRING",
+	"varchar":     "STRING",
+	"timestamptz": "TIMESTAMP",
+}
+
+// interleave is Spanner's PostgreSQL extension that no PostgreSQL parser
+// knows: `INTERLEAVE IN PARENT p [ON DELETE ...]` after a CREATE TABLE's
+// column list, `INTERLEAVE IN p` after a CREATE INDEX's. It always follows
+// the statement's last parenthesis (a CREATE INDEX's WHERE, which may come
+// after it, is `col IS NOT NULL [AND ...]`, without one), so it is found
+// there, outside any literal, and cut out before parsing.
+var interleave = regexp.MustCompile(`(?is)^(.*\))\s*INTERLEAVE\s+IN\s+(PARENT\s+)?("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)(\s+ON\s+DELETE\s+(?:CASCADE|NO\s+ACTION))?([^)]*)$`)
+
+// ParsePostgreSQL reads DDL in Spanner's PostgreSQL dialect with
+// libpg_query, PostgreSQL's own parser (pure Go: compiled to WebAssembly
+// and run by wazero), after cutting out the INTERLEAVE clause it does not
+// know. As in GoogleSQL, only CREATE TABLE and CREATE INDEX are accepted.
+func ParsePostgreSQL(stmts []string) (*Schema, error) {
+	s := &Schema{PostgreSQL: true}
+	for i, text := range stmts {
+		if err := s.addPG(text); err != nil {
+			return nil, &StatementError{Index: i, Err: err}
+		}
+	}
+	return s, nil
+}
+
+func (s *Schema) addPG(text string) error {
+	parent, isParent := "", false
+	if m := interleave.FindStringSubmatch(text); m != nil {
+		parent, isParent = pgIdent(m[3]), m[2] != ""
+		text = m[1] + m[5]
+		if m[4] != "" && !isParent {
+			return fmt.Errorf("ON DELETE belongs to INTERLEAVE IN PARENT of a table")
+		}
+	}
+	stmt, err := parsePG(text)
+	if err != nil {
+		return err
+	}
+	switch n := stmt.Node.(type) {
+	case *pg.Node_CreateStmt:
+		if parent != "" && !isParent {
+			return fmt.Errorf("a table is interleaved with INTERLEAVE IN PARENT, an index with INTERLEAVE IN")
+		}
+		return s.addPGTable(n.CreateStmt, parent)
+	case *pg.Node_IndexStmt:
+		if isParent {
+			return fmt.Errorf("an index is interleaved with INTERLEAVE IN, a table with INTERLEAVE IN PARENT")
+		}
+		return s.addPGIndex(n.IndexStmt)
+	}
+	return fmt.Errorf("only CREATE TABLE and CREATE INDEX are supported")
+}
+
+// parsePG parses exactly one statement.
+func parsePG(text string) (*pg.Node, error) {
+	tree, err := pgquery.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("does not parse: %s", firstLine(err.Error()))
+	}
+	if len(tree.Stmts) != 1 {
+		return nil, fmt.Errorf("holds %d statements; give one per item", len(tree.Stmts))
+	}
+	return tree.Stmts[0].Stmt, nil
+}
+
+// pgIdent is an identifier as PostgreSQL stores it: quoted as written,
+// unquoted folded to lower case.
+func pgIdent(id string) string {
+	if strings.HasPrefix(id, `"`) {
+		return strings.ReplaceAll(id[1:len(id)-1], `""`, `"`)
+	}
+	return strings.ToLower(id)
+}
+
+func (s *Schema) addPGTable(d *pg.CreateStmt, parent string) error {
+	t := &Table{Name: d.Relation.Relname}
+	if s.Table(t.Name) != nil {
+		return fmt.Errorf("table %s is created twice", t.Name)
+	}
+	var keys []string
+	for _, e := range d.TableElts {
+		switch e := e.Node.(type) {
+		case *pg.Node_ColumnDef:
+			col, key, err := pgColumn(e.ColumnDef)
+			if err != nil {
+				return err
+			}
+			t.Columns = append(t.Columns, col)
+			if key {
+				keys = append(keys, col.Name)
+			}
+		case *pg.Node_Constraint:
+			if e.Constraint.Contype == pg.ConstrType_CONSTR_PRIMARY {
+				keys = append(keys, stringNodes(e.Constraint.Keys)...)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("table %s has no PRIMARY KEY", t.Name)
+	}
+	for _, k := range keys {
+		c := t.Column(k)
+		if c == nil {
+			return fmt.Errorf("table %s: primary key column %s is not a column of the table", t.Name, k)
+		}
+		t.Key = append(t.Key, c.Name)
+	}
+	if parent != "" {
+		p := s.Table(parent)
+		if p == nil {
+			return fmt.Errorf("table %s: is interleaved in %s, which no earlier statement creates", t.Name, parent)
+		}
+		t.Parent = p.Name
+	}
+	s.Tables = append(s.Tables, t)
+	return nil
+}
+
+// pgColumn reads a column definition; key is an inline PRIMARY KEY.
+func pgColumn(c *pg.ColumnDef) (col *Column, key bool, err error) {
+	col = &Column{Name: c.Colname, NotNull: c.IsNotNull}
+	names := stringNodes(c.TypeName.Names)
+	typ := names[len(names)-1]
+	col.Array = len(c.TypeName.ArrayBounds) > 0
+	switch {
+	case len(names) == 2 && names[0] == "spanner" && typ == "commit_timestamp":
+		col.Type, col.CommitTimestamp = "TIMESTAMP", true
+	case len(names) == 1 || names[0] == "pg_catalog":
+		col.Type = pgTypes[typ]
+	}
+	if col.Type == "" {
+		return nil, false, fmt.Errorf("column %s: type %s is not supported", col.Name, strings.Join(names, "."))
+	}
+	for _, n := range c.Constraints {
+		switch n.GetConstraint().GetContype() {
+		case pg.ConstrType_CONSTR_NOTNULL:
+			col.NotNull = true
+		case pg.ConstrType_CONSTR_PRIMARY:
+			key = true
+		}
+	}
+	return col, key, nil
+}
+
+func (s *Schema) addPGIndex(d *pg.IndexStmt) error {
+	ix := &Index{Name: d.Idxname, Table: d.Relation.Relname}
+	t := s.Table(ix.Table)
+	if t == nil {
+		return fmt.Errorf("index %s: table %s is not created by an earlier statement", ix.Name, ix.Table)
+	}
+	ix.Table = t.Name
+	for _, p := range d.IndexParams {
+		name := p.GetIndexElem().GetName()
+		c := t.Column(name)
+		if c == nil {
+			return fmt.Errorf("index %s: column %s is not a column of table %s", ix.Name, name, t.Name)
+		}
+		ix.Columns = append(ix.Columns, c.Name)
+	}
+	s.Indexes = append(s.Indexes, ix)
+	return nil
+}
+
+// stringNodes are the values of a list of String nodes (names).
+func stringNodes(ns []*pg.Node) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		if v := n.GetString_(); v != nil {
+			out = append(out, v.Sval)
+		}
+	}
+	return out
+}
