@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/spanner/serverstats"
 )
 
@@ -77,5 +78,26 @@ spanbench_run_server_transaction_latency_seconds{namespace="bench",operation="up
 	if err := testutil.CollectAndCompare(serverStatsCollector{run}, strings.NewReader(want), "spanbench_run_server_latency_seconds",
 		"spanbench_run_server_lock_wait_seconds", "spanbench_run_server_transaction_latency_seconds"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestClientCountsFollowTheTablesRead: when the collection reads the
+// 10-minute tables, the client's operations are counted per 10-minute
+// interval of the window (whole intervals only), not per minute.
+func TestClientCountsFollowTheTablesRead(t *testing.T) {
+	start := time.Date(2026, 11, 24, 11, 59, 40, 0, time.UTC)
+	doc := &result.Document{Start: start, IntervalSeconds: 10, Totals: []result.Operation{{Name: "read", Type: "Read"}}}
+	for i := range 124 { // 11:59:40 to 12:20:20, 7 operations each 10 s
+		doc.Intervals = append(doc.Intervals, result.Interval{Index: i,
+			Operations: []result.IntervalOperation{{Name: "read", Counts: result.Counts{OK: 7}}}})
+	}
+	w := serverstats.Window{Start: start, End: start.Add(20*time.Minute + 40*time.Second)}
+	ops, apportioned, err := clientMinuteCounts(doc, w, serverstats.TenMinute, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten, twenty := time.Date(2026, 11, 24, 12, 10, 0, 0, time.UTC), time.Date(2026, 11, 24, 12, 20, 0, 0, time.UTC)
+	if got := ops[0].Ops; got[ten] != 60*7 || got[twenty] != 60*7 || apportioned != 0 {
+		t.Errorf("client counts per 10 minutes = %v (%d apportioned), want 420 in each of the intervals ending 12:10 and 12:20", got, apportioned)
 	}
 }
