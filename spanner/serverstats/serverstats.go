@@ -1,11 +1,14 @@
 // Package serverstats reads Spanner's own statistics of a run's operations
-// from the SPANNER_SYS minute tables (QUERY_STATS_TOP_MINUTE,
-// READ_STATS_TOP_MINUTE, TXN_STATS_TOP_MINUTE), joins them to the client's
-// exact operation counts by request and transaction tag, and reports server
-// figures per logical operation: CPU with the per-split correction, the
-// executions-per-operation factor, latency, rows, bytes, and aborts and
-// commit latency for transactions. docs/server-stats.md explains each
-// figure, its delay and its accuracy.
+// from the SPANNER_SYS tables (QUERY_STATS_TOP_*, READ_STATS_TOP_*,
+// TXN_STATS_TOP_*, LOCK_STATS_TOP_*: the minute tables, or the 10-minute
+// or hour ones once the minute tables dropped the run), joins them to the
+// client's exact operation counts by request and transaction tag, and
+// reports server figures per logical operation: CPU with the per-split
+// correction, the executions-per-operation factor, latency (average, and
+// p50/p99 from the merged latency histograms), rows, bytes, aborts and
+// commit latency for transactions, and lock wait from the sampled lock
+// requests. docs/server-stats.md explains each figure, its delay and its
+// accuracy.
 //
 // It is Spanner access, used by the manager (which holds the identity that
 // may read SPANNER_SYS); it imports neither Kubernetes nor the load engine.

@@ -319,7 +319,7 @@ func checkLatencyPercentiles(t *testing.T, read, sql *serverstats.StatementStats
 	fast := total - sqlSlow // all in [2 ms, 4 ms)
 	near(t, "sql: latency p50, interpolated in [2 ms, 4 ms)", sql.LatencyP50Seconds, 0.002+0.002*(0.5*total)/fast)
 	// The 99th percentile falls among the slow executions of [32 ms, 64 ms);
-	// the mean of the two minutes' own p99s would read about 26 ms.
+	// the mean of the two minutes' own p99s would read 29.6 ms.
 	near(t, "sql: latency p99 of the merged minutes", sql.LatencyP99Seconds, 0.032+0.032*(0.99*total-fast)/sqlSlow)
 	if sql.LatencyDistributionCount != 2*sqlOpsPerMinute {
 		t.Errorf("sql: histograms hold %d executions, want %d", sql.LatencyDistributionCount, 2*sqlOpsPerMinute)
