@@ -88,7 +88,7 @@ func serverFigures(o *result.ServerOperation) *v1alpha1.ServerOperationFigures {
 	f := &v1alpha1.ServerOperationFigures{}
 	if len(o.NotCaptured) > 0 {
 		f.NotCapturedIn = shorten(strings.Join(o.NotCaptured, "; "), 512)
-		f.NotCaptured = o.Statements == nil && o.Transactions == nil
+		f.NotCaptured = o.Statements == nil && o.Transactions == nil && o.Locks == nil
 	}
 	if st := o.Statements; st != nil {
 		f.Coverage = decimal(&st.Coverage)

@@ -42,6 +42,9 @@ func TestServerFiguresCarryPercentilesLockWaitAndTheTablesRead(t *testing.T) {
 			{Name: "update", ClientOps: 50, Transactions: &serverstats.TransactionStats{Minutes: 1, Coverage: 1, ClientOps: 50,
 				Attempts: 50, TotalLatencyP99Seconds: fp(0.01592)},
 				Locks: &serverstats.LockStats{Samples: 6, Ranges: 3, WaitSecondsInvolved: 3.5, WaitSecondsShare: 3}},
+			// TXN_STATS dropped the delete, but its lock requests were sampled.
+			{Name: "delete", ClientOps: 5, NotCaptured: []string{"transaction tag: no row in TXN_STATS_TOP_10MINUTE"},
+				Locks: &serverstats.LockStats{Samples: 1, Ranges: 1, WaitSecondsInvolved: 0.5, WaitSecondsShare: 0.5}},
 		},
 		LockRanges: []serverstats.LockRange{{Key: "usertable(user42)", WaitSeconds: 3, Intervals: 2, Operations: []string{"update"}}},
 	}
@@ -51,7 +54,7 @@ func TestServerFiguresCarryPercentilesLockWaitAndTheTablesRead(t *testing.T) {
 		t.Fatalf("the server section lost the tables read, the lock ranges, the lock wait or the p99: %+v", sec)
 	}
 	run := &v1alpha1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "r"}}
-	run.Status.Operations = []v1alpha1.OperationResult{{Name: "query"}, {Name: "read"}, {Name: "update"}}
+	run.Status.Operations = []v1alpha1.OperationResult{{Name: "query"}, {Name: "read"}, {Name: "update"}, {Name: "delete"}}
 	applyServerStats(&run.Status, sec)
 	q, u := run.Status.Operations[0].Server, run.Status.Operations[2].Server
 	if q.LatencyP50 == nil || q.LatencyP50.Duration != 3*time.Millisecond || q.LatencyP99 == nil || q.LatencyP99.Duration != 46600*time.Microsecond {
@@ -59,6 +62,10 @@ func TestServerFiguresCarryPercentilesLockWaitAndTheTablesRead(t *testing.T) {
 	}
 	if u.TransactionLatencyP99 == nil || u.TransactionLatencyP99.Duration != 15920*time.Microsecond || u.LockWait == nil || u.LockWait.Duration != 3*time.Second {
 		t.Errorf("update: status transaction p99 %v lock wait %v, want 15.92ms and 3s", u.TransactionLatencyP99, u.LockWait)
+	}
+	if d := run.Status.Operations[3].Server; d.NotCaptured || d.LockWait == nil || d.LockWait.Duration != 500*time.Millisecond ||
+		!strings.Contains(d.NotCapturedIn, "TXN_STATS") {
+		t.Errorf("delete: status %+v, want its lock wait 500ms and TXN_STATS named as missing, not the whole operation not captured", d)
 	}
 	if run.Status.ServerStats.Granularity != "10MINUTE" {
 		t.Errorf("status.serverStats.granularity = %q, want 10MINUTE", run.Status.ServerStats.Granularity)
@@ -70,6 +77,7 @@ spanbench_run_server_latency_seconds{namespace="bench",operation="query",quantil
 spanbench_run_server_latency_seconds{namespace="bench",operation="query",quantile="0.99",run="r"} 0.0466
 # HELP spanbench_run_server_lock_wait_seconds A finished run's operation's estimated lock wait over the statistics intervals read, from SPANNER_SYS lock samples.
 # TYPE spanbench_run_server_lock_wait_seconds gauge
+spanbench_run_server_lock_wait_seconds{namespace="bench",operation="delete",run="r"} 0.5
 spanbench_run_server_lock_wait_seconds{namespace="bench",operation="update",run="r"} 3
 # HELP spanbench_run_server_transaction_latency_seconds Spanner's total latency per read-write transaction attempt of a finished run at quantile=0.99, from the merged SPANNER_SYS histograms.
 # TYPE spanbench_run_server_transaction_latency_seconds gauge

@@ -53,7 +53,12 @@ func newServerView(s *result.Server) *serverView {
 	for _, o := range s.Operations {
 		st, tx := o.Statements, o.Transactions
 		if st == nil && tx == nil {
-			v.Rows = append(v.Rows, serverRow{Name: o.Name, NotCaptured: true})
+			// A lock sample may carry a tag the TOP tables did not keep.
+			row := serverRow{Name: o.Name, NotCaptured: true, LockWait: "-"}
+			if o.Locks != nil {
+				row.LockWait = seconds(&o.Locks.WaitSecondsShare)
+			}
+			v.Rows = append(v.Rows, row)
 			continue
 		}
 		if st == nil {

@@ -110,9 +110,10 @@ type ServerStatsSummary struct {
 // no floating-point numbers); durations have nanosecond resolution.
 type ServerOperationFigures struct {
 	// notCaptured is true when Spanner's TOP statistics tables held no row
-	// of the operation's tags in any minute read: its server figures are
-	// unknown (the tables keep only each minute's costliest shapes), never
-	// zero. The other fields are then absent.
+	// of the operation's tags in any minute read and no sampled lock
+	// request carried its transaction tag: its server figures are unknown
+	// (the tables keep only each minute's costliest shapes), never zero.
+	// The other fields are then absent.
 	// +optional
 	NotCaptured bool `json:"notCaptured,omitempty"`
 

@@ -28,8 +28,13 @@ func writeServerTable(w io.Writer, s *Server) error {
 	var noPercentiles []string
 	for _, o := range s.Operations {
 		st, tx := o.Statements, o.Transactions
+		var lockWait *float64
+		if o.Locks != nil {
+			lockWait = &o.Locks.WaitSecondsShare
+		}
 		if st == nil && tx == nil {
-			fmt.Fprintf(tw, "%s\tnot captured\t\t\t\t\t\t\t\t\t\t\t\t\t\n", o.Name)
+			// A lock sample may carry a tag the TOP tables did not keep.
+			fmt.Fprintf(tw, "%s\tnot captured\t\t\t\t\t\t\t\t\t\t\t\t%s\t\n", o.Name, lockCell(lockWait))
 			continue
 		}
 		if st != nil && st.LatencyP99Seconds == nil {
@@ -40,10 +45,6 @@ func writeServerTable(w io.Writer, s *Server) error {
 		}
 		if tx == nil {
 			tx = &ServerTransactions{}
-		}
-		var lockWait *float64
-		if o.Locks != nil {
-			lockWait = &o.Locks.WaitSecondsShare
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", o.Name, secs(st.CPUSecondsPerOp),
 			num(st.ExecutionsPerOp), secs(st.CPUSecondsPerExecution), secs(st.LatencySeconds), secs(st.LatencyP50Seconds),
@@ -58,6 +59,14 @@ func writeServerTable(w io.Writer, s *Server) error {
 		fmt.Fprintf(w, "server note: %s\n", n)
 	}
 	return nil
+}
+
+// lockCell is a not-captured row's lock wait: empty when none was sampled.
+func lockCell(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return secs(v)
 }
 
 // writeServerLines prints what the table has no column for: operations

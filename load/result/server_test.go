@@ -143,3 +143,25 @@ func TestServerTableShowsPercentilesLocksAndTheTablesRead(t *testing.T) {
 		}
 	}
 }
+
+// TestServerTableShowsTheLockWaitOfAnOperationNotCaptured: a lock sample
+// may carry a transaction tag the TOP tables did not keep; its wait still
+// prints beside "not captured".
+func TestServerTableShowsTheLockWaitOfAnOperationNotCaptured(t *testing.T) {
+	d := docWithIntervals(t, "", []int{10, 10}, []int64{1000, 1000})
+	d.Server = seedServer()
+	d.Server.Operations[1].Locks = &ServerLocks{Samples: 1, Ranges: 1, WaitSecondsInvolved: 0.5, WaitSecondsShare: 0.5}
+	var b bytes.Buffer
+	if err := WriteTable(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.Contains(line, "update") && strings.Contains(line, "not captured") {
+			if !strings.HasSuffix(strings.TrimSpace(line), "500ms") {
+				t.Errorf("the update's row %q does not end with its lock wait 500ms", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no not-captured row for the update:\n%s", b.String())
+}
