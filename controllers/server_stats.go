@@ -278,7 +278,10 @@ func spannerDesc(err error) string {
 // and reads the statistics of its operations over its measured window.
 func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) (*serverstats.Result, int64, error) {
 	w := serverStatsWindow(doc)
-	ops, apportioned, err := clientMinuteCounts(doc, w, run.Name)
+	// The finest tables still holding the window: the minute tables
+	// unless the collection comes more than 6 hours after the run.
+	g := serverstats.ChooseGranularity(w, r.now())
+	ops, apportioned, err := clientMinuteCounts(doc, w, g, run.Name)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -293,21 +296,23 @@ func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alp
 		return nil, 0, err
 	}
 	defer s.Close()
-	col := r.ServerStats.collector(run, serverstats.Collector{Clock: r.Clock})
+	col := r.ServerStats.collector(run, serverstats.Collector{Clock: r.Clock, Granularity: g})
 	res, err := col.Collect(ctx, s.Client, w, ops)
 	return res, apportioned, err
 }
 
 // clientMinuteCounts are the client's exact counts of logical operations
 // (successful, not found or failed, each once whatever its retries) per
-// statistics minute of w, from the intervals that overlap w's whole
-// minutes; apportioned counts those split between minutes.
-func clientMinuteCounts(doc *result.Document, w serverstats.Window, run string) ([]serverstats.Operation, int64, error) {
+// statistics interval of g (minutes, or the coarser tables' intervals) of
+// w, from the report's intervals that overlap w's whole statistics
+// intervals; apportioned counts those split between two.
+func clientMinuteCounts(doc *result.Document, w serverstats.Window, g serverstats.Granularity, run string) (
+	[]serverstats.Operation, int64, error) {
 	iv := time.Duration(doc.IntervalSeconds * float64(time.Second))
 	if iv <= 0 {
 		return nil, 0, errors.New("the report has no interval length")
 	}
-	a := w.Aligned()
+	a := w.AlignedTo(g.Length)
 	first := max(int(a.Start.Sub(doc.Start)/iv), 0)
 	last := int(a.End.Sub(doc.Start) / iv) // the interval holding the window's end
 	counts := map[string][]int64{}
@@ -333,7 +338,7 @@ func clientMinuteCounts(doc *result.Document, w serverstats.Window, run string) 
 	var ops []serverstats.Operation
 	var apportioned int64
 	for _, t := range doc.Totals {
-		m, ap, err := serverstats.MinuteCounts(start, iv, counts[t.Name])
+		m, ap, err := serverstats.IntervalCounts(start, iv, counts[t.Name], g.Length)
 		if err != nil {
 			return nil, 0, err
 		}

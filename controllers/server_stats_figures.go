@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
@@ -20,22 +21,34 @@ import (
 // serverSection is the report's record of a collection.
 func serverSection(res *serverstats.Result, source string, apportioned int64, now time.Time) *result.Server {
 	s := &result.Server{Version: result.ServerSchemaVersion, Source: source, CollectedAt: now.UTC(),
-		Minutes: res.Minutes, ApportionedOps: apportioned, Notes: res.Notes}
+		Granularity: res.Granularity.Suffix, Minutes: res.Minutes, ApportionedOps: apportioned, Notes: res.Notes}
+	for _, r := range res.LockRanges {
+		s.LockRanges = append(s.LockRanges, result.ServerLockRange{Key: r.Key, WaitSeconds: r.WaitSeconds,
+			Intervals: r.Intervals, Operations: r.Operations, Columns: r.Columns, Modes: r.Modes})
+	}
 	for _, o := range res.Operations {
 		op := result.ServerOperation{Name: o.Name, ClientOps: o.ClientOps, NotCaptured: o.NotCaptured}
+		if l := o.Locks; l != nil {
+			op.Locks = &result.ServerLocks{Samples: l.Samples, Ranges: l.Ranges, WaitSecondsInvolved: l.WaitSecondsInvolved,
+				WaitSecondsShare: l.WaitSecondsShare, Columns: l.Columns, Modes: l.Modes}
+		}
 		if st := o.Statements; st != nil {
 			op.Statements = &result.ServerStatements{Minutes: st.Minutes, Coverage: st.Coverage, ClientOps: st.ClientOps,
 				Executions: st.Executions, ExecutionsPerOp: st.ExecutionsPerOp, CPUSecondsPerExecution: st.CPUSecondsPerExecution,
 				CPUSecondsPerOp: st.CPUSecondsPerOp, LatencySeconds: st.LatencySeconds, RowsPerOp: st.RowsPerOp,
 				RowsScannedPerOp: st.RowsScannedPerOp, BytesPerOp: st.BytesPerOp,
-				RemoteServerCallsPerExecution: st.RemoteServerCallsPerExecution}
+				RemoteServerCallsPerExecution: st.RemoteServerCallsPerExecution,
+				LatencyP50Seconds:             st.LatencyP50Seconds, LatencyP99Seconds: st.LatencyP99Seconds,
+				LatencyDistributionCount: st.LatencyDistributionCount}
 		}
 		if tx := o.Transactions; tx != nil {
 			op.Transactions = &result.ServerTransactions{Minutes: tx.Minutes, Coverage: tx.Coverage, ClientOps: tx.ClientOps,
 				Attempts: tx.Attempts, AttemptsPerOp: tx.AttemptsPerOp, CommitAttempts: tx.CommitAttempts,
 				CommitAborts: tx.CommitAborts, CommitRetries: tx.CommitRetries, AbortRate: tx.AbortRate,
 				CommitLatencySeconds: tx.CommitLatencySeconds, TotalLatencySeconds: tx.TotalLatencySeconds,
-				Participants: tx.Participants, BytesPerAttempt: tx.BytesPerAttempt}
+				Participants: tx.Participants, BytesPerAttempt: tx.BytesPerAttempt,
+				TotalLatencyP50Seconds: tx.TotalLatencyP50Seconds, TotalLatencyP99Seconds: tx.TotalLatencyP99Seconds,
+				TotalLatencyDistributionCount: tx.TotalLatencyDistributionCount}
 		}
 		s.Operations = append(s.Operations, op)
 	}
@@ -53,6 +66,7 @@ func applyServerStats(status *v1alpha1.BenchmarkRunStatus, s *result.Server) {
 		status.ServerStats = sum
 	}
 	sum.Source, sum.Minutes, sum.ApportionedOperations = s.Source, int32(len(s.Minutes)), s.ApportionedOps
+	sum.Granularity = cmp.Or(s.Granularity, serverstats.Minute.Suffix)
 	sum.CollectionTime = &metav1.Time{Time: s.CollectedAt}
 	sum.Notes = nil
 	for i, n := range s.Notes {
@@ -74,7 +88,7 @@ func serverFigures(o *result.ServerOperation) *v1alpha1.ServerOperationFigures {
 	f := &v1alpha1.ServerOperationFigures{}
 	if len(o.NotCaptured) > 0 {
 		f.NotCapturedIn = shorten(strings.Join(o.NotCaptured, "; "), 512)
-		f.NotCaptured = o.Statements == nil && o.Transactions == nil
+		f.NotCaptured = o.Statements == nil && o.Transactions == nil && o.Locks == nil
 	}
 	if st := o.Statements; st != nil {
 		f.Coverage = decimal(&st.Coverage)
@@ -82,6 +96,7 @@ func serverFigures(o *result.ServerOperation) *v1alpha1.ServerOperationFigures {
 		f.ExecutionsPerOperation = decimal(st.ExecutionsPerOp)
 		f.CPUPerOperation, f.CPUPerExecution = seconds(st.CPUSecondsPerOp), seconds(st.CPUSecondsPerExecution)
 		f.LatencyAvg = seconds(st.LatencySeconds)
+		f.LatencyP50, f.LatencyP99 = seconds(st.LatencyP50Seconds), seconds(st.LatencyP99Seconds)
 		f.RowsReturnedPerOperation, f.RowsScannedPerOperation = decimal(st.RowsPerOp), decimal(st.RowsScannedPerOp)
 		f.BytesPerOperation = decimal(st.BytesPerOp)
 	}
@@ -92,6 +107,10 @@ func serverFigures(o *result.ServerOperation) *v1alpha1.ServerOperationFigures {
 		f.TransactionAttemptsPerOperation = decimal(tx.AttemptsPerOp)
 		f.CommitAbortRate = decimal(tx.AbortRate)
 		f.CommitLatencyAvg = seconds(tx.CommitLatencySeconds)
+		f.TransactionLatencyP99 = seconds(tx.TotalLatencyP99Seconds)
+	}
+	if l := o.Locks; l != nil {
+		f.LockWait = seconds(&l.WaitSecondsShare)
 	}
 	return f
 }

@@ -25,13 +25,21 @@ var (
 		"Rows per logical operation of a finished run, from SPANNER_SYS: kind=returned or scanned.", append(opLabels, "kind"), nil)
 	descServerCoverage = prometheus.NewDesc("spanbench_run_server_coverage_ratio",
 		"Share of a finished run's client operations in minutes where Spanner's TOP statistics had the operation's row.", opLabels, nil)
+	descServerLatencyQuantile = prometheus.NewDesc("spanbench_run_server_latency_seconds",
+		"Spanner's server latency per execution of a finished run's queries at quantile=0.5 or 0.99, from the merged SPANNER_SYS latency histograms.",
+		append(opLabels, "quantile"), nil)
+	descServerTxnLatency = prometheus.NewDesc("spanbench_run_server_transaction_latency_seconds",
+		"Spanner's total latency per read-write transaction attempt of a finished run at quantile=0.99, from the merged SPANNER_SYS histograms.",
+		append(opLabels, "quantile"), nil)
+	descServerLockWait = prometheus.NewDesc("spanbench_run_server_lock_wait_seconds",
+		"A finished run's operation's estimated lock wait over the statistics intervals read, from SPANNER_SYS lock samples.", opLabels, nil)
 	descServerNotCaptured = prometheus.NewDesc("spanbench_run_server_not_captured",
 		"An operation of a finished run that Spanner's TOP statistics tables did not capture in any minute read (its server figures are unknown, not zero); always 1.", opLabels, nil)
 )
 
 // serverStatsDescs are the series' descriptions, for Describe.
 var serverStatsDescs = []*prometheus.Desc{descServerCPU, descServerExecutions, descServerLatency, descServerRows,
-	descServerCoverage, descServerNotCaptured}
+	descServerCoverage, descServerNotCaptured, descServerLatencyQuantile, descServerTxnLatency, descServerLockWait}
 
 // collectServerStats serves run's server figures.
 func collectServerStats(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun) {
@@ -47,6 +55,10 @@ func collectServerStats(ch chan<- prometheus.Metric, run *v1alpha1.BenchmarkRun)
 		}
 		sendDuration(ch, descServerCPU, s.CPUPerOperation, ns, name, op.Name)
 		sendDuration(ch, descServerLatency, s.LatencyAvg, ns, name, op.Name)
+		sendDuration(ch, descServerLatencyQuantile, s.LatencyP50, ns, name, op.Name, "0.5")
+		sendDuration(ch, descServerLatencyQuantile, s.LatencyP99, ns, name, op.Name, "0.99")
+		sendDuration(ch, descServerTxnLatency, s.TransactionLatencyP99, ns, name, op.Name, "0.99")
+		sendDuration(ch, descServerLockWait, s.LockWait, ns, name, op.Name)
 		sendDecimal(ch, descServerExecutions, s.ExecutionsPerOperation, ns, name, op.Name)
 		sendDecimal(ch, descServerCoverage, s.Coverage, ns, name, op.Name)
 		sendDecimal(ch, descServerRows, s.RowsReturnedPerOperation, ns, name, op.Name, "returned")

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spanbench/spanbench/load/result"
 )
@@ -16,8 +18,12 @@ import (
 type serverView struct {
 	Source  string
 	Minutes int
-	Rows    []serverRow
-	Notes   []string
+	// Unit names the intervals read: minute(s), or the coarser tables'.
+	Unit  string
+	Rows  []serverRow
+	Notes []string
+	// Locks are the most contended row ranges, one line each.
+	Locks []string
 }
 
 // serverRow is one operation's statistics; NotCaptured leaves the rest
@@ -26,18 +32,33 @@ type serverRow struct {
 	Name                                                     string
 	NotCaptured                                              bool
 	CPUPerOp, ExecutionsPerOp, CPUPerExecution, LatencyAvg   string
+	P50, P99                                                 string
 	RowsPerOp, ScannedPerOp, Coverage, AttemptsPerOp, Commit string
+	TxnP99, LockWait                                         string
 }
 
 func newServerView(s *result.Server) *serverView {
 	if s == nil {
 		return nil
 	}
-	v := &serverView{Source: s.Source, Minutes: len(s.Minutes), Notes: s.Notes}
+	v := &serverView{Source: s.Source, Minutes: len(s.Minutes), Unit: "minute(s)", Notes: s.Notes}
+	if s.Granularity != "" && s.Granularity != "MINUTE" {
+		v.Unit = s.Granularity + " interval(s), from the " + s.Granularity + " tables"
+	}
+	for _, r := range s.LockRanges {
+		v.Locks = append(v.Locks, fmt.Sprintf("%s: %s lock wait over %d interval(s); operations %s; columns %s; modes %s",
+			r.Key, seconds(&r.WaitSeconds), r.Intervals, strings.Join(r.Operations, ", "), strings.Join(r.Columns, ", "),
+			strings.Join(r.Modes, ", ")))
+	}
 	for _, o := range s.Operations {
 		st, tx := o.Statements, o.Transactions
 		if st == nil && tx == nil {
-			v.Rows = append(v.Rows, serverRow{Name: o.Name, NotCaptured: true})
+			// A lock sample may carry a tag the TOP tables did not keep.
+			row := serverRow{Name: o.Name, NotCaptured: true, LockWait: "-"}
+			if o.Locks != nil {
+				row.LockWait = seconds(&o.Locks.WaitSecondsShare)
+			}
+			v.Rows = append(v.Rows, row)
 			continue
 		}
 		if st == nil {
@@ -46,10 +67,19 @@ func newServerView(s *result.Server) *serverView {
 		if tx == nil {
 			tx = &result.ServerTransactions{}
 		}
-		v.Rows = append(v.Rows, serverRow{Name: o.Name, CPUPerOp: seconds(st.CPUSecondsPerOp), ExecutionsPerOp: figure3(st.ExecutionsPerOp),
-			CPUPerExecution: seconds(st.CPUSecondsPerExecution), LatencyAvg: seconds(st.LatencySeconds), RowsPerOp: figure3(st.RowsPerOp),
+		row := serverRow{Name: o.Name, CPUPerOp: seconds(st.CPUSecondsPerOp), ExecutionsPerOp: figure3(st.ExecutionsPerOp),
+			CPUPerExecution: seconds(st.CPUSecondsPerExecution), LatencyAvg: seconds(st.LatencySeconds),
+			P50: seconds(st.LatencyP50Seconds), P99: seconds(st.LatencyP99Seconds), RowsPerOp: figure3(st.RowsPerOp),
 			ScannedPerOp: figure3(st.RowsScannedPerOp), Coverage: strconv.FormatFloat(st.Coverage, 'f', 3, 64),
-			AttemptsPerOp: figure3(tx.AttemptsPerOp), Commit: seconds(tx.CommitLatencySeconds)})
+			AttemptsPerOp: figure3(tx.AttemptsPerOp), Commit: seconds(tx.CommitLatencySeconds), TxnP99: seconds(tx.TotalLatencyP99Seconds),
+			LockWait: "-"}
+		if o.Statements != nil && st.LatencyP99Seconds == nil {
+			row.P50, row.P99 = "not captured", "not captured"
+		}
+		if o.Locks != nil {
+			row.LockWait = seconds(&o.Locks.WaitSecondsShare)
+		}
+		v.Rows = append(v.Rows, row)
 	}
 	return v
 }

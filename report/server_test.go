@@ -82,11 +82,14 @@ func TestServerFiguresAreShownOnlyWhenTheDocumentHasThem(t *testing.T) {
 	withServerFigures(run.Doc)
 	page, doc := render(t, run)
 	server := tableCells(doc, "server")
-	if len(server) != 3 || strings.Join(server[1][:3], " ") != "read 564µs 4" || server[1][7] != "1.000" {
+	if len(server) != 3 || strings.Join(server[1][:3], " ") != "read 564µs 4" || server[1][9] != "1.000" {
 		t.Errorf("the server table is %q; want a header, read at 564µs/op over 4 executions with coverage 1.000, and the update", server)
 	}
 	if len(server) == 3 && !strings.Contains(server[2][1], "not captured") {
 		t.Errorf("the update's row is %q; want it said not captured", server[2])
+	}
+	if len(server) == 3 && (server[1][5] != "not captured" || server[1][6] != "not captured") {
+		t.Errorf("the read's p50 and p99 are %q and %q; want not captured (reads have no latency histogram)", server[1][5], server[1][6])
 	}
 	if cpu := tableCells(doc, "cpu"); len(cpu) != 2 || strings.Join(cpu[1], " ") != "high asia-northeast1 52.3 % 61.0 %" {
 		t.Errorf("the CPU table is %q; want high in asia-northeast1 at 52.3 %% mean, 61.0 %% max", cpu)
@@ -96,5 +99,29 @@ func TestServerFiguresAreShownOnlyWhenTheDocumentHasThem(t *testing.T) {
 	}
 	if !strings.Contains(page, "the Server signal ended the warm-up") {
 		t.Error("the page does not say the Server signal ended the warm-up")
+	}
+}
+
+// TestServerPercentilesLockWaitAndTablesAreShown: a query's server p50
+// and p99, a transaction's p99 and lock wait, the contended row ranges
+// and the coarser tables read are on the page.
+func TestServerPercentilesLockWaitAndTablesAreShown(t *testing.T) {
+	run := docRun(t, warmingRun("locks", "read", "update"))
+	d := withServerFigures(run.Doc)
+	d.Server.Granularity = "10MINUTE"
+	d.Server.Operations[0].Statements.LatencyP50Seconds, d.Server.Operations[0].Statements.LatencyP99Seconds = f64(0.003), f64(0.0466)
+	d.Server.Operations[1] = result.ServerOperation{Name: "update", ClientOps: 1000,
+		Transactions: &result.ServerTransactions{Minutes: 1, Coverage: 1, ClientOps: 1000, Attempts: 1000, TotalLatencyP99Seconds: f64(0.01592)},
+		Locks:        &result.ServerLocks{Samples: 6, Ranges: 3, WaitSecondsInvolved: 3.5, WaitSecondsShare: 3}}
+	d.Server.LockRanges = []result.ServerLockRange{{Key: "usertable(user42)", WaitSeconds: 3, Intervals: 2, Operations: []string{"update"}}}
+	page, doc := render(t, run)
+	server := tableCells(doc, "server")
+	if len(server) != 3 || server[1][5] != "3ms" || server[1][6] != "46.6ms" || server[2][12] != "15.9ms" || server[2][13] != "3s" {
+		t.Errorf("the server table is %q; want the read's p50 3ms and p99 46.6ms, the update's txn p99 15.9ms and lock wait 3s", server)
+	}
+	for _, want := range []string{"1 whole 10MINUTE interval(s), from the 10MINUTE tables", "lock contention: usertable(user42): 3s lock wait over 2 interval(s)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }

@@ -68,10 +68,19 @@ type ServerStatsSummary struct {
 	// +optional
 	WindowEnd *metav1.Time `json:"windowEnd,omitempty"`
 
-	// minutes is how many whole minutes were read.
+	// minutes is how many whole statistics intervals were read: minutes,
+	// or the intervals of the tables granularity names.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Minutes int32 `json:"minutes,omitempty"`
+
+	// granularity is the statistics tables read: MINUTE (the *_TOP_MINUTE
+	// tables, kept 6 hours), or 10MINUTE (kept 4 days) or HOUR (kept 30
+	// days) when the collection came after the finer tables had dropped
+	// the run. Coarser intervals hold fewer whole intervals of the window.
+	// +optional
+	// +kubebuilder:validation:Enum=MINUTE;"10MINUTE";HOUR
+	Granularity string `json:"granularity,omitempty"`
 
 	// apportionedOperations is how many of the client's operations were
 	// spread over two minutes in proportion to time, because their
@@ -101,9 +110,10 @@ type ServerStatsSummary struct {
 // no floating-point numbers); durations have nanosecond resolution.
 type ServerOperationFigures struct {
 	// notCaptured is true when Spanner's TOP statistics tables held no row
-	// of the operation's tags in any minute read: its server figures are
-	// unknown (the tables keep only each minute's costliest shapes), never
-	// zero. The other fields are then absent.
+	// of the operation's tags in any minute read and no sampled lock
+	// request carried its transaction tag: its server figures are unknown
+	// (the tables keep only each minute's costliest shapes), never zero.
+	// The other fields are then absent.
 	// +optional
 	NotCaptured bool `json:"notCaptured,omitempty"`
 
@@ -154,6 +164,18 @@ type ServerOperationFigures struct {
 	// +optional
 	LatencyAvg *metav1.Duration `json:"latencyAvg,omitempty"`
 
+	// latencyP50 is the server's median latency per execution, read from
+	// Spanner's latency histograms (LATENCY_DISTRIBUTION) of the intervals
+	// read, merged; queries only. Absent when no histogram was captured
+	// (reads have none): not captured, not zero.
+	// +optional
+	LatencyP50 *metav1.Duration `json:"latencyP50,omitempty"`
+
+	// latencyP99 is the server's 99th-percentile latency per execution,
+	// from the same merged histograms as latencyP50.
+	// +optional
+	LatencyP99 *metav1.Duration `json:"latencyP99,omitempty"`
+
 	// rowsReturnedPerOperation is rows returned per logical operation.
 	// +optional
 	// +kubebuilder:validation:MaxLength=24
@@ -191,4 +213,19 @@ type ServerOperationFigures struct {
 	// (AVG_COMMIT_LATENCY_SECONDS weighted by commit attempts).
 	// +optional
 	CommitLatencyAvg *metav1.Duration `json:"commitLatencyAvg,omitempty"`
+
+	// transactionLatencyP99 is the 99th percentile of the read-write
+	// transactions' total latency per attempt (first operation to commit
+	// or abort), from the merged TOTAL_LATENCY_DISTRIBUTION histograms.
+	// +optional
+	TransactionLatencyP99 *metav1.Duration `json:"transactionLatencyP99,omitempty"`
+
+	// lockWait is the operation's estimated lock wait over the intervals
+	// read: the LOCK_WAIT_SECONDS of each contended row range whose sampled
+	// lock requests carry its transaction tag, apportioned by its share of
+	// the samples (Spanner samples up to 20 requests a range, waiters and
+	// holders alike). Absent when no sample carried its tag: no
+	// contention seen or none sampled, not zero.
+	// +optional
+	LockWait *metav1.Duration `json:"lockWait,omitempty"`
 }

@@ -1578,8 +1578,28 @@ func (in *ServerOperationFigures) DeepCopyInto(out *ServerOperationFigures) {
 		*out = new(v1.Duration)
 		**out = **in
 	}
+	if in.LatencyP50 != nil {
+		in, out := &in.LatencyP50, &out.LatencyP50
+		*out = new(v1.Duration)
+		**out = **in
+	}
+	if in.LatencyP99 != nil {
+		in, out := &in.LatencyP99, &out.LatencyP99
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.CommitLatencyAvg != nil {
 		in, out := &in.CommitLatencyAvg, &out.CommitLatencyAvg
+		*out = new(v1.Duration)
+		**out = **in
+	}
+	if in.TransactionLatencyP99 != nil {
+		in, out := &in.TransactionLatencyP99, &out.TransactionLatencyP99
+		*out = new(v1.Duration)
+		**out = **in
+	}
+	if in.LockWait != nil {
+		in, out := &in.LockWait, &out.LockWait
 		*out = new(v1.Duration)
 		**out = **in
 	}

@@ -85,6 +85,15 @@ func TestServerSectionCheckRefusesWhatNoCollectionWrites(t *testing.T) {
 		"NaN figure":        func(s *Server) { s.Operations[0].Statements.CPUSecondsPerOp = f64(nan()) },
 		"coverage above 1":  func(s *Server) { s.Operations[0].Statements.Coverage = 2 },
 		"too many minutes":  func(s *Server) { s.Minutes = make([]time.Time, 2000) },
+		"granularity":       func(s *Server) { s.Granularity = "DAY" },
+		"NaN p99":           func(s *Server) { s.Operations[0].Statements.LatencyP99Seconds = f64(nan()) },
+		"negative lock wait": func(s *Server) {
+			s.Operations[1].Locks = &ServerLocks{Samples: 1, WaitSecondsShare: -1}
+		},
+		"too many lock ranges": func(s *Server) { s.LockRanges = make([]ServerLockRange, 11) },
+		"overlong lock column": func(s *Server) {
+			s.LockRanges = []ServerLockRange{{Key: "k", Columns: []string{strings.Repeat("c", 300)}}}
+		},
 	} {
 		s := seedServer()
 		mutate(s)
@@ -100,4 +109,59 @@ func TestServerSectionCheckRefusesWhatNoCollectionWrites(t *testing.T) {
 func nan() float64 {
 	var zero float64
 	return zero / zero
+}
+
+// TestServerTableShowsPercentilesLocksAndTheTablesRead: the server
+// latency percentiles, a transaction's p99 and lock wait, the contended
+// ranges and the tables read print in the report's server table, and an
+// operation without a histogram says its percentiles are not captured.
+func TestServerTableShowsPercentilesLocksAndTheTablesRead(t *testing.T) {
+	d := docWithIntervals(t, "", []int{10, 10}, []int64{1000, 1000})
+	s := seedServer()
+	s.Granularity = "10MINUTE"
+	s.Operations[1] = ServerOperation{Name: "update", ClientOps: 1000,
+		Statements: &ServerStatements{Minutes: 1, Coverage: 1, ClientOps: 1000, Executions: 1000, LatencyP50Seconds: f64(0.003),
+			LatencyP99Seconds: f64(0.0466), LatencyDistributionCount: 1000},
+		Transactions: &ServerTransactions{Minutes: 1, Coverage: 1, ClientOps: 1000, Attempts: 1000, TotalLatencyP99Seconds: f64(0.01592)},
+		Locks:        &ServerLocks{Samples: 6, Ranges: 3, WaitSecondsInvolved: 3.5, WaitSecondsShare: 3}}
+	s.LockRanges = []ServerLockRange{{Key: "usertable(user42)", WaitSeconds: 3, Intervals: 2, Operations: []string{"update"},
+		Columns: []string{"usertable.field0"}, Modes: []string{"Exclusive"}}}
+	if err := s.Check(d); err != nil {
+		t.Fatalf("a valid server section was refused: %v", err)
+	}
+	d.Server = s
+	var b bytes.Buffer
+	if err := WriteTable(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"1 whole 10MINUTE intervals", "txn p99", "lock wait", "46.6ms", "15.9ms", "3s",
+		"server latency percentiles not captured for: read",
+		"lock contention: usertable(user42): 3s wait over 2 intervals, operations update, columns usertable.field0, modes Exclusive"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestServerTableShowsTheLockWaitOfAnOperationNotCaptured: a lock sample
+// may carry a transaction tag the TOP tables did not keep; its wait still
+// prints beside "not captured".
+func TestServerTableShowsTheLockWaitOfAnOperationNotCaptured(t *testing.T) {
+	d := docWithIntervals(t, "", []int{10, 10}, []int64{1000, 1000})
+	d.Server = seedServer()
+	d.Server.Operations[1].Locks = &ServerLocks{Samples: 1, Ranges: 1, WaitSecondsInvolved: 0.5, WaitSecondsShare: 0.5}
+	var b bytes.Buffer
+	if err := WriteTable(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.Contains(line, "update") && strings.Contains(line, "not captured") {
+			if !strings.HasSuffix(strings.TrimSpace(line), "500ms") {
+				t.Errorf("the update's row %q does not end with its lock wait 500ms", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no not-captured row for the update:\n%s", b.String())
 }

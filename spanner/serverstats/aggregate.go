@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"google.golang.org/genproto/googleapis/api/distribution"
+
+	"github.com/spanbench/spanbench/spanner/latencydist"
 )
 
 // OperationStats are the server's figures for one operation. A nil
@@ -24,6 +27,9 @@ type OperationStats struct {
 	Transactions *TransactionStats
 	// NotCaptured says, for each tag with no row, where it was looked for.
 	NotCaptured []string
+	// Locks are its transactions' share of the sampled lock conflicts; nil
+	// when no sample carries its transaction tag (unknown, not zero).
+	Locks *LockStats
 }
 
 // StatementStats aggregate QUERY_STATS_TOP_MINUTE and READ_STATS_TOP_MINUTE
@@ -64,6 +70,14 @@ type StatementStats struct {
 	// RemoteServerCallsPerExecution is AVG_REMOTE_SERVER_CALLS weighted by
 	// executions (queries only).
 	RemoteServerCallsPerExecution *float64
+	// LatencyP50Seconds and LatencyP99Seconds are percentiles of the
+	// executions' latency, from the LATENCY_DISTRIBUTION histograms of the
+	// rows that had one, merged over the intervals (queries only: READ_STATS
+	// has no histogram); nil when no row had one.
+	LatencyP50Seconds, LatencyP99Seconds *float64
+	// LatencyDistributionCount is how many executions those histograms
+	// hold.
+	LatencyDistributionCount int64
 }
 
 // TransactionStats aggregate TXN_STATS_TOP_MINUTE rows of one transaction
@@ -93,6 +107,32 @@ type TransactionStats struct {
 	Participants *float64
 	// BytesPerAttempt is AVG_BYTES weighted by attempts.
 	BytesPerAttempt *float64
+	// TotalLatencyP50Seconds and TotalLatencyP99Seconds are percentiles of
+	// the attempts' total latency (first operation to commit or abort),
+	// from the merged TOTAL_LATENCY_DISTRIBUTION histograms; nil when no
+	// row had one.
+	TotalLatencyP50Seconds, TotalLatencyP99Seconds *float64
+	// TotalLatencyDistributionCount is how many attempts those histograms
+	// hold.
+	TotalLatencyDistributionCount int64
+}
+
+// percentiles merges histograms and reads p50 and p99 (seconds), nil
+// when none could be merged; a histogram with other buckets than the
+// first is left out (Spanner's have one layout).
+type percentiles struct{ m latencydist.Merged }
+
+func (p *percentiles) add(d *distribution.Distribution) {
+	if d != nil {
+		_ = p.m.Add(d) // a histogram that cannot be summed is left out
+	}
+}
+
+func (p *percentiles) read() (p50, p99 *float64, count int64) {
+	if p.m.Count() == 0 {
+		return nil, nil, 0
+	}
+	return ptr(p.m.Quantile(0.50)), ptr(p.m.Quantile(0.99)), p.m.Count()
 }
 
 // mean is an average weighted by counts, over the rows that had a value.
@@ -149,7 +189,7 @@ func coverage(part, total int64) float64 {
 	return float64(part) / float64(total)
 }
 
-func aggregate(op Operation, minutes []time.Time, rows statRows) OperationStats {
+func aggregate(op Operation, g Granularity, minutes []time.Time, rows statRows) OperationStats {
 	all := map[time.Time]bool{}
 	for _, m := range minutes {
 		all[m] = true
@@ -159,16 +199,17 @@ func aggregate(op Operation, minutes []time.Time, rows statRows) OperationStats 
 		out.Statements = statements(op, out.ClientOps, rows.stmts)
 		if out.Statements == nil {
 			out.NotCaptured = append(out.NotCaptured, fmt.Sprintf(
-				"request tag %q: no row in QUERY_STATS_TOP_MINUTE or READ_STATS_TOP_MINUTE", op.RequestTag))
+				"request tag %q: no row in QUERY_STATS_TOP_%s or READ_STATS_TOP_%s", op.RequestTag, g.Suffix, g.Suffix))
 		}
 	}
 	if op.TransactionTag != "" {
 		out.Transactions = transactions(op, out.ClientOps, rows.txns)
 		if out.Transactions == nil {
 			out.NotCaptured = append(out.NotCaptured, fmt.Sprintf(
-				"transaction tag %q: no row in TXN_STATS_TOP_MINUTE", op.TransactionTag))
+				"transaction tag %q: no row in TXN_STATS_TOP_%s", op.TransactionTag, g.Suffix))
 		}
 	}
+	out.Locks = opLocks(op, rows.locks)
 	return out
 }
 
@@ -176,6 +217,7 @@ func statements(op Operation, total int64, rows []stmtRow) *StatementStats {
 	seen := map[time.Time]bool{}
 	var s StatementStats
 	var cpu, latency, rowsOut, scanned, bytes, remote mean
+	var dist percentiles
 	for _, r := range rows {
 		if r.tag != op.RequestTag { // the SQL selected the window's minutes only
 			continue
@@ -191,6 +233,7 @@ func statements(op Operation, total int64, rows []stmtRow) *StatementStats {
 		scanned.add(r.scanned, r.executions)
 		bytes.add(r.bytes, r.executions)
 		remote.add(r.remote, r.executions)
+		dist.add(r.dist)
 	}
 	if len(seen) == 0 {
 		return nil
@@ -201,6 +244,7 @@ func statements(op Operation, total int64, rows []stmtRow) *StatementStats {
 	s.CPUSecondsPerExecution, s.CPUSecondsPerOp = cpu.value(), cpu.perOp(s.ExecutionsPerOp)
 	s.LatencySeconds, s.RemoteServerCallsPerExecution = latency.value(), remote.value()
 	s.RowsPerOp, s.RowsScannedPerOp, s.BytesPerOp = rowsOut.perOp(s.ExecutionsPerOp), scanned.perOp(s.ExecutionsPerOp), bytes.perOp(s.ExecutionsPerOp)
+	s.LatencyP50Seconds, s.LatencyP99Seconds, s.LatencyDistributionCount = dist.read()
 	return &s
 }
 
@@ -208,6 +252,7 @@ func transactions(op Operation, total int64, rows []txnRow) *TransactionStats {
 	seen := map[time.Time]bool{}
 	var t TransactionStats
 	var commit, totalLatency, participants, bytes mean
+	var dist percentiles
 	for _, r := range rows {
 		if r.tag != op.TransactionTag {
 			continue
@@ -221,6 +266,7 @@ func transactions(op Operation, total int64, rows []txnRow) *TransactionStats {
 		participants.add(r.participants, r.commitAttempts)
 		totalLatency.add(r.totalLatency, r.attempts)
 		bytes.add(r.bytes, r.attempts)
+		dist.add(r.dist)
 	}
 	if len(seen) == 0 {
 		return nil
@@ -231,5 +277,6 @@ func transactions(op Operation, total int64, rows []txnRow) *TransactionStats {
 	t.AbortRate = ratio(t.CommitAborts, t.CommitAttempts)
 	t.CommitLatencySeconds, t.TotalLatencySeconds = commit.value(), totalLatency.value()
 	t.Participants, t.BytesPerAttempt = participants.value(), bytes.value()
+	t.TotalLatencyP50Seconds, t.TotalLatencyP99Seconds, t.TotalLatencyDistributionCount = dist.read()
 	return &t
 }

@@ -14,8 +14,15 @@ import (
 // intervals fall on minute boundaries. apportioned is how many operations
 // were split so, for the result to say.
 func MinuteCounts(start time.Time, interval time.Duration, counts []int64) (ops map[time.Time]int64, apportioned int64, err error) {
-	if interval <= 0 {
-		return nil, 0, errors.New("the interval must be positive")
+	return IntervalCounts(start, interval, counts, time.Minute)
+}
+
+// IntervalCounts is MinuteCounts for statistics intervals of length (a
+// Granularity's): the client's counts of the 10-minute or hour tables.
+func IntervalCounts(start time.Time, interval time.Duration, counts []int64, length time.Duration) (
+	ops map[time.Time]int64, apportioned int64, err error) {
+	if interval <= 0 || length <= 0 {
+		return nil, 0, errors.New("the intervals must be positive")
 	}
 	ops = map[time.Time]int64{}
 	for i, n := range counts {
@@ -24,14 +31,14 @@ func MinuteCounts(start time.Time, interval time.Duration, counts []int64) (ops 
 		}
 		from := start.Add(time.Duration(i) * interval).UTC()
 		to := from.Add(interval)
-		end := from.Truncate(statsInterval).Add(statsInterval) // the first minute's INTERVAL_END
+		end := from.Truncate(length).Add(length) // the first minute's INTERVAL_END
 		if !to.After(end) {
 			ops[end] += n
 			continue
 		}
 		apportioned += n
 		var given int64
-		for ; from.Before(to); from, end = end, end.Add(statsInterval) {
+		for ; from.Before(to); from, end = end, end.Add(length) {
 			// In float64: n × nanoseconds would overflow int64 for large counts.
 			share := int64(float64(n) * float64(earliest(end, to).Sub(from)) / float64(interval))
 			if !end.Before(to) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"google.golang.org/genproto/googleapis/api/distribution"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 )
@@ -20,15 +21,15 @@ var prefixPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,127}[._]$`)
 
 // tables are the full names of the statistics tables read.
 type tables struct {
-	query, read, txn string
+	query, read, txn, lock string
 }
 
-func tablesFor(prefix string) (tables, error) {
+func tablesFor(prefix string, g Granularity) (tables, error) {
 	if !prefixPattern.MatchString(prefix) {
 		return tables{}, fmt.Errorf("table prefix %q is not a schema name and dot or a name prefix ending in _", prefix)
 	}
-	return tables{query: prefix + "QUERY_STATS_TOP_MINUTE", read: prefix + "READ_STATS_TOP_MINUTE",
-		txn: prefix + "TXN_STATS_TOP_MINUTE"}, nil
+	return tables{query: prefix + "QUERY_STATS_TOP_" + g.Suffix, read: prefix + "READ_STATS_TOP_" + g.Suffix,
+		txn: prefix + "TXN_STATS_TOP_" + g.Suffix, lock: prefix + "LOCK_STATS_TOP_" + g.Suffix}, nil
 }
 
 // The statements select the minutes that closed in the aligned window
@@ -36,39 +37,73 @@ func tablesFor(prefix string) (tables, error) {
 // Spanner's documentation names them, and every column may be NULL.
 // Unquoted names fold to the PostgreSQL dialect's lower-case spanner_sys
 // names, so only the parameters and the NULL casts differ by dialect.
-// nullFloat stands for a column a table lacks.
-const nullFloat = ""
+// nullFloat and nullString stand for a column a table lacks.
+const (
+	nullFloat  = ""
+	nullString = "-"
+)
 
+// The latency histograms are read from their JSON string columns
+// (LATENCY_DISTRIBUTION_JSON_STRING): Spanner documents them for both
+// dialects (the PostgreSQL dialect has no ARRAY<STRUCT> LATENCY_DISTRIBUTION
+// column), and Go merges their buckets, which both sums the minutes
+// correctly and needs no SPANNER_SYS.DISTRIBUTION_PERCENTILE, a function
+// the emulator lacks. The lock samples likewise
+// (SAMPLE_LOCK_REQUESTS_JSON_STRING).
 var (
 	queryColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", "AVG_LATENCY_SECONDS", "AVG_CPU_SECONDS",
-		"AVG_ROWS", "AVG_ROWS_SCANNED", "AVG_BYTES", "AVG_REMOTE_SERVER_CALLS"}
+		"AVG_ROWS", "AVG_ROWS_SCANNED", "AVG_BYTES", "AVG_REMOTE_SERVER_CALLS", "LATENCY_DISTRIBUTION_JSON_STRING"}
 	readColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", nullFloat, "AVG_CPU_SECONDS",
-		"AVG_ROWS", nullFloat, "AVG_BYTES", nullFloat}
+		"AVG_ROWS", nullFloat, "AVG_BYTES", nullFloat, nullString}
 	txnColumns = []string{"INTERVAL_END", "TRANSACTION_TAG", "ATTEMPT_COUNT", "COMMIT_ATTEMPT_COUNT", "COMMIT_ABORT_COUNT",
-		"COMMIT_RETRY_COUNT", "AVG_PARTICIPANTS", "AVG_TOTAL_LATENCY_SECONDS", "AVG_COMMIT_LATENCY_SECONDS", "AVG_BYTES"}
+		"COMMIT_RETRY_COUNT", "AVG_PARTICIPANTS", "AVG_TOTAL_LATENCY_SECONDS", "AVG_COMMIT_LATENCY_SECONDS", "AVG_BYTES",
+		"TOTAL_LATENCY_DISTRIBUTION_JSON_STRING"}
+	lockColumns = []string{"INTERVAL_END", "ROW_RANGE_START_KEY", "LOCK_WAIT_SECONDS", "SAMPLE_LOCK_REQUESTS_JSON_STRING"}
 )
 
 // selectSQL selects columns of table for the run's tags in dialect d;
 // columns[1] is the tag column.
 func selectSQL(d v1alpha1.Dialect, table string, columns []string) string {
-	null, where := "CAST(NULL AS FLOAT64)", "INTERVAL_END > @start AND INTERVAL_END <= @end AND %s IN UNNEST(@tags) LIMIT @limit"
+	nullF, nullS, where := "CAST(NULL AS FLOAT64)", "CAST(NULL AS STRING)",
+		"INTERVAL_END > @start AND INTERVAL_END <= @end AND %s IN UNNEST(@tags) LIMIT @limit"
 	if d == v1alpha1.DialectPostgreSQL {
-		null, where = "CAST(NULL AS float8)", "INTERVAL_END > $1 AND INTERVAL_END <= $2 AND %s = ANY($3) LIMIT $4"
+		nullF, nullS, where = "CAST(NULL AS float8)", "CAST(NULL AS varchar)",
+			"INTERVAL_END > $1 AND INTERVAL_END <= $2 AND %s = ANY($3) LIMIT $4"
 	}
 	cols := make([]string, len(columns))
 	for i, c := range columns {
-		cols[i] = cmp.Or(c, null)
+		switch c {
+		case nullString:
+			cols[i] = nullS
+		default:
+			cols[i] = cmp.Or(c, nullF)
+		}
 	}
 	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + fmt.Sprintf(where, columns[1])
 }
 
-// params are the statement's parameters in dialect d.
-func params(d v1alpha1.Dialect, w Window, tags []string, limit int64) map[string]any {
-	if tags == nil {
-		tags = []string{}
-	}
+// lockSQL selects the lock rows of the window: the run's transaction
+// tags are inside the samples, so they are matched once the samples are
+// read (tags is nil in its parameters).
+func lockSQL(d v1alpha1.Dialect, table string) string {
+	where := "INTERVAL_END > @start AND INTERVAL_END <= @end LIMIT @limit"
 	if d == v1alpha1.DialectPostgreSQL {
+		where = "INTERVAL_END > $1 AND INTERVAL_END <= $2 LIMIT $3"
+	}
+	return "SELECT " + strings.Join(lockColumns, ", ") + " FROM " + table + " WHERE " + where
+}
+
+// params are the statement's parameters in dialect d; nil tags are none
+// (the lock statement's).
+func params(d v1alpha1.Dialect, w Window, tags []string, limit int64) map[string]any {
+	if d == v1alpha1.DialectPostgreSQL {
+		if tags == nil {
+			return map[string]any{"p1": w.Start, "p2": w.End, "p3": limit}
+		}
 		return map[string]any{"p1": w.Start, "p2": w.End, "p3": tags, "p4": limit}
+	}
+	if tags == nil {
+		return map[string]any{"start": w.Start, "end": w.End, "limit": limit}
 	}
 	return map[string]any{"start": w.Start, "end": w.End, "tags": tags, "limit": limit}
 }
@@ -85,6 +120,10 @@ type stmtRow struct {
 	scanned    spanner.NullFloat64
 	bytes      spanner.NullFloat64
 	remote     spanner.NullFloat64
+	// dist is the LATENCY_DISTRIBUTION histogram (queries only); badDist
+	// says the row had one that could not be read.
+	dist    *distribution.Distribution
+	badDist bool
 }
 
 // txnRow is one minute of one transaction shape.
@@ -99,12 +138,25 @@ type txnRow struct {
 	totalLatency   spanner.NullFloat64
 	commitLatency  spanner.NullFloat64
 	bytes          spanner.NullFloat64
+	// dist is the TOTAL_LATENCY_DISTRIBUTION histogram.
+	dist    *distribution.Distribution
+	badDist bool
 }
 
-// statRows are the rows of all three tables for a run's tags.
+// lockRow is one interval of one contended row range.
+type lockRow struct {
+	end     time.Time
+	key     []byte
+	wait    spanner.NullFloat64
+	samples []lockSample
+	bad     bool
+}
+
+// statRows are the rows of the four tables for a run's tags.
 type statRows struct {
 	stmts []stmtRow
 	txns  []txnRow
+	locks []lockRow
 }
 
 // reader runs the statements over one window.
@@ -117,7 +169,7 @@ type reader struct {
 }
 
 func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRows, error) {
-	var reqTags, txnTags []string
+	reqTags, txnTags := []string{}, []string{} // never nil: nil is the lock statement's "no tags"
 	for _, op := range ops {
 		if op.RequestTag != "" {
 			reqTags = append(reqTags, op.RequestTag)
@@ -142,6 +194,11 @@ func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRo
 		return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
 	}
 	out.txns = txns
+	if len(txnTags) > 0 {
+		if out.locks, err = rd.locks(ctx, lockSQL(rd.dialect, t.lock)); err != nil {
+			return statRows{}, fmt.Errorf("reading %s: %w", t.lock, err)
+		}
+	}
 	return out, nil
 }
 
@@ -167,9 +224,11 @@ func (rd reader) stmts(ctx context.Context, table, sql string, tags []string) ([
 		var tag spanner.NullString
 		var n spanner.NullInt64
 		s := stmtRow{source: table}
-		if err := r.Columns(&end, &tag, &n, &s.latency, &s.cpu, &s.rows, &s.scanned, &s.bytes, &s.remote); err != nil {
+		var dist spanner.NullString
+		if err := r.Columns(&end, &tag, &n, &s.latency, &s.cpu, &s.rows, &s.scanned, &s.bytes, &s.remote, &dist); err != nil {
 			return err
 		}
+		s.dist, s.badDist = readDistribution(dist)
 		if !end.Valid || !n.Valid || n.Int64 <= 0 {
 			return nil // a row without a minute or executions says nothing
 		}
@@ -187,10 +246,12 @@ func (rd reader) txns(ctx context.Context, sql string, tags []string) ([]txnRow,
 		var tag spanner.NullString
 		var attempts, commits, aborts, retries spanner.NullInt64
 		var t txnRow
+		var dist spanner.NullString
 		if err := r.Columns(&end, &tag, &attempts, &commits, &aborts, &retries,
-			&t.participants, &t.totalLatency, &t.commitLatency, &t.bytes); err != nil {
+			&t.participants, &t.totalLatency, &t.commitLatency, &t.bytes, &dist); err != nil {
 			return err
 		}
+		t.dist, t.badDist = readDistribution(dist)
 		if !end.Valid || !attempts.Valid || attempts.Int64 <= 0 {
 			return nil
 		}
@@ -200,4 +261,37 @@ func (rd reader) txns(ctx context.Context, sql string, tags []string) ([]txnRow,
 		return nil
 	})
 	return out, err
+}
+
+func (rd reader) locks(ctx context.Context, sql string) ([]lockRow, error) {
+	var out []lockRow
+	err := rd.query(ctx, sql, nil, func(r *spanner.Row) error {
+		var end spanner.NullTime
+		var samples spanner.NullString
+		var l lockRow
+		if err := r.Columns(&end, &l.key, &l.wait, &samples); err != nil {
+			return err
+		}
+		if !end.Valid || !samples.Valid {
+			return nil // an interval without samples names no operation
+		}
+		l.end = end.Time.UTC()
+		var err error
+		if l.samples, err = parseLockSamples(samples.StringVal); err != nil {
+			l.bad, l.samples = true, nil
+		}
+		out = append(out, l)
+		return nil
+	})
+	return out, err
+}
+
+// readDistribution parses a histogram column: nil for NULL, bad when it
+// cannot be read (the row's other figures stand).
+func readDistribution(v spanner.NullString) (d *distribution.Distribution, bad bool) {
+	if !v.Valid {
+		return nil, false
+	}
+	d, err := parseDistribution(v.StringVal)
+	return d, err != nil
 }

@@ -1,11 +1,14 @@
 // Package serverstats reads Spanner's own statistics of a run's operations
-// from the SPANNER_SYS minute tables (QUERY_STATS_TOP_MINUTE,
-// READ_STATS_TOP_MINUTE, TXN_STATS_TOP_MINUTE), joins them to the client's
-// exact operation counts by request and transaction tag, and reports server
-// figures per logical operation: CPU with the per-split correction, the
-// executions-per-operation factor, latency, rows, bytes, and aborts and
-// commit latency for transactions. docs/server-stats.md explains each
-// figure, its delay and its accuracy.
+// from the SPANNER_SYS tables (QUERY_STATS_TOP_*, READ_STATS_TOP_*,
+// TXN_STATS_TOP_*, LOCK_STATS_TOP_*: the minute tables, or the 10-minute
+// or hour ones once the minute tables dropped the run), joins them to the
+// client's exact operation counts by request and transaction tag, and
+// reports server figures per logical operation: CPU with the per-split
+// correction, the executions-per-operation factor, latency (average, and
+// p50/p99 from the merged latency histograms), rows, bytes, aborts and
+// commit latency for transactions, and lock wait from the sampled lock
+// requests. docs/server-stats.md explains each figure, its delay and its
+// accuracy.
 //
 // It is Spanner access, used by the manager (which holds the identity that
 // may read SPANNER_SYS); it imports neither Kubernetes nor the load engine.
@@ -32,10 +35,6 @@ const SysPrefix = "SPANNER_SYS."
 // missing, which would be reported as "not captured".
 const DefaultSettle = 2 * time.Minute
 
-// minuteRetention is how long Spanner keeps the *_TOP_MINUTE tables'
-// intervals at least (its documentation: the previous 6 hours).
-const minuteRetention = 6 * time.Hour
-
 // Collector reads the statistics tables of one database.
 type Collector struct {
 	// Prefix is put before each table name: SysPrefix in production.
@@ -52,6 +51,11 @@ type Collector struct {
 	// PostgreSQL dialect names the tables spanner_sys.* and takes
 	// positional parameters.
 	Dialect v1alpha1.Dialect
+	// Granularity is the tables read; the zero value is the finest that
+	// still holds the window at the time of reading (ChooseGranularity).
+	// A caller that counts the client's operations per interval first
+	// chooses it and sets it here, so both use the same intervals.
+	Granularity Granularity
 }
 
 // DefaultMaxRows bounds the rows read from one table: the minute tables
@@ -68,8 +72,9 @@ type Operation struct {
 	// TransactionTag is the tag of its read-write transactions ("" for none).
 	TransactionTag string
 	// Ops is the client's exact count of logical operations (successful or
-	// not, each counted once whatever its retries) per whole minute of the
-	// window, keyed by the minute's end (Window.Minutes).
+	// not, each counted once whatever its retries) per whole statistics
+	// interval of the window (minutes for the minute tables), keyed by the
+	// interval's end (Window.IntervalEnds).
 	Ops map[time.Time]int64
 }
 
@@ -77,11 +82,19 @@ type Operation struct {
 type Result struct {
 	// Window is the run's window as given.
 	Window Window
-	// Minutes are the ends of the whole minutes read: the minutes that both
-	// began and closed inside the window.
+	// Granularity is the tables read: the minute tables unless the run
+	// was collected after they dropped its window.
+	Granularity Granularity
+	// Minutes are the ends of the whole intervals read (minutes for the
+	// minute tables): the intervals that both began and closed inside the
+	// window.
 	Minutes []time.Time
 	// Operations are the figures per operation, in the order given.
 	Operations []OperationStats
+	// LockRanges are the row ranges with the most lock wait among those
+	// whose sampled lock requests name one of the run's transaction tags,
+	// at most MaxLockRanges, the most waited on first.
+	LockRanges []LockRange
 	// Notes say what limits the figures: no whole minute in the window,
 	// minutes past the tables' retention.
 	Notes []string
@@ -112,45 +125,67 @@ func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	t, err := tablesFor(c.Prefix)
+	g := c.Granularity
+	if g.Length <= 0 {
+		g = ChooseGranularity(w, c.Clock.Now())
+	}
+	t, err := tablesFor(c.Prefix, g)
 	if err != nil {
 		return nil, err
 	}
 	if now := c.Clock.Now(); now.Before(c.ReadyAt(w)) {
 		return nil, &NotSettledError{ReadyAt: c.ReadyAt(w)}
 	}
-	res := &Result{Window: w, Minutes: w.Minutes(), Notes: notes(w.Minutes(), c.Clock.Now())}
+	ends := w.IntervalEnds(g.Length)
+	res := &Result{Window: w, Granularity: g, Minutes: ends, Notes: notes(g, ends, c.Clock.Now())}
 	var rows statRows
 	if len(res.Minutes) > 0 {
 		maxRows := c.MaxRows
 		if maxRows <= 0 {
 			maxRows = DefaultMaxRows
 		}
-		rd := reader{client: client, w: w.Aligned(), maxRows: maxRows, dialect: c.Dialect.OrDefault()}
+		rd := reader{client: client, w: w.AlignedTo(g.Length), maxRows: maxRows, dialect: c.Dialect.OrDefault()}
 		if rows, err = t.readAll(ctx, rd, ops); err != nil {
 			return nil, err
 		}
 	}
 	for _, op := range ops {
-		res.Operations = append(res.Operations, aggregate(op, res.Minutes, rows))
+		res.Operations = append(res.Operations, aggregate(op, g, res.Minutes, rows))
+	}
+	res.LockRanges = lockRanges(ops, rows.locks)
+	if bad := unreadable(rows); bad > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d rows' latency histograms or lock samples could not be read "+
+			"and were left out of the percentiles and lock waits", bad))
 	}
 	return res, nil
 }
 
-// notes are the caveats of reading minutes at now.
-func notes(minutes []time.Time, now time.Time) []string {
-	if len(minutes) == 0 {
-		return []string{"the window holds no whole statistics minute: nothing was read"}
+// notes are the caveats of reading the intervals ending at ends of the
+// g tables at now.
+func notes(g Granularity, ends []time.Time, now time.Time) []string {
+	var out []string
+	if g != Minute {
+		out = append(out, fmt.Sprintf("read from the %s tables: the minute tables keep only %s", g.Suffix, Minute.Retention))
+	}
+	if len(ends) == 0 {
+		if g == Minute {
+			return append(out, "the window holds no whole statistics minute: nothing was read")
+		}
+		return append(out, fmt.Sprintf("the window holds no whole %s interval of the %s tables: nothing was read", g.Length, g.Suffix))
 	}
 	expired := 0
-	for _, m := range minutes {
-		if !m.After(now.Add(-minuteRetention)) {
+	for _, m := range ends {
+		if !m.After(now.Add(-g.Retention)) {
 			expired++
 		}
 	}
 	if expired == 0 {
-		return nil
+		return out
 	}
-	return []string{fmt.Sprintf("%d of %d minutes are older than the %s Spanner keeps minute statistics; "+
-		"their shapes read as not captured", expired, len(minutes), minuteRetention)}
+	unit := "intervals"
+	if g == Minute {
+		unit = "minutes"
+	}
+	return append(out, fmt.Sprintf("%d of %d %s are older than the %s Spanner keeps %s statistics; "+
+		"their shapes read as not captured", expired, len(ends), unit, g.Retention, g.Suffix))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ const (
 	readCPU          = 0.000141
 	sqlOpsPerMinute  = 108785
 	sqlCPU           = 0.001532
+	sqlSlow          = 4000
 )
 
 var (
@@ -63,17 +65,47 @@ func seedRows() []*spanner.Mutation {
 	// Another run's traffic in the same minute.
 	ms = append(ms, statstest.ReadRow{End: m2, Tag: v1alpha1.RequestTag("other", "readkeys-read"), Fprint: 42, Executions: 999999,
 		CPU: 0.9, Rows: 1, Bytes: 1}.Mutation())
-	// The SQL shape fell out of the TOP table in the third minute.
-	for _, m := range []time.Time{m1, m2} {
+	// The SQL shape fell out of the TOP table in the third minute. Its
+	// latency histograms: every execution of the first minute took 2-4 ms,
+	// the second minute had sqlSlow executions of 32-64 ms.
+	for i, m := range []time.Time{m1, m2} {
+		counts := []int64{0, 0, sqlOpsPerMinute}
+		if i == 1 {
+			counts = []int64{0, 0, sqlOpsPerMinute - sqlSlow, 0, 0, 0, sqlSlow}
+		}
 		ms = append(ms, statstest.QueryRow{End: m, Tag: sqlTag, Fprint: 9143951130769197872, Executions: sqlOpsPerMinute,
-			Latency: 0.002391, CPU: sqlCPU, Rows: 10, Scanned: 10, Bytes: 10391, Remote: 4}.Mutation())
+			Latency: 0.002391, CPU: sqlCPU, Rows: 10, Scanned: 10, Bytes: 10391, Remote: 4,
+			Dist: &statstest.Distribution{Finite: 10, Growth: 2, Scale: 0.001, Mean: 0.002391, Counts: counts}}.Mutation())
 	}
 	ms = append(ms,
 		statstest.TxnRow{End: m1, Tag: txnTag, Fprint: 7, Attempts: 1010, Commits: 1010, Aborts: 10, Retries: 10,
-			CommitLatency: 0.010, TotalLatency: 0.012, Participants: 1}.Mutation(),
+			CommitLatency: 0.010, TotalLatency: 0.012, Participants: 1,
+			Dist: &statstest.Distribution{Finite: 10, Growth: 2, Scale: 0.001, Mean: 0.012, Counts: []int64{0, 0, 0, 0, 1010}}}.Mutation(),
 		statstest.TxnRow{End: m2, Tag: txnTag, Fprint: 7, Attempts: 1000, Commits: 1000, CommitLatency: 0.020,
 			TotalLatency: 0.022, Participants: 1}.Mutation())
-	return ms
+	return append(ms, seedLockRows(txnTag)...)
+}
+
+// seedLockRows are the update's lock conflicts: a hot row sampled in two
+// minutes (shared with another run's transactions in the first), a range
+// in the second, and rows that must be left out: another run's conflict,
+// the minute after the window, and samples that are not JSON.
+func seedLockRows(txnTag string) []*spanner.Mutation {
+	other := v1alpha1.RequestTag("other", "update")
+	mine := statstest.LockSample{Column: "usertable.field0", Mode: "Exclusive", Tag: txnTag}
+	shared := statstest.LockSample{Column: "usertable._exists", Mode: "WriterShared", Tag: txnTag}
+	return []*spanner.Mutation{
+		statstest.LockRow{End: m1, Key: "usertable(user42)", Wait: 2,
+			Samples: []statstest.LockSample{mine, mine, shared, {Column: "usertable.field0", Mode: "Exclusive", Tag: other}}}.Mutation(),
+		statstest.LockRow{End: m2, Key: "usertable(user42)", Wait: 1, Samples: []statstest.LockSample{mine, mine}}.Mutation(),
+		statstest.LockRow{End: m2, Key: "usertable(user7)+", Wait: 0.5, Samples: []statstest.LockSample{mine}}.Mutation(),
+		statstest.LockRow{End: m2, Key: "othertable(1)", Wait: 50,
+			Samples: []statstest.LockSample{{Column: "othertable.x", Mode: "Exclusive", Tag: other}}}.Mutation(),
+		statstest.LockRow{End: minute(4), Key: "usertable(user42)", Wait: 100, Samples: []statstest.LockSample{mine}}.Mutation(),
+		spanner.Insert(standinPrefix+"LOCK_STATS_TOP_MINUTE",
+			[]string{"INTERVAL_END", "ROW_RANGE_START_KEY", "LOCK_WAIT_SECONDS", "SAMPLE_LOCK_REQUESTS_JSON_STRING"},
+			[]any{m3, []byte("usertable(user1)"), 9.0, "not json"}),
+	}
 }
 
 func seedOps() []serverstats.Operation {
@@ -158,6 +190,7 @@ func checkSeed(t *testing.T, d v1alpha1.Dialect) {
 	if sql.Minutes != 2 || sql.ClientOps != 2*sqlOpsPerMinute {
 		t.Errorf("sql: %d minutes and %d client operations, want 2 and %d", sql.Minutes, sql.ClientOps, 2*sqlOpsPerMinute)
 	}
+	checkLatencyPercentiles(t, read, sql)
 	// The seed's conclusion: READ is about 2.7x cheaper on a key list
 	// across splits once its CPU is multiplied back.
 	if r := *sql.CPUSecondsPerOp / *read.CPUSecondsPerOp; r < 2.6 || r > 2.8 {
@@ -174,6 +207,11 @@ func checkSeed(t *testing.T, d v1alpha1.Dialect) {
 	if txn.CommitAborts != 10 || txn.CommitRetries != 10 {
 		t.Errorf("update: %d aborts and %d retries, want 10 and 10", txn.CommitAborts, txn.CommitRetries)
 	}
+
+	// The transaction histogram of the first minute only: 8-16 ms.
+	near(t, "update: total latency p50", txn.TotalLatencyP50Seconds, 0.012)
+	near(t, "update: total latency p99", txn.TotalLatencyP99Seconds, 0.008+0.008*0.99)
+	checkLocks(t, byName["update"], res)
 
 	scan := byName["scan"]
 	if scan.Statements != nil || len(scan.NotCaptured) != 1 || !strings.Contains(scan.NotCaptured[0], "no row") {
@@ -269,5 +307,55 @@ func TestCollectReadsNothingForAWindowWithoutAWholeMinute(t *testing.T) {
 		if o.Statements != nil || o.Transactions != nil || len(o.NotCaptured) == 0 {
 			t.Errorf("%s: want not captured, got %+v", o.Name, o)
 		}
+	}
+}
+
+// checkLatencyPercentiles: the query's p50 and p99 come from its minutes'
+// histograms merged, never from averaging per-minute percentiles, and a
+// read (READ_STATS has no histogram) has none.
+func checkLatencyPercentiles(t *testing.T, read, sql *serverstats.StatementStats) {
+	t.Helper()
+	total := float64(2 * sqlOpsPerMinute)
+	fast := total - sqlSlow // all in [2 ms, 4 ms)
+	near(t, "sql: latency p50, interpolated in [2 ms, 4 ms)", sql.LatencyP50Seconds, 0.002+0.002*(0.5*total)/fast)
+	// The 99th percentile falls among the slow executions of [32 ms, 64 ms);
+	// the mean of the two minutes' own p99s would read 29.6 ms.
+	near(t, "sql: latency p99 of the merged minutes", sql.LatencyP99Seconds, 0.032+0.032*(0.99*total-fast)/sqlSlow)
+	if sql.LatencyDistributionCount != 2*sqlOpsPerMinute {
+		t.Errorf("sql: histograms hold %d executions, want %d", sql.LatencyDistributionCount, 2*sqlOpsPerMinute)
+	}
+	if read.LatencyP50Seconds != nil || read.LatencyP99Seconds != nil {
+		t.Errorf("read: READ_STATS has no latency histogram, got p50 %v p99 %v", read.LatencyP50Seconds, read.LatencyP99Seconds)
+	}
+}
+
+// checkLocks: the update's lock wait comes from the rows whose samples
+// carry its transaction tag, apportioned by its share of the samples;
+// another run's conflict, the minute after the window and unreadable
+// samples are left out.
+func checkLocks(t *testing.T, update serverstats.OperationStats, res *serverstats.Result) {
+	t.Helper()
+	l := update.Locks
+	if l == nil {
+		t.Fatalf("update: no lock figures, want the sampled conflicts of minutes 1 and 2")
+	}
+	if l.Samples != 6 || l.Ranges != 3 {
+		t.Errorf("update: %d samples in %d ranges, want 6 in 3", l.Samples, l.Ranges)
+	}
+	near(t, "update: lock wait of the conflicts it took part in", &l.WaitSecondsInvolved, 2+1+0.5)
+	near(t, "update: lock wait apportioned by its samples", &l.WaitSecondsShare, 2*3.0/4+1+0.5)
+	if len(l.Modes) != 2 || len(l.Columns) != 2 {
+		t.Errorf("update: modes %q and columns %q, want Exclusive and WriterShared on field0 and _exists", l.Modes, l.Columns)
+	}
+	if len(res.LockRanges) != 2 || res.LockRanges[0].Key != "usertable(user42)" || res.LockRanges[0].Intervals != 2 ||
+		res.LockRanges[1].Key != "usertable(user7)+" {
+		t.Fatalf("lock ranges = %+v, want usertable(user42) over 2 minutes, then usertable(user7)+", res.LockRanges)
+	}
+	near(t, "hot row's lock wait over the minutes", &res.LockRanges[0].WaitSeconds, 3)
+	if ops := res.LockRanges[0].Operations; len(ops) != 1 || ops[0] != "update" {
+		t.Errorf("hot row's operations = %q, want only the run's update", ops)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "1 rows' latency histograms or lock samples") }) {
+		t.Errorf("notes = %q, want one saying a row's lock samples could not be read", res.Notes)
 	}
 }

@@ -1,10 +1,12 @@
-package monitoring
+package latencydist_test
 
 import (
 	"math"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/api/distribution"
+
+	"github.com/spanbench/spanbench/spanner/latencydist"
 )
 
 // TestQuantileReadsEachBucketLayout: the three bucket layouts a
@@ -35,11 +37,11 @@ func TestQuantileReadsEachBucketLayout(t *testing.T) {
 			for _, n := range tc.counts {
 				total += n
 			}
-			var m merged
-			if err := m.add(&distribution.Distribution{Count: total, Mean: 3, BucketOptions: tc.opts, BucketCounts: tc.counts}); err != nil {
+			var m latencydist.Merged
+			if err := m.Add(&distribution.Distribution{Count: total, Mean: 3, BucketOptions: tc.opts, BucketCounts: tc.counts}); err != nil {
 				t.Fatal(err)
 			}
-			if got := m.quantile(tc.q); math.Abs(got-tc.want) > 1e-9 {
+			if got := m.Quantile(tc.q); math.Abs(got-tc.want) > 1e-9 {
 				t.Errorf("quantile(%v) of %v = %v, want %v", tc.q, tc.counts, got, tc.want)
 			}
 		})
@@ -51,11 +53,11 @@ func TestMergeRefusesDifferentBuckets(t *testing.T) {
 		ExplicitBuckets: &distribution.Distribution_BucketOptions_Explicit{Bounds: []float64{1, 2}}}}
 	b := &distribution.Distribution_BucketOptions{Options: &distribution.Distribution_BucketOptions_ExplicitBuckets{
 		ExplicitBuckets: &distribution.Distribution_BucketOptions_Explicit{Bounds: []float64{1, 3}}}}
-	var m merged
-	if err := m.add(&distribution.Distribution{Count: 1, BucketOptions: a, BucketCounts: []int64{0, 1}}); err != nil {
+	var m latencydist.Merged
+	if err := m.Add(&distribution.Distribution{Count: 1, BucketOptions: a, BucketCounts: []int64{0, 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.add(&distribution.Distribution{Count: 1, BucketOptions: b, BucketCounts: []int64{0, 1}}); err == nil {
+	if err := m.Add(&distribution.Distribution{Count: 1, BucketOptions: b, BucketCounts: []int64{0, 1}}); err == nil {
 		t.Fatal("distributions with different buckets were summed")
 	}
 }

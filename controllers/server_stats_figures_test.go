@@ -1,0 +1,111 @@
+package controllers
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/spanner/serverstats"
+)
+
+func fp(v float64) *float64 { return &v }
+
+// serverStatsCollector serves one run's server series, for a registry.
+type serverStatsCollector struct{ run *v1alpha1.BenchmarkRun }
+
+func (c serverStatsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range serverStatsDescs {
+		ch <- d
+	}
+}
+
+func (c serverStatsCollector) Collect(ch chan<- prometheus.Metric) { collectServerStats(ch, c.run) }
+
+// TestServerFiguresCarryPercentilesLockWaitAndTheTablesRead: a
+// collection's latency percentiles, transaction p99, lock wait, contended
+// ranges and the tables read go into the report's server section, the
+// run's status and the Prometheus series; an operation without a
+// histogram has no percentile series (not captured, not zero).
+func TestServerFiguresCarryPercentilesLockWaitAndTheTablesRead(t *testing.T) {
+	end := time.Date(2026, 11, 24, 12, 10, 0, 0, time.UTC)
+	res := &serverstats.Result{Granularity: serverstats.TenMinute, Minutes: []time.Time{end},
+		Operations: []serverstats.OperationStats{
+			{Name: "query", ClientOps: 100, Statements: &serverstats.StatementStats{Minutes: 1, Coverage: 1, ClientOps: 100,
+				Executions: 100, LatencyP50Seconds: fp(0.003), LatencyP99Seconds: fp(0.0466), LatencyDistributionCount: 100}},
+			{Name: "read", ClientOps: 100, Statements: &serverstats.StatementStats{Minutes: 1, Coverage: 1, ClientOps: 100, Executions: 400}},
+			{Name: "update", ClientOps: 50, Transactions: &serverstats.TransactionStats{Minutes: 1, Coverage: 1, ClientOps: 50,
+				Attempts: 50, TotalLatencyP99Seconds: fp(0.01592)},
+				Locks: &serverstats.LockStats{Samples: 6, Ranges: 3, WaitSecondsInvolved: 3.5, WaitSecondsShare: 3}},
+			// TXN_STATS dropped the delete, but its lock requests were sampled.
+			{Name: "delete", ClientOps: 5, NotCaptured: []string{"transaction tag: no row in TXN_STATS_TOP_10MINUTE"},
+				Locks: &serverstats.LockStats{Samples: 1, Ranges: 1, WaitSecondsInvolved: 0.5, WaitSecondsShare: 0.5}},
+		},
+		LockRanges: []serverstats.LockRange{{Key: "usertable(user42)", WaitSeconds: 3, Intervals: 2, Operations: []string{"update"}}},
+	}
+	sec := serverSection(res, "SPANNER_SYS.", 0, end.Add(7*time.Hour))
+	if sec.Granularity != "10MINUTE" || len(sec.LockRanges) != 1 || sec.Operation("update").Locks == nil ||
+		*sec.Operation("query").Statements.LatencyP99Seconds != 0.0466 {
+		t.Fatalf("the server section lost the tables read, the lock ranges, the lock wait or the p99: %+v", sec)
+	}
+	run := &v1alpha1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "r"}}
+	run.Status.Operations = []v1alpha1.OperationResult{{Name: "query"}, {Name: "read"}, {Name: "update"}, {Name: "delete"}}
+	applyServerStats(&run.Status, sec)
+	q, u := run.Status.Operations[0].Server, run.Status.Operations[2].Server
+	if q.LatencyP50 == nil || q.LatencyP50.Duration != 3*time.Millisecond || q.LatencyP99 == nil || q.LatencyP99.Duration != 46600*time.Microsecond {
+		t.Errorf("query: status p50 %v p99 %v, want 3ms and 46.6ms", q.LatencyP50, q.LatencyP99)
+	}
+	if u.TransactionLatencyP99 == nil || u.TransactionLatencyP99.Duration != 15920*time.Microsecond || u.LockWait == nil || u.LockWait.Duration != 3*time.Second {
+		t.Errorf("update: status transaction p99 %v lock wait %v, want 15.92ms and 3s", u.TransactionLatencyP99, u.LockWait)
+	}
+	if d := run.Status.Operations[3].Server; d.NotCaptured || d.LockWait == nil || d.LockWait.Duration != 500*time.Millisecond ||
+		!strings.Contains(d.NotCapturedIn, "TXN_STATS") {
+		t.Errorf("delete: status %+v, want its lock wait 500ms and TXN_STATS named as missing, not the whole operation not captured", d)
+	}
+	if run.Status.ServerStats.Granularity != "10MINUTE" {
+		t.Errorf("status.serverStats.granularity = %q, want 10MINUTE", run.Status.ServerStats.Granularity)
+	}
+	want := `
+# HELP spanbench_run_server_latency_seconds Spanner's server latency per execution of a finished run's queries at quantile=0.5 or 0.99, from the merged SPANNER_SYS latency histograms.
+# TYPE spanbench_run_server_latency_seconds gauge
+spanbench_run_server_latency_seconds{namespace="bench",operation="query",quantile="0.5",run="r"} 0.003
+spanbench_run_server_latency_seconds{namespace="bench",operation="query",quantile="0.99",run="r"} 0.0466
+# HELP spanbench_run_server_lock_wait_seconds A finished run's operation's estimated lock wait over the statistics intervals read, from SPANNER_SYS lock samples.
+# TYPE spanbench_run_server_lock_wait_seconds gauge
+spanbench_run_server_lock_wait_seconds{namespace="bench",operation="delete",run="r"} 0.5
+spanbench_run_server_lock_wait_seconds{namespace="bench",operation="update",run="r"} 3
+# HELP spanbench_run_server_transaction_latency_seconds Spanner's total latency per read-write transaction attempt of a finished run at quantile=0.99, from the merged SPANNER_SYS histograms.
+# TYPE spanbench_run_server_transaction_latency_seconds gauge
+spanbench_run_server_transaction_latency_seconds{namespace="bench",operation="update",quantile="0.99",run="r"} 0.01592
+`
+	if err := testutil.CollectAndCompare(serverStatsCollector{run}, strings.NewReader(want), "spanbench_run_server_latency_seconds",
+		"spanbench_run_server_lock_wait_seconds", "spanbench_run_server_transaction_latency_seconds"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestClientCountsFollowTheTablesRead: when the collection reads the
+// 10-minute tables, the client's operations are counted per 10-minute
+// interval of the window (whole intervals only), not per minute.
+func TestClientCountsFollowTheTablesRead(t *testing.T) {
+	start := time.Date(2026, 11, 24, 11, 59, 40, 0, time.UTC)
+	doc := &result.Document{Start: start, IntervalSeconds: 10, Totals: []result.Operation{{Name: "read", Type: "Read"}}}
+	for i := range 124 { // 11:59:40 to 12:20:20, 7 operations each 10 s
+		doc.Intervals = append(doc.Intervals, result.Interval{Index: i,
+			Operations: []result.IntervalOperation{{Name: "read", Counts: result.Counts{OK: 7}}}})
+	}
+	w := serverstats.Window{Start: start, End: start.Add(20*time.Minute + 40*time.Second)}
+	ops, apportioned, err := clientMinuteCounts(doc, w, serverstats.TenMinute, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten, twenty := time.Date(2026, 11, 24, 12, 10, 0, 0, time.UTC), time.Date(2026, 11, 24, 12, 20, 0, 0, time.UTC)
+	if got := ops[0].Ops; got[ten] != 60*7 || got[twenty] != 60*7 || apportioned != 0 {
+		t.Errorf("client counts per 10 minutes = %v (%d apportioned), want 420 in each of the intervals ending 12:10 and 12:20", got, apportioned)
+	}
+}
