@@ -69,6 +69,9 @@ func TestTheServersLaterWarmUpEndCutsTheIntervalsBeforeIt(t *testing.T) {
 			if said := strings.Contains(b.String(), "ended by the server's signal: intervals 2-4 cut"); said != (tc.cut > 0) {
 				t.Errorf("the table says the server's cut: %v, want %v:\n%s", said, tc.cut > 0, b.String())
 			}
+			if said := strings.Contains(b.String(), "the Server signal ended the warm-up (the figures start there)"); said != (tc.cut > 0) {
+				t.Errorf("the cloud monitoring table says the figures start at the server's end: %v, want %v:\n%s", said, tc.cut > 0, b.String())
+			}
 		})
 	}
 }

@@ -60,7 +60,7 @@ func WriteTable(w io.Writer, d *Document) error {
 		return err
 	}
 	writeTPCC(w, d.TPCC)
-	if err := writeMonitoringTable(w, d.Monitoring); err != nil {
+	if err := writeMonitoringTable(w, d); err != nil {
 		return err
 	}
 	for _, n := range d.Notes {
