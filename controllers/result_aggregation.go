@@ -277,10 +277,7 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	if doc, err = checkReport(run, doc); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, run.Status.Report.ConfigMapName, err)
 	}
-	if doc.Monitoring == nil {
-		doc.Monitoring = MonitoringSection(run.Status.ServerMetrics)
-	}
-	return doc, nil
+	return withStatusMonitoring(doc, run), nil
 }
 
 // loadReport reads a run's stored report, inline or chunked, unchecked.

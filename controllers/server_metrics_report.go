@@ -50,6 +50,16 @@ func MonitoringSection(s *v1alpha1.ServerMetricsStatus) *result.Monitoring {
 	return m
 }
 
+// withStatusMonitoring gives doc, a report stored before the figures were
+// written into it (or whose write failed), the run's figures from its
+// status; a report that has them keeps its own.
+func withStatusMonitoring(doc *result.Document, run *v1alpha1.BenchmarkRun) *result.Document {
+	if doc.Monitoring == nil {
+		doc.Monitoring = MonitoringSection(run.Status.ServerMetrics)
+	}
+	return doc
+}
+
 func monitoringWarmUp(w *v1alpha1.ServerWarmUp) *result.MonitoringWarmUp {
 	if w == nil {
 		return nil
