@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/monitoring/apiv3/v2/monitoringpb"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -148,6 +149,12 @@ func TestTheServersLaterWarmUpEndCutsTheRunsFigures(t *testing.T) {
 	if sm != nil && (sm.WarmUp == nil || sm.WarmUp.EndedBy != v1alpha1.WarmUpSignalServer) {
 		t.Errorf("status.serverMetrics.warmUp = %+v, want ended by the Server", sm.WarmUp)
 	}
+	if n, ok := s.scraped("spanbench_run_operations"); !ok || n != 2200 {
+		t.Errorf("Prometheus serves spanbench_run_operations %g (found %v), want the 2200 after the server's warm-up", n, ok)
+	}
+	if w, ok := s.scraped("spanbench_run_warmup_seconds"); !ok || w != 160 {
+		t.Errorf("Prometheus serves spanbench_run_warmup_seconds %g (found %v), want 160 (12:00:20 to 12:03:00)", w, ok)
+	}
 	// Read back as spanbench report --run does, the report keeps the cut.
 	doc, err := controllers.ReadReport(context.Background(), s.c, s.key)
 	if err != nil {
@@ -196,3 +203,30 @@ func (s *serverMetricsScenario) serveSteadyRun() {
 }
 
 func objectKey(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+
+// scraped is the results collector's value of the run's series name (of
+// its overall figures, for a series per operation).
+func (s *serverMetricsScenario) scraped(name string) (float64, bool) {
+	s.t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(&controllers.ResultsCollector{Reader: s.c})
+	families, err := reg.Gather()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["namespace"] == s.key.Namespace && labels["run"] == s.key.Name && labels["operation"] != "overall" {
+				return m.GetGauge().GetValue(), true
+			}
+		}
+	}
+	return 0, false
+}
