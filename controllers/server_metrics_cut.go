@@ -47,6 +47,10 @@ func (r *BenchmarkRunReconciler) recordServerMetrics(ctx context.Context, run *v
 	if doc.WarmUp.EndedBy != result.WarmUpEndedByServer {
 		return collected + " and the report", nil
 	}
+	if s.WarmUp != nil {
+		n := int32(doc.WarmUp.ServerIntervals)
+		s.WarmUp.CutIntervals = &n
+	}
 	applyResult(&run.Status, doc, run)
 	if doc.Server != nil {
 		applyServerStats(&run.Status, doc.Server)

@@ -146,8 +146,8 @@ func TestTheServersLaterWarmUpEndCutsTheRunsFigures(t *testing.T) {
 	if sm == nil || !sm.MeasuredFrom.Time.Equal(smMinutes[3]) || len(sm.Requests) != 1 || sm.Requests[0].Count != 3000 {
 		t.Errorf("status.serverMetrics = %+v, want Cloud Monitoring's figures of the 3 minutes from 12:03 (3000 requests)", sm)
 	}
-	if sm != nil && (sm.WarmUp == nil || sm.WarmUp.EndedBy != v1alpha1.WarmUpSignalServer) {
-		t.Errorf("status.serverMetrics.warmUp = %+v, want ended by the Server", sm.WarmUp)
+	if sm != nil && (sm.WarmUp == nil || sm.WarmUp.EndedBy != v1alpha1.WarmUpSignalServer || sm.WarmUp.CutIntervals == nil || *sm.WarmUp.CutIntervals != 13) {
+		t.Errorf("status.serverMetrics.warmUp = %+v, want ended by the Server, 13 intervals cut", sm.WarmUp)
 	}
 	if n, ok := s.scraped("spanbench_run_operations"); !ok || n != 2200 {
 		t.Errorf("Prometheus serves spanbench_run_operations %g (found %v), want the 2200 after the server's warm-up", n, ok)
