@@ -372,6 +372,11 @@ func byImportance(rows []stats.Row) []stats.Row {
 	return out
 }
 
+// maxRowOperation is the status row's bound of its operation (the CRD's
+// MaxLength): a Cloud Monitoring label may be longer than an operation's
+// name; such a row is kept without its operation field.
+const maxRowOperation = 63
+
 func statusRow(r stats.Row) v1alpha1.ComparisonRow {
 	c := r.Comparison
 	num := func(v float64, digits int) string {
@@ -385,7 +390,7 @@ func statusRow(r stats.Row) v1alpha1.ComparisonRow {
 		Ratio: strconv.FormatFloat(c.Ratio, 'f', 3, 64), N: fmt.Sprintf("%d+%d", c.NBaseline, c.NVariant),
 		Verdict: v1alpha1.CampaignVerdict(c.Verdict),
 	}
-	if op, st, ok := ParseMetric(r.Metric); ok {
+	if op, st, ok := ParseMetric(r.Metric); ok && len(op) <= maxRowOperation {
 		row.Operation, row.Statistic = op, st
 	}
 	if c.HasInterval {

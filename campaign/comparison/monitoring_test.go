@@ -112,3 +112,19 @@ func TestCloudMonitoringFiguresNotCollectedAreNotZero(t *testing.T) {
 		}
 	}
 }
+
+// TestALongMethodNameKeepsItsRowWithoutTheOperationField: Cloud
+// Monitoring's labels may be 64 bytes, one more than the status row's
+// operation field holds: the row keeps its metric name and drops the
+// field rather than fail the status write.
+func TestALongMethodNameKeepsItsRowWithoutTheOperationField(t *testing.T) {
+	method := strings.Repeat("M", 64)
+	r := statusRow(stats.Row{Variant: "b", Metric: MetricName(method, v1alpha1.StatisticServerLatencyP99), Baseline: 1, Value: 2})
+	if r.Operation != "" || r.Metric != method+" server p99 µs" {
+		t.Errorf("row operation %q metric %q; want no operation and the full metric", r.Operation, r.Metric)
+	}
+	if r := statusRow(stats.Row{Variant: "b", Metric: MetricName("Commit", v1alpha1.StatisticServerLatencyP99)}); r.Operation != "Commit" ||
+		r.Statistic != v1alpha1.StatisticServerLatencyP99 {
+		t.Errorf("row operation %q statistic %q; want Commit, ServerLatencyP99", r.Operation, r.Statistic)
+	}
+}
