@@ -166,7 +166,11 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	switch v1alpha1.DerivePhase(run.Status.Conditions) {
 	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
 		res, err := r.wrapUp(ctx, run, outbox)
-		return soonest(res, r.collectServerMetrics(ctx, run)), err
+		if err != nil {
+			return res, err
+		}
+		metrics, err := r.collectServerMetrics(ctx, run)
+		return soonest(res, metrics), err
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
 		res, err = r.prepareTarget(ctx, run, &w, outbox)
 	case v1alpha1.PhaseLoading:

@@ -68,5 +68,9 @@ func (r *BenchmarkCampaignReconciler) runResult(ctx context.Context, run *v1alph
 	if run.Status.Report == nil {
 		return nil, fmt.Errorf("no report")
 	}
-	return loadReport(ctx, r.APIReader, run)
+	doc, err := loadReport(ctx, r.APIReader, run)
+	if err != nil {
+		return nil, err
+	}
+	return withStatusMonitoring(doc, run), nil
 }

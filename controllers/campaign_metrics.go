@@ -30,7 +30,7 @@ var (
 	descCmpRatio      = prometheus.NewDesc("spanbench_campaign_comparison_ratio", "Estimated ratio variant / baseline of a statistic in the campaign's latest comparison.", rowLabels, nil)
 	descCmpRatioLow   = prometheus.NewDesc("spanbench_campaign_comparison_ratio_low", "Lower bound of the ratio's confidence interval; absent when the samples are too few for one.", rowLabels, nil)
 	descCmpRatioHigh  = prometheus.NewDesc("spanbench_campaign_comparison_ratio_high", "Upper bound of the ratio's confidence interval; absent when the samples are too few for one.", rowLabels, nil)
-	descCmpBaseline   = prometheus.NewDesc("spanbench_campaign_comparison_baseline", "The baseline's value of the statistic, from the merged histogram of its runs: seconds for latencies, operations per second for Throughput, a ratio (0-1) for ErrorRate.", rowLabels, nil)
+	descCmpBaseline   = prometheus.NewDesc("spanbench_campaign_comparison_baseline", "The baseline's value of the statistic, from the merged histogram of its runs (the mean of its runs' figures for the server's): seconds for latencies, operations per second for Throughput, a ratio (0-1) for ErrorRate and ServerHighPriorityCPU; absent for a side whose server figures were not collected.", rowLabels, nil)
 	descCmpValue      = prometheus.NewDesc("spanbench_campaign_comparison_value", "The variant's value of the statistic, in the units of spanbench_campaign_comparison_baseline.", rowLabels, nil)
 	descCmpPValue     = prometheus.NewDesc("spanbench_campaign_comparison_p_value", "Two-sided p-value of the row against no difference.", rowLabels, nil)
 	descCmpVerdict    = prometheus.NewDesc("spanbench_campaign_comparison_verdict", "The row's verdict (Improved, Neutral, Regressed, Inconclusive) in the verdict label; always 1.", append(rowLabels, "verdict"), nil)
@@ -142,7 +142,7 @@ func baseUnit(s v1alpha1.CampaignStatistic) float64 {
 	switch s {
 	case v1alpha1.StatisticThroughput, v1alpha1.StatisticTpmC:
 		return 1
-	case v1alpha1.StatisticErrorRate:
+	case v1alpha1.StatisticErrorRate, v1alpha1.StatisticServerHighPriorityCPU:
 		return 0.01
 	}
 	return 1e-6

@@ -45,6 +45,8 @@ func scrapedCampaign() *v1alpha1.BenchmarkCampaign {
 			{Variant: "asia1", Metric: "commit ops/s", Baseline: "1", Value: "1", Ratio: "9", N: "1+1", Verdict: v1alpha1.VerdictImproved},
 			{Variant: "asia1", Metric: "commit errors %", Operation: "commit", Statistic: v1alpha1.StatisticErrorRate, Baseline: "0.5", Value: "1",
 				Ratio: "2.000", N: "5+5", Verdict: v1alpha1.VerdictInconclusive},
+			{Variant: "asia1", Metric: "asia-northeast1 high-priority CPU %", Operation: "asia-northeast1", Statistic: v1alpha1.StatisticServerHighPriorityCPU,
+				Baseline: "21", Value: "not collected", Ratio: "0.000", N: "4+4", Verdict: v1alpha1.VerdictInconclusive},
 			{Variant: "asia1", Metric: "missing p50 µs", Operation: "missing", Statistic: v1alpha1.StatisticP50, Baseline: "0", Value: "0",
 				Ratio: "0.000", N: "5+5", Verdict: v1alpha1.VerdictInconclusive},
 		}},
@@ -71,9 +73,10 @@ spanbench_campaign_comparison_ratio_low` + row("P99") + ` 2.1
 # HELP spanbench_campaign_comparison_ratio_high Upper bound of the ratio's confidence interval; absent when the samples are too few for one.
 # TYPE spanbench_campaign_comparison_ratio_high gauge
 spanbench_campaign_comparison_ratio_high` + row("P99") + ` 2.9
-# HELP spanbench_campaign_comparison_baseline The baseline's value of the statistic, from the merged histogram of its runs: seconds for latencies, operations per second for Throughput, a ratio (0-1) for ErrorRate.
+# HELP spanbench_campaign_comparison_baseline The baseline's value of the statistic, from the merged histogram of its runs (the mean of its runs' figures for the server's): seconds for latencies, operations per second for Throughput, a ratio (0-1) for ErrorRate and ServerHighPriorityCPU; absent for a side whose server figures were not collected.
 # TYPE spanbench_campaign_comparison_baseline gauge
 spanbench_campaign_comparison_baseline` + row("ErrorRate") + ` 0.005
+spanbench_campaign_comparison_baseline{campaign="nightly",namespace="bench",operation="asia-northeast1",statistic="ServerHighPriorityCPU",variant="asia1"} 0.21
 spanbench_campaign_comparison_baseline{campaign="nightly",namespace="bench",operation="missing",statistic="P50",variant="asia1"} 0
 spanbench_campaign_comparison_baseline` + row("P99") + ` 0.02
 spanbench_campaign_comparison_baseline` + row("Throughput") + ` 800
@@ -82,6 +85,7 @@ spanbench_campaign_comparison_baseline` + row("Throughput") + ` 800
 spanbench_campaign_verdict{campaign="nightly",namespace="bench",verdict="Regressed"} 1
 # HELP spanbench_campaign_comparison_verdict The row's verdict (Improved, Neutral, Regressed, Inconclusive) in the verdict label; always 1.
 # TYPE spanbench_campaign_comparison_verdict gauge
+spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="asia-northeast1",statistic="ServerHighPriorityCPU",variant="asia1",verdict="Inconclusive"} 1
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="commit",statistic="ErrorRate",variant="asia1",verdict="Inconclusive"} 1
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="commit",statistic="P99",variant="asia1",verdict="Regressed"} 1
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="commit",statistic="Throughput",variant="asia1",verdict="Inconclusive"} 1

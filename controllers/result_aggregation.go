@@ -260,8 +260,9 @@ const reportFieldOwner = "spanbench-manager"
 // ConfigMap, and its chunks when it has any (spanbench report --run).
 // Anyone who may edit ConfigMaps in the namespace may have edited them:
 // the result is checked against the run like a shard's, and its figures
-// derived again. The run's Cloud Monitoring figures (status.serverMetrics)
-// join it as its monitoring section.
+// derived again. The run's Cloud Monitoring figures are the report's own
+// monitoring section, written when they are collected; a report stored
+// before they were written there gets them from status.serverMetrics.
 func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
 	run := &v1alpha1.BenchmarkRun{}
 	if err := c.Get(ctx, key, run); err != nil {
@@ -277,10 +278,7 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	if doc, err = checkReport(run, doc); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, run.Status.Report.ConfigMapName, err)
 	}
-	if doc.Monitoring == nil {
-		doc.Monitoring = MonitoringSection(run.Status.ServerMetrics)
-	}
-	return doc, nil
+	return withStatusMonitoring(doc, run), nil
 }
 
 // loadReport reads a run's stored report, inline or chunked, unchecked.

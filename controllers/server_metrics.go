@@ -37,18 +37,21 @@ type ServerMetricsConfig struct {
 const serverMetricsRetry = 10 * time.Minute
 
 // collectServerMetrics reads Cloud Monitoring's figures of a finished run
-// once its last minute is published, into status.serverMetrics and the
-// ServerMetricsCollected condition. It never fails the run: every outcome
-// is a condition, and the result asks to come back while the figures are
-// pending.
-func (r *BenchmarkRunReconciler) collectServerMetrics(ctx context.Context, run *v1alpha1.BenchmarkRun) ctrl.Result {
+// once its last minute is published, into status.serverMetrics, the run's
+// stored report and the ServerMetricsCollected condition; when the
+// server's warm-up ended after the client's, the run's figures are derived
+// again without the intervals before it (server_metrics_cut.go). It never
+// fails the run: every outcome is a condition, and the result asks to
+// come back while the figures are pending. An error is the API server's
+// (writing the report): the collection is tried again.
+func (r *BenchmarkRunReconciler) collectServerMetrics(ctx context.Context, run *v1alpha1.BenchmarkRun) (ctrl.Result, error) {
 	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionServerMetricsCollected); c != nil &&
 		c.Status != metav1.ConditionUnknown {
-		return ctrl.Result{}
+		return ctrl.Result{}, nil
 	}
 	w, ok := serverMetricsWindow(run)
 	if !ok {
-		return ctrl.Result{} // the load never ran: there is nothing to read
+		return ctrl.Result{}, nil // the load never ran: there is nothing to read
 	}
 	set := func(s metav1.ConditionStatus, reason, msg string) {
 		run.SetCondition(v1alpha1.ConditionServerMetricsCollected, s, reason, msg, r.now())
@@ -56,33 +59,61 @@ func (r *BenchmarkRunReconciler) collectServerMetrics(ctx context.Context, run *
 	switch {
 	case endpoint.For(run.Spec.Target, endpoint.Endpoint{}).IsEmulator():
 		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsNotAvailableOnEmulator, "not available on the emulator: it has no Cloud Monitoring metrics")
-		return ctrl.Result{}
+		return ctrl.Result{}, nil
 	case r.ServerMetrics.Client == nil:
 		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsDisabled, "Cloud Monitoring is not read: "+r.ServerMetrics.Off)
-		return ctrl.Result{}
+		return ctrl.Result{}, nil
 	}
 	collector := monitoring.Collector{Clock: r.Clock, Delay: r.ServerMetrics.Delay}
-	inst := monitoring.Instance{Project: run.Spec.Target.Project, Instance: run.Spec.Target.Instance.Name, Database: run.Spec.Target.Database}
-	res, err := collector.Collect(ctx, r.ServerMetrics.Client, inst, w)
+	res, warm, err := r.readServerMetrics(ctx, collector, run, w)
 	var notSettled *monitoring.NotSettledError
 	var denied *monitoring.PermissionDeniedError
 	switch {
 	case errors.As(err, &notSettled):
 		set(metav1.ConditionUnknown, v1alpha1.ReasonMetricsPending, notSettled.Error())
-		return ctrl.Result{RequeueAfter: max(notSettled.ReadyAt.Sub(r.now()), time.Second)}
+		return ctrl.Result{RequeueAfter: max(notSettled.ReadyAt.Sub(r.now()), time.Second)}, nil
 	case errors.As(err, &denied):
 		set(metav1.ConditionFalse, v1alpha1.ReasonPermissionDenied, "not collected: "+truncate(denied.Error(), 512))
-		return ctrl.Result{}
+		return ctrl.Result{}, nil
 	case err != nil && r.now().Before(collector.ReadyAt(w).Add(serverMetricsRetry)):
 		set(metav1.ConditionUnknown, v1alpha1.ReasonMetricsPending, "retrying: "+truncate(err.Error(), 512))
-		return ctrl.Result{RequeueAfter: 30 * time.Second}
+		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	case err != nil:
 		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsFailed, "not collected: "+truncate(err.Error(), 512))
-		return ctrl.Result{}
+		return ctrl.Result{}, nil
 	}
-	run.Status.ServerMetrics = serverMetricsStatus(res, run.Status.WarmUpEnd)
-	set(metav1.ConditionTrue, v1alpha1.ReasonMetricsCollected, "status.serverMetrics holds Cloud Monitoring's figures")
-	return ctrl.Result{}
+	sm := serverMetricsStatus(res, warm)
+	msg, err := r.recordServerMetrics(ctx, run, sm)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	run.Status.ServerMetrics = sm
+	set(metav1.ConditionTrue, v1alpha1.ReasonMetricsCollected, msg)
+	return ctrl.Result{}, nil
+}
+
+// readServerMetrics reads the figures of window w and the server's
+// warm-up. When the server settled after the client's warm-up ended, the
+// figures are read again from the server's end, so that Cloud
+// Monitoring's figures leave out the same minutes as the client's.
+func (r *BenchmarkRunReconciler) readServerMetrics(ctx context.Context, collector monitoring.Collector, run *v1alpha1.BenchmarkRun,
+	w monitoring.Window) (*monitoring.Result, *v1alpha1.ServerWarmUp, error) {
+	inst := monitoring.Instance{Project: run.Spec.Target.Project, Instance: run.Spec.Target.Instance.Name, Database: run.Spec.Target.Database}
+	res, err := collector.Collect(ctx, r.ServerMetrics.Client, inst, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	warm := serverWarmUp(res.Minutes, run.Status.WarmUpEnd)
+	if warm == nil || warm.EndedBy != v1alpha1.WarmUpSignalServer || warm.SettledAt == nil {
+		return res, warm, nil
+	}
+	cut := w
+	cut.WarmUpEnd = warm.SettledAt.Time
+	if !cut.WarmUpEnd.Before(w.End) {
+		return res, warm, nil // no minute of the run after it: keep the figures
+	}
+	res, err = collector.Collect(ctx, r.ServerMetrics.Client, inst, cut)
+	return res, warm, err
 }
 
 // serverMetricsWindow is the run's load window: from its start time to
@@ -112,8 +143,8 @@ const (
 )
 
 // serverMetricsStatus is res as status.serverMetrics, with the server's
-// warm-up read from its minutes and set against the client's end.
-func serverMetricsStatus(res *monitoring.Result, clientWarmUpEnd *metav1.Time) *v1alpha1.ServerMetricsStatus {
+// warm-up warm.
+func serverMetricsStatus(res *monitoring.Result, warm *v1alpha1.ServerWarmUp) *v1alpha1.ServerMetricsStatus {
 	s := &v1alpha1.ServerMetricsStatus{
 		WindowStart:  timePtr(res.Asked.Start),
 		WindowEnd:    timePtr(res.Asked.End),
@@ -135,7 +166,7 @@ func serverMetricsStatus(res *monitoring.Result, clientWarmUpEnd *metav1.Time) *
 	s.CPU, notes = bounded(s.CPU, "cpu", notes)
 	s.Latency, notes = bounded(s.Latency, "latency", notes)
 	s.Requests, notes = bounded(s.Requests, "requests", notes)
-	s.WarmUp = serverWarmUp(res.Minutes, clientWarmUpEnd)
+	s.WarmUp = warm
 	for i, n := range append(notes, res.Notes...) {
 		if i == maxServerMetricsNotes {
 			break

@@ -8,9 +8,10 @@ import (
 )
 
 // MonitoringSection is status.serverMetrics as the result document's
-// monitoring section, or nil when there is none: ReadReport joins it to
-// the stored report, so `spanbench report --run` prints it and --out
-// writes it. The status is its one owner; the section is a view of it.
+// monitoring section, or nil when there is none: the collection writes it
+// into the run's stored report (server_metrics_cut.go), and ReadReport
+// joins it to a report stored before that. The status is its one owner;
+// the section is a view of it.
 func MonitoringSection(s *v1alpha1.ServerMetricsStatus) *result.Monitoring {
 	if s == nil {
 		return nil
@@ -47,6 +48,16 @@ func MonitoringSection(s *v1alpha1.ServerMetricsStatus) *result.Monitoring {
 	}
 	m.WarmUp = monitoringWarmUp(s.WarmUp)
 	return m
+}
+
+// withStatusMonitoring gives doc, a report stored before the figures were
+// written into it (or whose write failed), the run's figures from its
+// status; a report that has them keeps its own.
+func withStatusMonitoring(doc *result.Document, run *v1alpha1.BenchmarkRun) *result.Document {
+	if doc.Monitoring == nil {
+		doc.Monitoring = MonitoringSection(run.Status.ServerMetrics)
+	}
+	return doc
 }
 
 func monitoringWarmUp(w *v1alpha1.ServerWarmUp) *result.MonitoringWarmUp {

@@ -20,7 +20,7 @@ func TestServerMetricsStatusStaysWithinTheSchemasBounds(t *testing.T) {
 		res.Notes = append(res.Notes, strings.Repeat("é", 300))
 	}
 	res.CPU[0].Mean = -1
-	s := serverMetricsStatus(res, nil)
+	s := serverMetricsStatus(res, serverWarmUp(res.Minutes, nil))
 	if len(s.CPU) != maxServerMetricsItems || len(s.CPU[1].Location) != 64 {
 		t.Errorf("cpu kept %d entries with locations of %d bytes, want %d of at most 64", len(s.CPU), len(s.CPU[1].Location), maxServerMetricsItems)
 	}

@@ -369,13 +369,16 @@ func statsTags(run string, op result.Operation) (request, transaction string) {
 }
 
 // runReport reads and checks the run's merged result and its ConfigMap.
+// The head is read past the cache, as its chunks are: both collections
+// of a run may rewrite the report in one pass, and a cached head older
+// than the chunks would not match them.
 func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, *corev1.ConfigMap, error) {
 	ref := run.Status.Report
 	if ref == nil {
 		return nil, nil, errors.New("the run has no report")
 	}
 	cm := &corev1.ConfigMap{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
+	if err := r.uncached().Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
 		return nil, nil, err
 	}
 	if !metav1.IsControlledBy(cm, run) {

@@ -164,7 +164,7 @@ func newRunView(r Run) (runView, error) {
 		WarmUp:     warmUpText(d.WarmUp, d.Start),
 		Overall:    newRow(d.Overall),
 		Server:     newServerView(d.Server),
-		Monitoring: newMonitoringView(d.Monitoring),
+		Monitoring: newMonitoringView(d),
 	}
 	for _, s := range d.Shards {
 		v.Missed += s.Missed

@@ -105,7 +105,9 @@ type monitoringLatencyRow struct {
 	P50, P99 string
 }
 
-func newMonitoringView(m *result.Monitoring) *monitoringView {
+// newMonitoringView is d's monitoring section for the page, or nil.
+func newMonitoringView(d *result.Document) *monitoringView {
+	m, cut := d.Monitoring, d.WarmUp.EndedBy == result.WarmUpEndedByServer
 	if m == nil {
 		return nil
 	}
@@ -115,7 +117,7 @@ func newMonitoringView(m *result.Monitoring) *monitoringView {
 	}
 	v := &monitoringView{From: from.UTC().Format("2006-01-02 15:04 MST"), To: m.WindowEnd.UTC().Format("15:04 MST"),
 		Requests: m.Requests, Notes: m.Notes}
-	v.WarmUp, v.ServerEnded = serverWarmUpText(m.WarmUp)
+	v.WarmUp, v.ServerEnded = serverWarmUpText(m.WarmUp, cut)
 	for _, c := range m.CPU {
 		loc := c.Location
 		if loc == "" {
@@ -130,13 +132,17 @@ func newMonitoringView(m *result.Monitoring) *monitoringView {
 }
 
 // serverWarmUpText says which signal ended the warm-up, as the text
-// report does.
-func serverWarmUpText(w *result.MonitoringWarmUp) (string, bool) {
+// report does, and whether a reader must be warned: the server ended it
+// but its end did not cut the figures (cut false).
+func serverWarmUpText(w *result.MonitoringWarmUp, cut bool) (string, bool) {
 	switch {
 	case w == nil:
 		return "", false
 	case !w.Settled:
 		return "the server's request rate and p99 never settled; the Client signal ended the warm-up", false
+	case w.EndedBy == result.WarmUpEndedByServer && cut:
+		return "the Server signal ended the warm-up: the server settled at " + w.SettledAt.UTC().Format("15:04 MST") +
+			", after the client, and the figures start there", false
 	case w.EndedBy == result.WarmUpEndedByServer:
 		return "the Server signal ended the warm-up: the server settled at " + w.SettledAt.UTC().Format("15:04 MST") +
 			", after the client, so the figures include server warm-up minutes", true

@@ -125,3 +125,24 @@ func TestServerPercentilesLockWaitAndTablesAreShown(t *testing.T) {
 		}
 	}
 }
+
+// TestTheServersWarmUpEndIsToldAsACutOnlyWhenItCutTheFigures: a document
+// whose warm-up the server's end cut says the figures start where the
+// server settled, without a warning; one whose server ended it without
+// a cut (a report stored before the cut existed) warns that the figures
+// include server warm-up minutes.
+func TestTheServersWarmUpEndIsToldAsACutOnlyWhenItCutTheFigures(t *testing.T) {
+	for _, cut := range []bool{true, false} {
+		run := docRun(t, warmingRun("served", "read", "update"))
+		withServerFigures(run.Doc)
+		if cut {
+			run.Doc.WarmUp.EndedBy, run.Doc.WarmUp.ServerIntervals = result.WarmUpEndedByServer, 1
+		}
+		page, _ := render(t, run)
+		says := strings.Contains(page, "after the client, and the figures start there")
+		warns := strings.Contains(page, "the figures include server warm-up minutes")
+		if says != cut || warns == cut {
+			t.Errorf("cut %v: the page says the figures start at the server's end: %v, warns they include its warm-up: %v", cut, says, warns)
+		}
+	}
+}

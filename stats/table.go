@@ -38,8 +38,17 @@ func WriteTable(w io.Writer, rows []Row) error {
 		if c.Method != "" && !math.IsNaN(c.PValue) {
 			p = fmt.Sprintf("%.3g", c.PValue)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%.3f\t%s\t%d+%d\t%s\t%s\n",
-			r.Variant, r.Metric, r.Baseline, r.Value, c.Ratio, ci, c.NBaseline, c.NVariant, p, c.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\t%d+%d\t%s\t%s\n",
+			r.Variant, r.Metric, side(r.Baseline), side(r.Value), c.Ratio, ci, c.NBaseline, c.NVariant, p, c.Verdict)
 	}
 	return tw.Flush()
+}
+
+// side is a side's figure, or "-" when the side has none (NaN: a figure
+// its runs lack, such as a server figure not collected).
+func side(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", v)
 }

@@ -177,7 +177,8 @@ type ComparisonRow struct {
 	Metric string `json:"metric"`
 
 	// operation is the workload operation the row compares (the metric's
-	// first part), for tools that select rows, such as the manager's
+	// first part; the region or API method of a Cloud Monitoring
+	// statistic), for tools that select rows, such as the manager's
 	// Prometheus series.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63

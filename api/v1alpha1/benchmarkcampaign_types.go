@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -62,6 +62,18 @@ const (
 	// read for the workload's NewOrder operation; a run whose consistency
 	// checks failed has no tpmC to compare.
 	StatisticTpmC CampaignStatistic = "TpmC"
+	// StatisticServerHighPriorityCPU is the instance's high-priority CPU
+	// utilization in one region, in percent of the region's capacity: the
+	// mean of the run's measured minutes from Cloud Monitoring
+	// (docs/server-stats.md). The metric's operations name regions (Cloud
+	// Monitoring's location, such as asia-northeast1, the leader region of
+	// asia1); one value per run, compared run by run.
+	StatisticServerHighPriorityCPU CampaignStatistic = "ServerHighPriorityCPU"
+	// StatisticServerLatencyP99 is Spanner's server latency p99 of one API
+	// method, in microseconds, over the run's measured minutes from Cloud
+	// Monitoring. The metric's operations name API methods (such as
+	// Commit, ExecuteSql, Read); one value per run, compared run by run.
+	StatisticServerLatencyP99 CampaignStatistic = "ServerLatencyP99"
 )
 
 // MetricDirection says which way a metric gets better.
@@ -455,13 +467,19 @@ type MetricSpec struct {
 	// statistic is what is read from each run: Throughput, a latency
 	// percentile (P50, P90, P99, P999) of the run's merged histogram, or
 	// ErrorRate (failed operations over all finished ones, in percent),
-	// ServerCPUPerOp (Spanner's CPU per operation) or TpmC (a TPCC run's
-	// New-Order transactions per minute, for its NewOrder operation).
+	// ServerCPUPerOp (Spanner's CPU per operation), TpmC (a TPCC run's
+	// New-Order transactions per minute, for its NewOrder operation), or
+	// one of Cloud Monitoring's figures of the run: ServerHighPriorityCPU
+	// (a region's high-priority CPU utilization, percent) or
+	// ServerLatencyP99 (an API method's server latency p99).
 	// +required
 	Statistic CampaignStatistic `json:"statistic"`
 
 	// operations are the workload operations (by name) compared on this
-	// statistic. Default: every operation.
+	// statistic; for ServerHighPriorityCPU the regions (such as
+	// asia-northeast1), for ServerLatencyP99 the API methods (such as
+	// Commit). Default: every operation, region or method the baseline's
+	// runs have.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=32
@@ -469,8 +487,8 @@ type MetricSpec struct {
 	Operations []string `json:"operations,omitempty"`
 
 	// direction says which way is better. Default: HigherIsBetter for
-	// Throughput and TpmC, LowerIsBetter for latencies, ErrorRate and
-	// ServerCPUPerOp.
+	// Throughput and TpmC, LowerIsBetter for latencies, ErrorRate,
+	// ServerCPUPerOp, ServerHighPriorityCPU and ServerLatencyP99.
 	// +optional
 	Direction MetricDirection `json:"direction,omitempty"`
 }

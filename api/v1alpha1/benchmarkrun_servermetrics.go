@@ -179,4 +179,13 @@ type ServerWarmUp struct {
 	// endedBy is the signal that settled last, Client or Server.
 	// +optional
 	EndedBy WarmUpSignal `json:"endedBy,omitempty"`
+
+	// cutIntervals is how many of the run's intervals after the client's
+	// warm-up the server's later end cut from its figures (the report's
+	// warmUp.serverIntervals; status.warmUpEnd is then the server's end).
+	// Absent when it cut none.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1048576
+	CutIntervals *int32 `json:"cutIntervals,omitempty"`
 }

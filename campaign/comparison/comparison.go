@@ -8,6 +8,7 @@ package comparison
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -71,7 +72,7 @@ func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int, seed in
 			return Table{}, fmt.Errorf("cell %s has no results", c.Name)
 		}
 		for _, m := range spec.EffectiveMetrics() {
-			for _, op := range operations(m, base.Runs[0]) {
+			for _, op := range operations(m, base.Runs) {
 				t.Rows = append(t.Rows, compare(base, c, op, m, opts, rng))
 			}
 		}
@@ -92,11 +93,17 @@ func options(spec *v1alpha1.ComparisonSpec) (stats.Options, error) {
 	return stats.Options{Confidence: confidence, MinEffect: minEffect}, nil
 }
 
-// operations are the metric's operations, or every operation of the run.
-func operations(m v1alpha1.MetricSpec, doc *result.Document) []string {
+// operations are the metric's operations, or every operation of the
+// baseline's first run (for Cloud Monitoring's figures, every region or
+// method of the baseline's runs).
+func operations(m v1alpha1.MetricSpec, base []*result.Document) []string {
 	if len(m.Operations) > 0 {
 		return m.Operations
 	}
+	if IsMonitoring(m.Statistic) {
+		return monitoringKeys(m.Statistic, base)
+	}
+	doc := base[0]
 	if m.Statistic == v1alpha1.StatisticTpmC {
 		return newOrderOperations(doc)
 	}
@@ -113,6 +120,10 @@ var metricUnits = []struct {
 	statistic v1alpha1.CampaignStatistic
 	suffix    string
 }{
+	// Before " p99 µs", which ParseMetric would read first otherwise
+	// (an operation's name has no space: no other name ends so).
+	{v1alpha1.StatisticServerLatencyP99, " server p99 µs"},
+	{v1alpha1.StatisticServerHighPriorityCPU, " high-priority CPU %"},
 	{v1alpha1.StatisticThroughput, " ops/s"},
 	{v1alpha1.StatisticP50, " p50 µs"},
 	{v1alpha1.StatisticP90, " p90 µs"},
@@ -155,6 +166,9 @@ func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Optio
 	row.Baseline, err = pooled(base.Runs, op, m.Statistic)
 	if err == nil {
 		row.Value, err = pooled(variant.Runs, op, m.Statistic)
+	}
+	if err != nil && serverSide(m.Statistic) {
+		row.Baseline, row.Value = orNotCollected(base.Runs, op, m.Statistic), orNotCollected(variant.Runs, op, m.Statistic)
 	}
 	if err == nil && m.Statistic == v1alpha1.StatisticErrorRate && row.Baseline == 0 && row.Value == 0 {
 		// No failure on either side: no change, and no ratio of zeros to
@@ -251,8 +265,8 @@ func decode(s string) (*hdr.Histogram, error) {
 }
 
 func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
-	if s == v1alpha1.StatisticServerCPUPerOp {
-		return stats.Comparison{}, errServerCPUNeedsRuns
+	if s == v1alpha1.StatisticServerCPUPerOp || IsMonitoring(s) {
+		return stats.Comparison{}, errNeedsRuns(s)
 	}
 	rate := s == v1alpha1.StatisticErrorRate
 	if s == v1alpha1.StatisticTpmC {
@@ -358,15 +372,25 @@ func byImportance(rows []stats.Row) []stats.Row {
 	return out
 }
 
+// maxRowOperation is the status row's bound of its operation (the CRD's
+// MaxLength): a Cloud Monitoring label may be longer than an operation's
+// name; such a row is kept without its operation field.
+const maxRowOperation = 63
+
 func statusRow(r stats.Row) v1alpha1.ComparisonRow {
 	c := r.Comparison
-	num := func(v float64, digits int) string { return strconv.FormatFloat(v, 'g', digits, 64) }
+	num := func(v float64, digits int) string {
+		if math.IsNaN(v) {
+			return NotCollected
+		}
+		return strconv.FormatFloat(v, 'g', digits, 64)
+	}
 	row := v1alpha1.ComparisonRow{
 		Variant: r.Variant, Metric: r.Metric, Baseline: num(r.Baseline, 6), Value: num(r.Value, 6),
 		Ratio: strconv.FormatFloat(c.Ratio, 'f', 3, 64), N: fmt.Sprintf("%d+%d", c.NBaseline, c.NVariant),
 		Verdict: v1alpha1.CampaignVerdict(c.Verdict),
 	}
-	if op, st, ok := ParseMetric(r.Metric); ok {
+	if op, st, ok := ParseMetric(r.Metric); ok && len(op) <= maxRowOperation {
 		row.Operation, row.Statistic = op, st
 	}
 	if c.HasInterval {

@@ -15,6 +15,9 @@ type runFigure func(d *result.Document, op string) (float64, error)
 var runFigures = map[v1alpha1.CampaignStatistic]runFigure{
 	v1alpha1.StatisticServerCPUPerOp: ServerCPUPerOp,
 	v1alpha1.StatisticTpmC:           TpmC,
+	// Cloud Monitoring's, keyed by region or API method (monitoring.go).
+	v1alpha1.StatisticServerHighPriorityCPU: ServerHighPriorityCPU,
+	v1alpha1.StatisticServerLatencyP99:      ServerLatencyP99,
 }
 
 // eachRun is f of each run.

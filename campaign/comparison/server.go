@@ -3,7 +3,6 @@ package comparison
 import (
 	"fmt"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/load/result"
 )
 
@@ -25,7 +24,3 @@ func ServerCPUPerOp(d *result.Document, op string) (float64, error) {
 	}
 	return *o.Statements.CPUSecondsPerOp * 1e6, nil
 }
-
-// errServerCPUNeedsRuns explains why one run per cell cannot compare it.
-var errServerCPUNeedsRuns = fmt.Errorf("%s is one figure per run: compare it with two or more runs per cell (spec.repetitions)",
-	v1alpha1.StatisticServerCPUPerOp)

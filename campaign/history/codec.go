@@ -157,7 +157,7 @@ func (c *Cell) validate(dec *histogram.Decoder) error {
 			return fmt.Errorf("operation %d (%.64q): %w", i, c.Operations[i].Name, err)
 		}
 	}
-	return nil
+	return c.Monitoring.validate()
 }
 
 func (o *Operation) validate(dec *histogram.Decoder) error {

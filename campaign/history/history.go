@@ -43,6 +43,9 @@ type Cell struct {
 	Runs int `json:"runs"`
 	// Operations are its operations, in the workload's order.
 	Operations []Operation `json:"operations"`
+	// Monitoring is the cell's Cloud Monitoring figures (monitoring.go);
+	// absent when its runs had none, and in entries written before them.
+	Monitoring *MonitoringFigures `json:"monitoring,omitempty"`
 }
 
 // Operation is one operation's pooled figures (comparison.Pool).
@@ -85,6 +88,7 @@ func Summarize(iteration string, scheduled time.Time, templateHash string, cells
 			}
 			hc.Operations = append(hc.Operations, op)
 		}
+		hc.Monitoring = summarizeMonitoring(c.Runs)
 		e.Cells = append(e.Cells, hc)
 	}
 	return e, nil
@@ -108,6 +112,16 @@ func summarizeOperation(enc *histogram.Encoder, c comparison.Cell, name string) 
 	}
 	op.Server = summarizeServer(c.Runs, name)
 	return op, nil
+}
+
+// FindCell returns the cell, if the entry has it.
+func (e *Entry) FindCell(cell string) (*Cell, bool) {
+	for i := range e.Cells {
+		if e.Cells[i].Name == cell {
+			return &e.Cells[i], true
+		}
+	}
+	return nil, false
 }
 
 // Find returns the cell's operation, if the entry has it.

@@ -46,7 +46,11 @@ func Build(entries []history.Entry, spec *v1alpha1.BenchmarkCampaignSpec) []Seri
 	for _, cell := range cellNames(entries) {
 		for _, m := range spec.Comparison.EffectiveMetrics() {
 			ops := m.Operations
-			if len(ops) == 0 {
+			switch {
+			case len(ops) > 0:
+			case comparison.IsMonitoring(m.Statistic):
+				ops = monitoringKeys(entries, cell, m.Statistic)
+			default:
 				ops = operationNames(entries, cell)
 			}
 			for _, op := range ops {
@@ -65,6 +69,17 @@ func build(entries []history.Entry, cell, op string, m v1alpha1.MetricSpec) Seri
 		s.Direction = stats.HigherIsBetter
 	}
 	for i := range entries {
+		if comparison.IsMonitoring(m.Statistic) {
+			c, ok := entries[i].FindCell(cell)
+			if !ok {
+				continue
+			}
+			// An iteration whose figures were not collected has no point.
+			if v, ok := c.Monitoring.Figure(m.Statistic, op); ok {
+				s.Values, s.Names, s.At = append(s.Values, v), append(s.Names, entries[i].Iteration), append(s.At, i)
+			}
+			continue
+		}
 		o, ok := entries[i].Find(cell, op)
 		if !ok || latency(m.Statistic) && o.Latency.Count == 0 {
 			continue
@@ -110,6 +125,24 @@ func cellNames(entries []history.Entry) []string {
 			if !seen[c.Name] {
 				seen[c.Name] = true
 				out = append(out, c.Name)
+			}
+		}
+	}
+	return out
+}
+
+// monitoringKeys are the regions or methods of the cell's Cloud
+// Monitoring figures of s, in order of first appearance.
+func monitoringKeys(entries []history.Entry, cell string, s v1alpha1.CampaignStatistic) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if c, ok := e.FindCell(cell); ok {
+			for _, k := range c.Monitoring.Keys(s) {
+				if !seen[k] {
+					seen[k] = true
+					out = append(out, k)
+				}
 			}
 		}
 	}

@@ -163,6 +163,14 @@ type WarmUp struct {
 	// Stable is false when an Auto warm-up hit its maximum without the
 	// load stabilising: the totals are then suspect.
 	Stable bool `json:"stable"`
+	// EndedBy is WarmUpEndedByServer when the server's warm-up signal
+	// (the monitoring section's, docs/server-stats.md) ended the warm-up
+	// later than the client's and cut the intervals between; absent, the
+	// client's warm-up (Mode) ended it.
+	EndedBy string `json:"endedBy,omitempty"`
+	// ServerIntervals counts the intervals the server's signal cut beyond
+	// the client's: indexes Intervals-ServerIntervals to Intervals-1.
+	ServerIntervals int `json:"serverIntervals,omitempty"`
 }
 
 // Counts are an operation's counters.

@@ -111,7 +111,7 @@ func findWarmUp(d *Document, points []StabilityPoint) WarmUp {
 		w.Intervals, w.Stable = detectStable(d, points, wu)
 	}
 	w.End = d.Start.Add(time.Duration(w.Intervals) * d.interval())
-	return w
+	return serverWarmUp(d, w, len(points))
 }
 
 // wholeIntervals is how many intervals of the given length d spans,

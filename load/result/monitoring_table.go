@@ -8,16 +8,17 @@ import (
 	"time"
 )
 
-// writeMonitoringTable prints the monitoring section, when the document
-// has one: which signal ended the warm-up, CPU by priority and region,
-// server latency per method and requests per status.
-func writeMonitoringTable(w io.Writer, m *Monitoring) error {
+// writeMonitoringTable prints d's monitoring section, when it has one:
+// which signal ended the warm-up, CPU by priority and region, server
+// latency per method and requests per status.
+func writeMonitoringTable(w io.Writer, d *Document) error {
+	m := d.Monitoring
 	if m == nil {
 		return nil
 	}
 	fmt.Fprintf(w, "cloud monitoring (%s to %s, %gs alignment):\n", monitoringTime(m.measuredFrom()),
 		monitoringTime(m.WindowEnd), m.AlignmentSeconds)
-	writeMonitoringWarmUp(w, m.WarmUp)
+	writeMonitoringWarmUp(w, m.WarmUp, d.WarmUp.EndedBy == WarmUpEndedByServer)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if len(m.CPU) > 0 {
 		fmt.Fprintln(tw, "cpu priority\tlocation\tmean\tmax\t")
@@ -47,14 +48,18 @@ func writeMonitoringTable(w io.Writer, m *Monitoring) error {
 }
 
 // writeMonitoringWarmUp says which signal ended the warm-up: the client's
-// (the figures start after it) or the server's (the figures include
-// minutes before the server settled).
-func writeMonitoringWarmUp(w io.Writer, wu *MonitoringWarmUp) {
+// (the figures start after it) or the server's — the figures start where
+// the server settled when its end cut them (cut), else they include
+// minutes before it (a document whose cut could not be applied).
+func writeMonitoringWarmUp(w io.Writer, wu *MonitoringWarmUp, cut bool) {
 	switch {
 	case wu == nil:
 		return
 	case !wu.Settled:
 		fmt.Fprintln(w, "server warm-up: never settled; the client's signal ended the warm-up")
+	case wu.EndedBy == WarmUpEndedByServer && cut:
+		fmt.Fprintf(w, "server warm-up: settled at %s, after the client's: the Server signal ended the warm-up (the figures start there)\n",
+			monitoringTime(wu.SettledAt))
 	case wu.EndedBy == WarmUpEndedByServer:
 		fmt.Fprintf(w, "server warm-up: settled at %s, after the client's: the Server signal ended the warm-up (the figures include server warm-up minutes)\n",
 			monitoringTime(wu.SettledAt))

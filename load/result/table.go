@@ -26,6 +26,10 @@ func WriteTable(w io.Writer, d *Document) error {
 		if !d.WarmUp.Stable {
 			fmt.Fprint(w, " (NOT stable: the warm-up hit its maximum)")
 		}
+		if d.WarmUp.EndedBy == WarmUpEndedByServer {
+			fmt.Fprintf(w, " (ended by the server's signal: intervals %d-%d cut after the client's)",
+				d.WarmUp.Intervals-d.WarmUp.ServerIntervals, d.WarmUp.Intervals-1)
+		}
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -59,7 +63,7 @@ func WriteTable(w io.Writer, d *Document) error {
 		return err
 	}
 	writeTPCC(w, d.TPCC)
-	if err := writeMonitoringTable(w, d.Monitoring); err != nil {
+	if err := writeMonitoringTable(w, d); err != nil {
 		return err
 	}
 	for _, n := range d.Notes {
