@@ -317,8 +317,8 @@ type Progress struct {
 	P99 time.Duration
 	// Errors and Missed count failures and missed sends so far.
 	Errors, Missed uint64
-	// InFlight is the number of operations sent and not yet finished
-	// (in open loop also those queued for a worker): the scheduler's count.
+	// InFlight is the number of operations sent and not yet finished: the
+	// scheduler's count.
 	InFlight int64
 }
 

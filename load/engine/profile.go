@@ -13,7 +13,7 @@ import (
 // Waking for every arrival gives the lowest lag but costs ~40 % of a core at
 // 20,000 ops/s (docs/performance.md); 100 µs keeps the lag p99 near 0.1 ms
 // on an idle core at about half the CPU, leaving the core to the Spanner
-// client. On a loaded host the lag is how long the dispatcher waits for a
+// client. On a loaded host the lag is how long a worker waits for a
 // core, whatever this value.
 const DispatchGranularity = 100 * time.Microsecond
 

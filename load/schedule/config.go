@@ -54,10 +54,12 @@ type Config struct {
 	// i/Shards of its own interval so that the shards interleave evenly and
 	// their union is exactly the single-process schedule. 0 means 1.
 	Shards int
-	// MaxInFlight caps the requests in flight in open-loop mode and the
-	// number of worker goroutines, which are started as the load needs them.
-	// A request due while MaxInFlight are in flight is reported to
-	// Handler.Missed instead of being sent.
+	// MaxInFlight caps the requests in flight in open-loop mode; Handle's
+	// worker index is one of MaxInFlight slots. Worker goroutines are
+	// started as the load needs them: one more than the most requests in
+	// flight at once, the extra one sleeping on the next arrival. A request
+	// due while MaxInFlight are in flight is reported to Handler.Missed
+	// instead of being sent.
 	MaxInFlight int
 	// Concurrency > 0 selects closed-loop mode: this many workers call
 	// Handler.Handle back to back for the profile's duration, with no rate.
@@ -67,17 +69,19 @@ type Config struct {
 	// many calls in all, then Run returns (before the profile's duration
 	// if they finish earlier) with Stats.Finished set. Closed loop only.
 	Iterations uint64
-	// Granularity is the least time between two wake-ups of the open-loop
-	// dispatcher; each wake-up sends everything that has come due. 0 wakes
-	// up for every arrival: the lowest lag, at the cost of one OS timer
-	// wake-up per request. A positive value trades lag (up to Granularity
-	// more) for CPU: at most 1/Granularity wake-ups per second. Requests are
-	// never sent before their intended time either way.
+	// Granularity is the least time between two distinct wake-up instants
+	// of the open-loop workers: an arrival due less than Granularity after
+	// the previous one's wake-up wakes with the next instant allowed, so
+	// the workers holding it wake together (one OS timer wake-up for all of
+	// them). 0 wakes up for every arrival: the lowest lag, at the cost of
+	// one OS timer wake-up per request. A positive value trades lag (up to
+	// Granularity more) for CPU: at most 1/Granularity wake-ups per second.
+	// Requests are never sent before their intended time either way.
 	Granularity time.Duration
 	// InFlight, when not nil, is where Run counts the requests handed to
-	// the handler and not yet returned from it (in open-loop mode also those
-	// queued for a worker), so a caller that shows progress reads the
-	// scheduler's own count instead of keeping a second one.
+	// the handler and not yet returned from it, so a caller that shows
+	// progress reads the scheduler's own count instead of keeping a second
+	// one.
 	InFlight *atomic.Int64
 	// Start is the instant the run starts, shared by all shards so that their
 	// schedules line up. Run waits until Start before the first send. The zero

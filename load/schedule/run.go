@@ -3,8 +3,6 @@ package schedule
 import (
 	"context"
 	"errors"
-	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/spanbench/spanbench/load/clock"
@@ -36,9 +34,10 @@ type Handler interface {
 	// cancelled.
 	Handle(ctx context.Context, worker int, r Request)
 	// Missed reports an open-loop request that was due but not sent because
-	// MaxInFlight requests were already in flight. It runs on the dispatcher
-	// goroutine, so it must be quick and must not block: every moment spent
-	// in it delays the following sends.
+	// MaxInFlight requests were already in flight. It runs on the worker
+	// that held the request, possibly on several at once, so it must be safe
+	// for concurrent use, quick and non-blocking: that worker takes the next
+	// arrival only once it returns.
 	Missed(r Request)
 }
 
@@ -65,11 +64,11 @@ type Stats struct {
 // Missed is 0.
 //
 // In open-loop mode no request with an intended time at or after
-// start+duration is sent; requests intended before it are sent even if the
-// dispatcher reaches them a little late, because dropping them would turn
-// ordinary timer jitter into missed requests.
+// start+duration is sent; requests intended before it are sent even if their
+// worker wakes up a little late, because dropping them would turn ordinary
+// timer jitter into missed requests.
 //
-// If ctx is cancelled Run stops dispatching, waits for the workers to return
+// If ctx is cancelled Run stops sending, waits for the workers to return
 // from Handle (which should observe ctx) and returns ctx's error with the
 // counts so far. An invalid cfg yields an error wrapping ErrInvalidConfig.
 //
@@ -92,7 +91,7 @@ func Run(ctx context.Context, cfg Config, clk clock.Clock, h Handler) (Stats, er
 	if cfg.closedLoop() {
 		return runClosed(ctx, cfg, clk, w, h, start)
 	}
-	return runOpen(ctx, cfg, w, h, start)
+	return runOpen(ctx, cfg, clk, w, h, start)
 }
 
 // startInstant returns want re-expressed relative to now. A start instant
@@ -104,143 +103,4 @@ func startInstant(want, now time.Time) time.Time {
 		return now
 	}
 	return now.Add(want.Sub(now))
-}
-
-// dispatcher is the open-loop state owned by the single dispatching
-// goroutine. Only inFlight is shared with the workers.
-type dispatcher struct {
-	ctx      context.Context
-	it       *Iterator
-	w        waiter
-	h        Handler
-	start    time.Time
-	end      time.Time
-	max      int64
-	gran     time.Duration
-	inFlight *atomic.Int64 // requests sent but not yet handled, queued or running
-	workers  *pool
-	stats    Stats
-}
-
-// runOpen dispatches the schedule to up to MaxInFlight workers, started as
-// needed, and waits for them to finish.
-func runOpen(ctx context.Context, cfg Config, w waiter, h Handler, start time.Time) (Stats, error) {
-	it, err := NewIterator(cfg)
-	if err != nil {
-		return Stats{}, err
-	}
-	d := &dispatcher{
-		ctx: ctx, it: it, w: w, h: h,
-		start:    start,
-		end:      start.Add(cfg.Profile.Duration()),
-		max:      int64(cfg.MaxInFlight),
-		gran:     cfg.Granularity,
-		stats:    Stats{Start: start},
-		inFlight: inFlightCounter(cfg),
-	}
-	d.workers = newPool(cfg.MaxInFlight, d.handle)
-	err = d.run()
-	d.workers.close()
-	return d.stats, err
-}
-
-// inFlightCounter is the caller's in-flight counter, or a private one.
-func inFlightCounter(cfg Config) *atomic.Int64 {
-	if cfg.InFlight != nil {
-		return cfg.InFlight
-	}
-	return new(atomic.Int64)
-}
-
-// handle runs r on worker i, then makes the worker idle again before it
-// gives the in-flight slot back, so that a slot taken always finds a worker.
-func (d *dispatcher) handle(i int, r Request) {
-	d.h.Handle(d.ctx, i, r)
-	d.workers.idleAgain(i)
-	d.inFlight.Add(-1)
-}
-
-// run dispatches every arrival at its intended time (or at once if that has
-// passed) and then waits for the end of the profile.
-func (d *dispatcher) run() error {
-	now, err := d.w.waitUntil(d.start)
-	if err != nil {
-		return err
-	}
-	for seq := uint64(0); ; seq++ {
-		off, ok := d.it.Next()
-		if !ok {
-			break
-		}
-		at := d.start.Add(off)
-		// Everything due by the last clock reading goes out without another
-		// reading or wait; only a future arrival costs a wait.
-		if at.After(now) {
-			if now, err = d.w.waitUntil(d.wakeAt(at, now)); err != nil {
-				return err
-			}
-		}
-		if err := d.ctx.Err(); err != nil {
-			return err // also ends a catch-up burst promptly
-		}
-		d.send(Request{Seq: seq, Intended: at})
-	}
-	_, err = d.w.waitUntil(d.end)
-	return err
-}
-
-// wakeAt returns when to wake up for an arrival at `at` given the clock
-// reading `now` taken at the previous wake-up: not before at (requests are
-// never sent early), and not sooner than Granularity after the previous
-// wake-up, which bounds the wake-up rate to 1/Granularity, except that the
-// end of the profile is not overslept.
-func (d *dispatcher) wakeAt(at, now time.Time) time.Time {
-	earliest := now.Add(d.gran)
-	if earliest.After(d.end) {
-		earliest = d.end
-	}
-	if at.Before(earliest) {
-		return earliest
-	}
-	return at
-}
-
-// send hands r to a worker unless MaxInFlight requests are in flight, in
-// which case it reports r as missed.
-func (d *dispatcher) send(r Request) {
-	d.stats.Scheduled++
-	if !d.acquire() {
-		d.miss(r)
-		return
-	}
-	if !d.workers.hand(r) { // cannot happen (see pool.hand); never lose r
-		d.inFlight.Add(-1)
-		d.miss(r)
-		return
-	}
-	d.stats.Sent++
-}
-
-func (d *dispatcher) miss(r Request) {
-	d.stats.Missed++
-	d.h.Missed(r)
-}
-
-// acquire takes an in-flight slot, reporting false if all are taken.
-func (d *dispatcher) acquire() bool {
-	if d.inFlight.Add(1) <= d.max {
-		return true
-	}
-	d.inFlight.Add(-1)
-	// During a catch-up burst on few Ps the dispatcher never blocks, so
-	// workers that are merely waiting to be scheduled (or to decrement the
-	// counter) would turn the burst into misses. Yield once to let them run;
-	// only if the slots are still taken are MaxInFlight requests really in
-	// flight.
-	runtime.Gosched()
-	if d.inFlight.Add(1) <= d.max {
-		return true
-	}
-	d.inFlight.Add(-1)
-	return false
 }

@@ -53,25 +53,42 @@ type timerWaiter struct {
 	timer clock.Timer // created on first use, then Reset
 }
 
+// rearmAfter is how far the clock may move while a timerWaiter arms its
+// timer before the timer is armed again. A timer is armed for t minus a
+// reading of the clock, so it is late by however far the clock moved in
+// between: nanoseconds for the real clock, a whole step for a fake clock
+// stepped by a test while one of the workers was arming (the others are
+// already waiting, so the test cannot tell). Go timers are not more precise
+// than about a millisecond anyway.
+const rearmAfter = time.Millisecond
+
 func (w *timerWaiter) waitUntil(t time.Time) (time.Time, error) {
 	for {
 		now := w.clk.Now()
 		if !now.Before(t) {
 			return now, nil
 		}
-		if err := w.sleep(t.Sub(now)); err != nil {
+		w.arm(t.Sub(now))
+		if w.clk.Now().Sub(now) > rearmAfter {
+			continue
+		}
+		if err := w.sleep(); err != nil {
 			return now, err
 		}
 	}
 }
 
-// sleep waits for d on the reused timer or until the context ends.
-func (w *timerWaiter) sleep(d time.Duration) error {
+// arm sets the reused timer to fire d from now.
+func (w *timerWaiter) arm(d time.Duration) {
 	if w.timer == nil {
 		w.timer = w.clk.NewTimer(d)
 	} else {
 		w.timer.Reset(d)
 	}
+}
+
+// sleep waits for the armed timer or until the context ends.
+func (w *timerWaiter) sleep() error {
 	select {
 	case <-w.timer.C():
 		return nil

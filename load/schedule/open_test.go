@@ -21,9 +21,11 @@ func TestRunReusesTheWorkerThatWentIdleLast(t *testing.T) {
 	done := startRun(context.Background(), Config{Profile: tenPerSecond, MaxInFlight: 512, InFlight: &inFlight}, fc, h)
 	idle := func() bool { return inFlight.Load() == 0 }
 	waitFor(t, "the first arrival to be handled", func() bool { return h.count() == 1 && idle() })
-	for range 9 {
+	for i := 2; i <= 10; i++ {
 		step(t, fc, 100*time.Millisecond)
-		waitFor(t, "the arrival to be handled", idle)
+		// Counted first: the next step must not come before this arrival
+		// was sent (the workers' other timers keep the clock waited on).
+		waitFor(t, "the arrival to be handled", func() bool { return h.count() == i && idle() })
 	}
 	stepLast(t, fc, 100*time.Millisecond)
 	if res := await(t, done); res.err != nil || res.stats.Sent != 10 {
