@@ -68,5 +68,5 @@ func (r *BenchmarkCampaignReconciler) runResult(ctx context.Context, run *v1alph
 	if run.Status.Report == nil {
 		return nil, fmt.Errorf("no report")
 	}
-	return loadReport(ctx, r.APIReader, run)
+	return loadReport(ctx, r.APIReader, r.Results, run)
 }
