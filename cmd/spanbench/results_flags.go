@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"path"
 
@@ -18,13 +17,6 @@ import (
 // results would outgrow etcd.
 type resultsFlags struct {
 	url, hostPath, claim string
-}
-
-func (f *resultsFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.url, "results-bucket", "", "store shard results and reports as objects of this bucket: gs://BUCKET[/PREFIX] (credentials from Workload Identity) "+
-		"or file:///DIR (a volume mounted at DIR in the manager and the runner pods; see --results-host-path, --results-volume-claim) (default: in ConfigMaps)")
-	fs.StringVar(&f.hostPath, "results-host-path", "", "with a file:// bucket: the node directory the runner pods mount at its DIR, as the manager does (local clusters only)")
-	fs.StringVar(&f.claim, "results-volume-claim", "", "with a file:// bucket: the ReadWriteMany PersistentVolumeClaim, in each run's namespace, the runner pods mount at its DIR")
 }
 
 // store checks the flags and is what the runners are told of the bucket.
