@@ -30,6 +30,7 @@ import (
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/gcsblob"
 	"gocloud.dev/gcerrors"
+	"gocloud.dev/gcp"
 )
 
 // Schemes of the URLs Open accepts.
@@ -81,7 +82,7 @@ func Open(ctx context.Context, rawURL string) (*Bucket, error) {
 			CreateDir: true, NoTempDir: true, Metadata: fileblob.MetadataDontWrite,
 		})
 	default:
-		b, err = blob.OpenBucket(ctx, SchemeGCS+"://"+u.Host)
+		b, err = openGCS(ctx, u.Host)
 		if prefix := strings.Trim(u.Path, "/"); err == nil && prefix != "" {
 			b = blob.PrefixedBucket(b, prefix+"/")
 		}
@@ -90,6 +91,23 @@ func Open(ctx context.Context, rawURL string) (*Bucket, error) {
 		return nil, fmt.Errorf("opening results bucket %s: %w", rawURL, err)
 	}
 	return &Bucket{b: b, url: u.String()}, nil
+}
+
+// openGCS opens Cloud Storage bucket name with the environment's
+// Application Default Credentials (Workload Identity on GKE), built here
+// rather than through gocloud's URL registry, whose lazy opener reads
+// STORAGE_EMULATOR_HOST from the process and prints to stdout when it
+// finds no credentials: a missing credential is an error at start.
+func openGCS(ctx context.Context, name string) (*blob.Bucket, error) {
+	creds, err := gcp.DefaultCredentials(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("no Google credentials (Workload Identity, or Application Default Credentials): %w", err)
+	}
+	client, err := gcp.NewHTTPClient(gcp.DefaultTransport(), gcp.CredentialsTokenSource(creds))
+	if err != nil {
+		return nil, err
+	}
+	return gcsblob.OpenBucket(ctx, client, name, nil)
 }
 
 // URL is the bucket's URL, as Open was given it.
