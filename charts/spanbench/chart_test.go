@@ -747,7 +747,9 @@ func TestTemplateResultsBucketOnADirectory(t *testing.T) {
 		"hostPath": {"resultsBucket.hostPath=/srv/results", "--results-host-path=/srv/results",
 			func(v corev1.Volume) bool { return v.HostPath != nil && v.HostPath.Path == "/srv/results" }},
 		"claim": {"resultsBucket.volumeClaim=results", "--results-volume-claim=results",
-			func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == "results" }},
+			func(v corev1.Volume) bool {
+				return v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == "results"
+			}},
 	} {
 		var dep appsv1.Deployment
 		template(t, "--set", "resultsBucket.url=file:///var/spanbench/results", "--set", c.set).get(t, "Deployment/spanbench-manager", &dep)
