@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/protocol/bucket"
 )
 
 // BenchmarkRunReconciler runs BenchmarkRuns: it prepares the target, starts
@@ -57,6 +58,11 @@ type BenchmarkRunReconciler struct {
 	// aggregating is held by the one aggregation under way
 	// (aggregateOneAtATime).
 	aggregating sync.Mutex
+	// Results is the results bucket (--results-bucket), where the runners
+	// store their shard results and the controller the run's report, as
+	// objects; nil stores them in ConfigMaps. RunnerConfig.Results names
+	// the same bucket to the runners.
+	Results *bucket.Bucket
 	// APIReader reads what the manager's cache does not hold: the chunks
 	// of long results (protocol.LoadChunked). SetupWithManager defaults it
 	// to the manager's; without one the client reads them.
@@ -163,6 +169,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	// to the stages that need it; run.Spec is the cache's and stays as the
 	// user wrote it.
 	w := run.Spec.Workload.Resolved()
+	if err := r.holdResultObjects(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	switch v1alpha1.DerivePhase(run.Status.Conditions) {
 	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
 		res, err := r.wrapUp(ctx, run, outbox)

@@ -68,7 +68,7 @@ func (r *BenchmarkCampaignReconciler) runResult(ctx context.Context, run *v1alph
 	if run.Status.Report == nil {
 		return nil, fmt.Errorf("no report")
 	}
-	doc, err := loadReport(ctx, r.APIReader, run)
+	doc, err := loadReport(ctx, r.APIReader, r.Results, run)
 	if err != nil {
 		return nil, err
 	}

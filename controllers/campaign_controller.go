@@ -14,6 +14,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
+	"github.com/spanbench/spanbench/protocol/bucket"
 )
 
 // BenchmarkCampaignReconciler runs BenchmarkCampaigns: it starts
@@ -28,8 +29,11 @@ type BenchmarkCampaignReconciler struct {
 	// runs' ConfigMaps (cmd/spanbench/manager.go). SetupWithManager
 	// defaults it to the manager's.
 	APIReader client.Reader
-	Scheme    *runtime.Scheme
-	Recorder  record.EventRecorder
+	// Results is the results bucket the runs' reports may be in (the
+	// BenchmarkRunReconciler's); nil: none.
+	Results  *bucket.Bucket
+	Scheme   *runtime.Scheme
+	Recorder record.EventRecorder
 	// Clock is injected so that iteration times are testable.
 	Clock clock.PassiveClock
 }

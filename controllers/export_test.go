@@ -57,3 +57,21 @@ func (r *BenchmarkRunReconciler) HoldAggregation() (release func()) {
 	r.aggregating.Lock()
 	return r.aggregating.Unlock
 }
+
+// DeleteShardObjectsForTest deletes run's shard result objects as the
+// wrap-up of an ended run does.
+func DeleteShardObjectsForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.deleteShardObjects(ctx, run)
+}
+
+// HoldResultObjectsForTest puts the results finalizer on run, as a
+// reconcile of a run that has not ended does with a results bucket.
+func HoldResultObjectsForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.holdResultObjects(ctx, run)
+}
+
+// FinalizeForTest finalizes run, being deleted, as a reconcile does.
+func FinalizeForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	_, err := r.finalize(ctx, run)
+	return err
+}

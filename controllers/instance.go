@@ -60,7 +60,7 @@ func (r *BenchmarkRunReconciler) owner(run *v1alpha1.BenchmarkRun) target.Owner 
 func (r *BenchmarkRunReconciler) ensureInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox, deadline stageDeadline) (res ctrl.Result, done bool, err error) {
 	ephemeral := run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral
 	if ephemeral {
-		if err := r.setFinalizer(ctx, run, true); err != nil {
+		if err := r.setFinalizer(ctx, run, FinalizerInstance, true); err != nil {
 			return ctrl.Result{}, false, err
 		}
 	}
@@ -116,6 +116,9 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 	if err := r.deleteShardChunks(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.deleteShardObjects(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	// The statistics live in the instance: collect them before deleting it.
 	if res, pending, err := r.collectServerStats(ctx, run, outbox); pending || err != nil {
 		return res, err
@@ -124,7 +127,7 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 		return ctrl.Result{}, nil
 	}
 	if t := run.Status.Target; t != nil && t.DeletionTime != nil {
-		return ctrl.Result{}, r.setFinalizer(ctx, run, false)
+		return ctrl.Result{}, r.setFinalizer(ctx, run, FinalizerInstance, false)
 	}
 	deleted, err := r.releaseInstance(ctx, run, outbox)
 	if err != nil {
@@ -133,13 +136,17 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 	if deleted && run.Status.Target != nil {
 		return requeueSoon, nil
 	}
-	return ctrl.Result{}, r.setFinalizer(ctx, run, false)
+	return ctrl.Result{}, r.setFinalizer(ctx, run, FinalizerInstance, false)
 }
 
-// finalize runs for a run being deleted: it deletes the run's Ephemeral
-// instance, then lets the run go. The runners are stopped first; against
-// a deleted instance they would only fail.
+// finalize runs for a run being deleted: it deletes the run's objects in
+// the results bucket and its Ephemeral instance, then lets the run go.
+// The runners are stopped first; against a deleted instance they would
+// only fail.
 func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.BenchmarkRun) (ctrl.Result, error) {
+	if err := r.releaseResultObjects(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	if !controllerutil.ContainsFinalizer(run, FinalizerInstance) {
 		return ctrl.Result{}, nil
 	}
@@ -152,7 +159,7 @@ func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.Ben
 	if err != nil {
 		return releaseRetry(err)
 	}
-	return ctrl.Result{}, r.setFinalizer(ctx, run, false)
+	return ctrl.Result{}, r.setFinalizer(ctx, run, FinalizerInstance, false)
 }
 
 // releaseRetry is how a failed deletion is tried again: while the
@@ -202,20 +209,20 @@ func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alp
 	return true, nil
 }
 
-// setFinalizer adds or removes FinalizerInstance with a patch, never an
+// setFinalizer adds or removes finalizer name with a patch, never an
 // Update: the spec's immutability rule compares the stored JSON, and a
 // typed Update re-encodes durations (1m becomes 1m0s). The patch is made
 // on a copy so that the status changes of this reconcile stay in run.
-func (r *BenchmarkRunReconciler) setFinalizer(ctx context.Context, run *v1alpha1.BenchmarkRun, present bool) error {
-	if controllerutil.ContainsFinalizer(run, FinalizerInstance) == present {
+func (r *BenchmarkRunReconciler) setFinalizer(ctx context.Context, run *v1alpha1.BenchmarkRun, name string, present bool) error {
+	if controllerutil.ContainsFinalizer(run, name) == present {
 		return nil
 	}
 	obj := run.DeepCopy()
 	before := obj.DeepCopy()
 	if present {
-		controllerutil.AddFinalizer(obj, FinalizerInstance)
+		controllerutil.AddFinalizer(obj, name)
 	} else {
-		controllerutil.RemoveFinalizer(obj, FinalizerInstance)
+		controllerutil.RemoveFinalizer(obj, name)
 	}
 	if err := r.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
@@ -36,7 +37,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	merged, problems, invalid, err := mergeShards(reports, run, r.now(), r.shardLoader(ctx, run))
+	merged, problems, invalid, err := mergeShards(reports, run, r.now(), shardLoaders{chunked: r.shardLoader(ctx, run), object: r.shardObjectLoader(ctx, run)})
 	var unavailable *protocol.UnavailableError
 	if errors.As(err, &unavailable) {
 		return ctrl.Result{}, err // the API server's trouble, not the result's: retried
@@ -82,10 +83,11 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 // A shard refused is left out, and the others still make a (partial)
 // result. It reports the shards that failed, sent unreadable reports or
 // invalid results, for the condition message; invalid names the shards
-// whose results were refused (and, for a chunked result, the chunk). load
-// reads a chunked result; a *protocol.UnavailableError it returns ends the
-// merge with that error, for the reconcile to retry.
-func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time, load chunkedLoader) (doc *result.Document, problems, invalid []string, err error) {
+// whose results were refused (and, for a chunked result, the chunk; for
+// an object, the object). load reads a chunked result or an object; a
+// *protocol.UnavailableError it returns ends the merge with that error,
+// for the reconcile to retry.
+func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time, load shardLoaders) (doc *result.Document, problems, invalid []string, err error) {
 	expect, err := runExpectation(run, now)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the run's own workload cannot be recorded: %w", err)
@@ -172,6 +174,12 @@ func runExpectation(run *v1alpha1.BenchmarkRun, now time.Time) (result.Expect, e
 // chunkedLoader reads shard index's chunked result, which h describes.
 type chunkedLoader func(index int, h chunks.Head) (*result.Document, error)
 
+// shardLoaders read the shard results not inline in their ConfigMaps.
+type shardLoaders struct {
+	chunked chunkedLoader
+	object  objectLoader
+}
+
 // shardLoader reads a shard's chunked result through the uncached reader,
 // one chunk at a time: the chunks are not in the manager's cache.
 func (r *BenchmarkRunReconciler) shardLoader(ctx context.Context, run *v1alpha1.BenchmarkRun) chunkedLoader {
@@ -188,15 +196,20 @@ func (r *BenchmarkRunReconciler) uncached() client.Reader {
 	return r.Client
 }
 
-// addShard decodes a succeeded shard's result, inline or chunked, checks
-// that it is this shard's alone, and merges it; a refused result leaves
-// merger unchanged.
-func addShard(merger *result.Merger, o shardReport, load chunkedLoader) error {
+// addShard decodes a succeeded shard's result, inline, chunked or an
+// object, checks that it is this shard's alone, and merges it; a refused
+// result leaves merger unchanged.
+func addShard(merger *result.Merger, o shardReport, load shardLoaders) error {
 	var doc *result.Document
 	var err error
-	if o.Chunked != nil {
-		doc, err = load(o.index, *o.Chunked)
-	} else {
+	switch {
+	case o.Chunked != nil:
+		doc, err = load.chunked(o.index, *o.Chunked)
+	case o.Object != nil && load.object == nil:
+		err = fmt.Errorf("points at object %.80q, and no results bucket is configured", o.Object.Key)
+	case o.Object != nil:
+		doc, err = load.object(o.index, *o.Object)
+	default:
 		doc, err = protocol.DecodeResult(o.Result)
 	}
 	switch {
@@ -218,7 +231,8 @@ func p99(f *v1alpha1.ResultFigures) string {
 // writeReport stores the merged result, histograms and time series
 // included, in a ConfigMap that outlives the runner pods, and in chunk
 // ConfigMaps before it when it is too long for one (protocol.StoreResult);
-// all go with the run.
+// all go with the run. With a results bucket, the result is an object
+// instead, written first, and the ConfigMap points at it.
 func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(run), Namespace: run.Namespace, Labels: v1alpha1.RunLabels(run)}}
 	if err := r.storeReportChunks(ctx, run, cm, doc); err != nil {
@@ -231,6 +245,9 @@ func (r *BenchmarkRunReconciler) writeReport(ctx context.Context, run *v1alpha1.
 // when it needs any, and sets what the report ConfigMap cm must hold: the
 // chunks' head in its data, or the result inline in its binaryData.
 func (r *BenchmarkRunReconciler) storeReportChunks(ctx context.Context, run *v1alpha1.BenchmarkRun, cm *corev1.ConfigMap, doc *result.Document) error {
+	if r.Results != nil {
+		return r.storeReportObject(ctx, run, cm, doc)
+	}
 	data, err := protocol.EncodeReport(doc)
 	if err != nil {
 		return err
@@ -257,13 +274,20 @@ func (r *BenchmarkRunReconciler) storeReportChunks(ctx context.Context, run *v1a
 const reportFieldOwner = "spanbench-manager"
 
 // ReadReport reads the merged result of a finished run from its report
-// ConfigMap, and its chunks when it has any (spanbench report --run).
+// ConfigMap, and its chunks when it has any (spanbench report --run); a
+// report in a results bucket needs ReadReportFrom.
+func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
+	return ReadReportFrom(ctx, c, nil, key)
+}
+
+// ReadReportFrom is ReadReport with the results bucket b (nil: none), for
+// a report stored there.
 // Anyone who may edit ConfigMaps in the namespace may have edited them:
 // the result is checked against the run like a shard's, and its figures
 // derived again. The run's Cloud Monitoring figures are the report's own
 // monitoring section, written when they are collected; a report stored
 // before they were written there gets them from status.serverMetrics.
-func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
+func ReadReportFrom(ctx context.Context, c client.Reader, b *bucket.Bucket, key client.ObjectKey) (*result.Document, error) {
 	run := &v1alpha1.BenchmarkRun{}
 	if err := c.Get(ctx, key, run); err != nil {
 		return nil, err
@@ -271,7 +295,7 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	if run.Status.Report == nil {
 		return nil, fmt.Errorf("BenchmarkRun %s has no report yet (phase %s)", key, run.Status.Phase)
 	}
-	doc, err := loadReport(ctx, c, run)
+	doc, err := loadReport(ctx, c, b, run)
 	if err != nil {
 		return nil, err
 	}
@@ -281,14 +305,18 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 	return withStatusMonitoring(doc, run), nil
 }
 
-// loadReport reads a run's stored report, inline or chunked, unchecked.
-func loadReport(ctx context.Context, c client.Reader, run *v1alpha1.BenchmarkRun) (*result.Document, error) {
+// loadReport reads a run's stored report, inline, chunked or an object of
+// b, unchecked.
+func loadReport(ctx context.Context, c client.Reader, b *bucket.Bucket, run *v1alpha1.BenchmarkRun) (*result.Document, error) {
 	ref := run.Status.Report
 	cm := &corev1.ConfigMap{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
 		return nil, err
 	}
-	doc, err := protocol.LoadResult(ctx, c, cm, ref.Key, protocol.ReportLimits())
+	if err := checkReportPointer(run, cm); err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
+	}
+	doc, err := protocol.LoadResult(ctx, c, b, cm, ref.Key, protocol.ReportLimits())
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
 	}

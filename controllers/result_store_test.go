@@ -27,6 +27,7 @@ import (
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/pod"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
@@ -40,6 +41,24 @@ type storeScenario struct {
 	c     client.Client
 	run   *v1alpha1.BenchmarkRun
 	start time.Time
+	// results, when set, is the results bucket the runners store their
+	// results in and the controller reads them from.
+	results *bucket.Bucket
+}
+
+// object is where runner i stores its result: nil without a results
+// bucket, else its object, as the runner computes it.
+func (s *storeScenario) object(i int) *pod.ResultObject {
+	if s.results == nil {
+		return nil
+	}
+	return &pod.ResultObject{Bucket: s.results, Key: bucket.ShardKey(s.run.Namespace, s.run.Name, string(s.run.UID), i)}
+}
+
+// reconciler is the controller of the scenario, with its results bucket.
+func (s *storeScenario) reconciler() *controllers.BenchmarkRunReconciler {
+	return &controllers.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{},
+		Preparer: controllers.SpannerPreparer{}, Results: s.results}
 }
 
 func newStoreScenario(t *testing.T, name string, replicas int32, duration time.Duration) *storeScenario {
@@ -109,7 +128,7 @@ func (s *storeScenario) storeShards(pool shardtest.DensePool) []protocol.StoredR
 	for i := range int(s.run.Replicas()) {
 		doc := pool.Shard(s.run.Name, s.run.Spec.Workload.Resolved(), s.start, i, int(s.run.Replicas()))
 		key := client.ObjectKey{Namespace: s.run.Namespace, Name: protocol.ShardConfigMapName(s.run.Name, i)}
-		stored, err := pod.StoreShardResult(bounded(s.t), rc, key, s.start, doc)
+		stored, err := pod.StoreShardResult(bounded(s.t), rc, key, s.start, doc, s.object(i))
 		if err != nil {
 			s.t.Fatalf("the runner could not store shard %d's result: %v", i, err)
 		}
@@ -121,8 +140,7 @@ func (s *storeScenario) storeShards(pool shardtest.DensePool) []protocol.StoredR
 // aggregate runs the controller's aggregation of the run.
 func (s *storeScenario) aggregate() []string {
 	s.t.Helper()
-	r := &controllers.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}}
-	events, err := controllers.AggregateForTest(bounded(s.t), r, s.run)
+	events, err := controllers.AggregateForTest(bounded(s.t), s.reconciler(), s.run)
 	if err != nil {
 		s.t.Fatalf("aggregating: %v", err)
 	}

@@ -35,6 +35,44 @@ type RunnerConfig struct {
 	// the start time before it comes. The runner Job's deadline allows for
 	// it.
 	StartupGrace time.Duration
+	// Results names the results bucket to the runners; its zero value
+	// (no bucket) keeps their results in ConfigMaps.
+	Results ResultsStore
+}
+
+// ResultsStore is the runners' side of the results bucket.
+type ResultsStore struct {
+	// URL is the bucket's (bucket.ParseURL's): the runners get it as
+	// --results-bucket, with the run's UID.
+	URL string
+	// Volume, for a file:// bucket, is what the runner pods mount at the
+	// URL's directory: the same directory the manager has mounted there
+	// (a hostPath on a local cluster, a ReadWriteMany claim in each run's
+	// namespace elsewhere). nil for gs://.
+	Volume *corev1.VolumeSource
+	// MountPath is the directory the volume is mounted at (the URL's).
+	MountPath string
+}
+
+// resultsVolume is the name of the results bucket's volume.
+const resultsVolume = "results"
+
+// args are the runner's flags that name the bucket.
+func (s ResultsStore) args(run *v1alpha1.BenchmarkRun) []string {
+	if s.URL == "" {
+		return nil
+	}
+	return []string{"--results-bucket", s.URL, "--run-uid", string(run.UID)}
+}
+
+// mount adds the bucket's volume to a runner pod, when it has one.
+func (s ResultsStore) mount(spec *corev1.PodSpec) {
+	if s.URL == "" || s.Volume == nil {
+		return
+	}
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: resultsVolume, VolumeSource: *s.Volume.DeepCopy()})
+	c := &spec.Containers[0]
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: resultsVolume, MountPath: s.MountPath})
 }
 
 // DefaultRunnerMetricsPort is the runners' metrics port when
@@ -130,7 +168,9 @@ func newRunnerJob(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) *batchv1.Job {
 	port := cfg.metricsPort()
 	args := []string{"runner", "--run", run.Name, "--metrics-addr", ":" + strconv.Itoa(int(port)),
 		"--ready-timeout", runnerReadyTimeout(run, cfg).String()}
+	args = append(args, cfg.Results.args(run)...)
 	tmpl := podTemplate(run, cfg, componentRunner, args)
+	cfg.Results.mount(&tmpl.Spec)
 	tmpl.Annotations = map[string]string{
 		"prometheus.io/scrape": "true",
 		"prometheus.io/port":   strconv.Itoa(int(port)),

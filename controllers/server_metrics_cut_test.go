@@ -95,7 +95,7 @@ func (s *serverMetricsScenario) storedReport() *result.Document {
 	if err := s.c.Get(context.Background(), objectKey(run.Namespace, run.Status.Report.ConfigMapName), cm); err != nil {
 		s.t.Fatal(err)
 	}
-	d, err := protocol.LoadResult(context.Background(), s.c, cm, run.Status.Report.Key, protocol.ReportLimits())
+	d, err := protocol.LoadResult(context.Background(), s.c, nil, cm, run.Status.Report.Key, protocol.ReportLimits())
 	if err != nil {
 		s.t.Fatalf("the stored report does not read: %v", err)
 	}

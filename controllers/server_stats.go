@@ -384,7 +384,10 @@ func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.Be
 	if !metav1.IsControlledBy(cm, run) {
 		return nil, nil, fmt.Errorf("ConfigMap %s is not the run's", cm.Name)
 	}
-	doc, err := protocol.LoadResult(ctx, r.uncached(), cm, ref.Key, protocol.ReportLimits())
+	if err := checkReportPointer(run, cm); err != nil {
+		return nil, nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+	}
+	doc, err := protocol.LoadResult(ctx, r.uncached(), r.Results, cm, ref.Key, protocol.ReportLimits())
 	if err != nil {
 		return nil, nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
 	}

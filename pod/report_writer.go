@@ -15,6 +15,7 @@ import (
 
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/protocol/bucket"
 )
 
 // Bounds of the runner's calls to the API server.
@@ -57,8 +58,9 @@ func (b *backoff) sleep(ctx context.Context) error {
 // retriable tells a transient failure (conflict, throttling, timeout,
 // server or connection error) from one a retry cannot fix.
 func retriable(err error) bool {
+	var perm *permanentError
 	switch {
-	case apierrors.IsNotFound(err), apierrors.IsForbidden(err), apierrors.IsUnauthorized(err),
+	case errors.As(err, &perm), apierrors.IsNotFound(err), apierrors.IsForbidden(err), apierrors.IsUnauthorized(err),
 		apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsRequestEntityTooLargeError(err),
 		apierrors.IsMethodNotSupported(err), apierrors.IsGone(err),
 		errors.Is(err, context.Canceled):
@@ -240,34 +242,93 @@ func (r *runner) failureReport(ctx context.Context, message string) protocol.Map
 	return protocol.EncodeShardReport(rep)
 }
 
+// ResultObject is where a runner stores its shard's result when the
+// manager has a results bucket: the bucket, and the object's key
+// (bucket.ShardKey).
+type ResultObject struct {
+	Bucket *bucket.Bucket
+	Key    string
+}
+
 // StoreShardResult stores doc as the result of the shard whose ConfigMap
 // is own, with its ready time and the Succeeded state, acting through c
-// (the runner's service account). A result too long for the shard's
-// ConfigMap goes into chunk ConfigMaps first (protocol.StoreResult), each
-// owned by what owns the shard's ConfigMap (the run), so that they are
-// deleted with it; then the state and the result, or its chunks' head, go
-// in one patch, so the controller never sees one without the other, nor a
-// head before its chunks. It is the pod's last write: every call retries
-// transient errors until ctx ends, so ctx must be bounded (the runner's is
-// durable: finalWriteTimeout), and an API server restart does not lose the
-// result. It returns how the result was stored, for the log.
-func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey, ready time.Time, doc *result.Document) (protocol.StoredResult, error) {
-	enc, err := protocol.EncodeResult(doc)
+// (the runner's service account). With obj (a results bucket), the result
+// is one object of the bucket, written first (protocol.StoreResultObject),
+// and the ConfigMap gets a pointer to it. Without, a result too long for
+// the shard's ConfigMap goes into chunk ConfigMaps first
+// (protocol.StoreResult), each owned by what owns the shard's ConfigMap
+// (the run), so that they are deleted with it. Then the state and the
+// result, its chunks' head or its pointer go in one patch, so the
+// controller never sees one without the other, nor a head before its
+// chunks, nor a pointer before its object. It is the pod's last write:
+// every call retries transient errors until ctx ends, so ctx must be
+// bounded (the runner's is durable: finalWriteTimeout), and an API server
+// restart does not lose the result. It returns how the result was stored,
+// for the log.
+func StoreShardResult(ctx context.Context, c client.Client, own client.ObjectKey, ready time.Time, doc *result.Document, obj *ResultObject) (protocol.StoredResult, error) {
+	var stored protocol.StoredResult
+	var err error
+	if obj != nil {
+		stored, err = storeObject(ctx, obj, doc)
+	} else {
+		stored, err = storeInConfigMaps(ctx, c, own, doc)
+	}
 	if err != nil {
 		return protocol.StoredResult{}, err
 	}
-	stored := protocol.StoredResult{Inline: enc}
-	if len(enc) > protocol.MaxResultBytes {
-		if stored, err = storeChunks(ctx, c, own, doc.Run, enc); err != nil {
-			return protocol.StoredResult{}, fmt.Errorf("storing the result: %w", err)
-		}
-	}
-	p := protocol.EncodeShardReport(protocol.ShardReport{Ready: ready, State: protocol.StateSucceeded, Result: stored.Inline, Chunked: stored.Head})
+	p := protocol.EncodeShardReport(protocol.ShardReport{Ready: ready, State: protocol.StateSucceeded,
+		Result: stored.Inline, Chunked: stored.Head, Object: stored.Object})
 	if err := patchMap(ctx, c, own, untilDone, p); err != nil {
 		return protocol.StoredResult{}, fmt.Errorf("storing the result: %w", err)
 	}
 	return stored, nil
 }
+
+// storeInConfigMaps encodes doc for the shard's ConfigMap, inline, and
+// stores its chunks first when it is too long.
+func storeInConfigMaps(ctx context.Context, c client.Client, own client.ObjectKey, doc *result.Document) (protocol.StoredResult, error) {
+	enc, err := protocol.EncodeResult(doc)
+	if err != nil {
+		return protocol.StoredResult{}, err
+	}
+	if len(enc) <= protocol.MaxResultBytes {
+		return protocol.StoredResult{Inline: enc}, nil
+	}
+	stored, err := storeChunks(ctx, c, own, doc.Run, enc)
+	if err != nil {
+		return protocol.StoredResult{}, fmt.Errorf("storing the result: %w", err)
+	}
+	return stored, nil
+}
+
+// storeObject writes doc as the object obj names, retrying the store's
+// transient errors; a result over its limits is not retried.
+func storeObject(ctx context.Context, obj *ResultObject, doc *result.Document) (protocol.StoredResult, error) {
+	var p bucket.Pointer
+	err := withRetries(ctx, untilDone, func(ctx context.Context) error {
+		var err error
+		p, err = protocol.StoreResultObject(ctx, obj.Bucket, obj.Key, doc, protocol.ShardLimits())
+		var tooLarge *bucket.TooLargeError
+		var budget *result.BudgetError
+		if errors.As(err, &tooLarge) || errors.As(err, &budget) {
+			return &permanentError{err: err}
+		}
+		return err
+	})
+	var perm *permanentError
+	if errors.As(err, &perm) {
+		err = perm.err
+	}
+	if err != nil {
+		return protocol.StoredResult{}, fmt.Errorf("storing the result in the results bucket: %w", err)
+	}
+	return protocol.StoredResult{Object: &p}, nil
+}
+
+// permanentError is an error withRetries does not retry.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
 
 // storeChunks lays a long encoded result of run out in chunks and stores
 // them, labelled with the run so that the controller deletes them once the

@@ -17,6 +17,7 @@ import (
 	"github.com/spanbench/spanbench/load/metrics"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
@@ -65,6 +66,13 @@ type Options struct {
 	LoadProgressInterval time.Duration
 	// Log receives the runner's structured logs.
 	Log logr.Logger
+	// Results, when set, is the results bucket the manager named
+	// (--results-bucket): the shard's result goes there, under the run's
+	// UID RunUID, and its ConfigMap points at it.
+	Results *bucket.Bucket
+	// RunUID is the run's UID, which the result's object key names
+	// (bucket.ShardKey); required with Results.
+	RunUID string
 }
 
 func (o Options) withDefaults() Options {
@@ -91,6 +99,8 @@ func (o Options) validate() error {
 		return errors.New("no namespace given")
 	case o.Index < 0:
 		return fmt.Errorf("shard index %d is negative", o.Index)
+	case o.Results != nil && o.RunUID == "":
+		return errors.New("a results bucket needs the run's UID")
 	}
 	return nil
 }
@@ -350,14 +360,21 @@ func (r *runner) startBarrier(ctx context.Context) (released, error) {
 func (r *runner) writeResult(ctx context.Context, ready time.Time, doc *result.Document) error {
 	wctx, cancel := durable(ctx)
 	defer cancel()
-	stored, err := StoreShardResult(wctx, r.c, r.own, ready, doc)
+	var obj *ResultObject
+	if r.o.Results != nil {
+		obj = &ResultObject{Bucket: r.o.Results, Key: bucket.ShardKey(r.o.Namespace, r.o.Run, r.o.RunUID, r.o.Index)}
+	}
+	stored, err := StoreShardResult(wctx, r.c, r.own, ready, doc, obj)
 	if err != nil {
 		return err
 	}
 	sh := doc.Shards[0]
 	bytes := len(stored.Inline)
-	if stored.Head != nil {
+	switch {
+	case stored.Head != nil:
 		bytes = int(stored.Head.Bytes)
+	case stored.Object != nil:
+		bytes = int(stored.Object.Bytes)
 	}
 	r.log.Info("stored the result", "ok", doc.Overall.OK, "errors", doc.Overall.ErrorCount(), "missed", sh.Missed,
 		"startSkew", sh.Started.Sub(doc.Start).String(), "bytes", bytes, "chunks", len(stored.Chunks))

@@ -5,8 +5,8 @@
 // Decode that both sides use. Neither side formats or parses a field by
 // hand.
 //
-// The protocol is only ConfigMaps, so that RBAC can confine each run's pods
-// to its own objects by name:
+// The signalling is only ConfigMaps, so that RBAC can confine each run's
+// pods to its own objects by name:
 //
 //   - <run>-control, written by the controller: the Control document
 //     (EncodeControl, DecodeControl) and, once every runner is ready, the
@@ -15,7 +15,9 @@
 //     a LoaderReport.
 //   - <run>-shard-<i>, created empty by the controller, written by runner i:
 //     a ShardReport, whose result is gzipped JSON (EncodeResult,
-//     DecodeResult).
+//     DecodeResult): inline, in chunk ConfigMaps (package chunks), or,
+//     with a results bucket on the manager, an object of the bucket the
+//     report points at (package bucket, StoreResultObject, LoadObject).
 //
 // The key-by-key table is in docs/benchmarkrun.md ("The pod protocol"); a
 // test holds it to the keys and states defined here.

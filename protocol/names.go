@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
@@ -47,7 +48,8 @@ func LoaderKeys() []string {
 // ShardKeys are the keys of a shard ConfigMap: data (a chunked result's
 // head among them), then binaryData.
 func ShardKeys() []string {
-	return append(append([]string{KeyVersion, KeyReady, KeyState, KeyMessage}, chunks.HeadKeys()...), KeyResult)
+	keys := append([]string{KeyVersion, KeyReady, KeyState, KeyMessage}, chunks.HeadKeys()...)
+	return append(append(keys, bucket.PointerKeys()...), KeyResult)
 }
 
 // ChunkKeys are the keys of a chunk ConfigMap: binaryData.

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
@@ -54,6 +55,11 @@ type ShardReport struct {
 	// (StoreResult), present with Succeeded when the result is longer;
 	// the aggregation reads it (LoadChunked).
 	Chunked *chunks.Head
+	// Object points at the shard's result stored in the results bucket
+	// instead (StoreResultObject), present with Succeeded when the
+	// manager has a results bucket; the aggregation reads it
+	// (LoadObject).
+	Object *bucket.Pointer
 }
 
 // Maps is the content of a report's ConfigMap, data and binaryData. Its
@@ -116,6 +122,9 @@ func EncodeShardReport(r ShardReport) Maps {
 	if r.Chunked != nil {
 		maps.Copy(m.Data, r.Chunked.Data())
 	}
+	if r.Object != nil {
+		maps.Copy(m.Data, r.Object.Data())
+	}
 	return m
 }
 
@@ -144,7 +153,25 @@ func DecodeShardReport(data map[string]string, binaryData map[string][]byte) (Sh
 	if d.err == nil {
 		r.Chunked, d.err = chunkedResult(data, r.Result != nil)
 	}
+	if d.err == nil {
+		r.Object, d.err = objectResult(data, r.Result != nil || r.Chunked != nil)
+	}
 	return r, d.err
+}
+
+// objectResult reads the pointer to a result object, if the data record
+// one; a report holding a result another way too is refused.
+func objectResult(data map[string]string, other bool) (*bucket.Pointer, error) {
+	p, ok, err := bucket.DecodePointer(data, ShardLimits().MaxObjectBytes())
+	switch {
+	case err != nil:
+		return nil, &DecodeError{Key: bucket.KeyObject, Problem: "does not point at a result object: " + err.Error()}
+	case ok && other:
+		return nil, &DecodeError{Key: bucket.KeyObject, Problem: "is present with a result stored another way: a result is stored one way"}
+	case !ok:
+		return nil, nil
+	}
+	return &p, nil
 }
 
 // chunkedResult reads the head of a chunked result, if the data record

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
@@ -70,19 +71,8 @@ func EncodeResult(d *result.Document) ([]byte, error) { return encode(d, ShardLi
 func EncodeReport(d *result.Document) ([]byte, error) { return encode(d, ReportLimits()) }
 
 func encode(d *result.Document, limits ResultLimits) ([]byte, error) {
-	js, err := json.Marshal(d)
-	if err != nil {
-		return nil, err
-	}
-	if err := limits.Budget.Fits(js); err != nil {
-		return nil, fmt.Errorf("%w; choose a longer spec.workload.interval or fewer operations", err)
-	}
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(js); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
+	if err := encodeTo(&buf, d, limits.Budget); err != nil {
 		return nil, err
 	}
 	if buf.Len() > limits.MaxChunks*chunks.MaxBytes {
@@ -91,6 +81,31 @@ func encode(d *result.Document, limits ResultLimits) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// encodeTo writes d as gzipped JSON to w, refused when its JSON does not
+// fit budget: the reader's, so that nothing is written that the reader
+// would refuse.
+func encodeTo(w io.Writer, d *result.Document, budget result.Budget) error {
+	js, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	if err := budget.Fits(js); err != nil {
+		return fmt.Errorf("%w; choose a longer spec.workload.interval or fewer operations", err)
+	}
+	zw := gzip.NewWriter(w)
+	if _, err := zw.Write(js); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// MaxObjectBytes is the most a result of these limits may take as an
+// object of the results bucket (package bucket), compressed: its JSON's
+// bound, which gzipped JSON never reaches. The decode budget, not the
+// store, bounds a result there: the controller decodes one shard at a
+// time within the manager's memory.
+func (l ResultLimits) MaxObjectBytes() int64 { return l.Budget.Bytes }
 
 // DecodeResult reads a result EncodeResult wrote and stored inline. The
 // data come from a pod and are untrusted: size, gzip, JSON and schema
@@ -111,8 +126,9 @@ func decodeInline(b []byte, budget result.Budget) (*result.Document, error) {
 func decodeResultFrom(r io.Reader, budget result.Budget) (*result.Document, error) {
 	zr, err := gzip.NewReader(r)
 	var chunk *chunks.ChunkError
+	var object *bucket.ObjectError
 	switch {
-	case errors.As(err, &chunk):
+	case errors.As(err, &chunk), errors.As(err, &object):
 		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("the result is not gzip: %w", err)

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/protocol/chunks"
 )
 
@@ -36,11 +37,13 @@ const (
 
 // StoredResult is an encoded result laid out for its ConfigMaps: Inline
 // for the head's key, or the Head for the head's data and the Chunks to
-// store before it.
+// store before it; or, stored in the results bucket, the Object's
+// pointer for the head's data.
 type StoredResult struct {
 	Inline []byte
 	Head   *chunks.Head
 	Chunks []*corev1.ConfigMap
+	Object *bucket.Pointer
 }
 
 // StoreResult lays out enc (EncodeResult's or EncodeReport's, with their
@@ -82,35 +85,57 @@ func ApplyChunk(ctx context.Context, c client.Writer, cm *corev1.ConfigMap, fiel
 	return c.Patch(ctx, target, client.RawPatch(types.ApplyPatchType, body), client.ForceOwnership, client.FieldOwner(fieldOwner))
 }
 
-// UnavailableError says a chunk could not be read for a reason a retry may
+// UnavailableError says a chunk or an object could not be read for a reason a retry may
 // fix (the API server's, not the chunk's): the reader retries later rather
 // than judge the result.
 type UnavailableError struct{ Err error }
 
-func (e *UnavailableError) Error() string { return "reading a result chunk: " + e.Err.Error() }
+func (e *UnavailableError) Error() string { return "reading a stored result: " + e.Err.Error() }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // LoadResult reads the result stored under head within limits: inline in
-// its binaryData key, or in chunks its data describe, read through c one
-// at a time, each checked against the head before it is decompressed, the
-// whole decoded within the limits' budget. A chunk missing or altered is a
-// *chunks.ChunkError naming it and its ConfigMap; an API error other than
-// not-found an *UnavailableError.
-func LoadResult(ctx context.Context, c client.Reader, head *corev1.ConfigMap, key string, limits ResultLimits) (*result.Document, error) {
+// its binaryData key, in chunks its data describe, read through c one at
+// a time, each checked against the head before it is decompressed, or in
+// the object of b its data point at (LoadObject); the whole decoded
+// within the limits' budget. A chunk missing or altered is a
+// *chunks.ChunkError naming it and its ConfigMap, an object a
+// *bucket.ObjectError; an API or store error other than not-found an
+// *UnavailableError. b may be nil when no results bucket is configured:
+// a pointer is then an error saying so.
+func LoadResult(ctx context.Context, c client.Reader, b *bucket.Bucket, head *corev1.ConfigMap, key string, limits ResultLimits) (*result.Document, error) {
 	h, chunked, err := chunks.DecodeHead(head.Data, limits.MaxChunks)
+	if err != nil {
+		return nil, err
+	}
+	p, pointed, err := bucket.DecodePointer(head.Data, limits.MaxObjectBytes())
+	if err != nil {
+		return nil, err
+	}
 	inline, hasInline := head.BinaryData[key]
 	switch {
-	case err != nil:
-		return nil, err
-	case chunked && hasInline:
-		return nil, fmt.Errorf("ConfigMap %s holds the result both inline (%s) and in chunks", head.Name, key)
+	case countTrue(chunked, hasInline, pointed) > 1:
+		return nil, fmt.Errorf("ConfigMap %s holds the result in more than one way (inline in %s, in chunks, in an object)", head.Name, key)
 	case hasInline:
 		return decodeInline(inline, limits.Budget)
+	case pointed && b == nil:
+		return nil, fmt.Errorf("ConfigMap %s points at object %s of the results bucket, which this reader was not given (the manager's --results-bucket)", head.Name, p.Key)
+	case pointed:
+		return LoadObject(ctx, b, p, limits.Budget)
 	case !chunked:
 		return nil, fmt.Errorf("ConfigMap %s has no %s", head.Name, key)
 	}
 	return LoadChunked(ctx, c, head.Namespace, head.Name, h, limits.Budget)
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // LoadChunked reads the chunked result h describes, under the head

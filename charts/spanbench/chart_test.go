@@ -286,6 +286,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--cluster-id=gke-perf-tokyo", "--sweep-projects=my-project,my-other-project", "--sweep-interval=5m",
 		"--spanner-endpoint=asia-northeast1-spanner.googleapis.com:443",
 		"--server-metrics=true", "--monitoring-endpoint=monitoring.googleapis.com:443",
+		"--results-bucket=gs://my-project-spanbench-results/nightly",
 		"--allowed-emulator-hosts=emulator.perf.svc:9010,localhost:9010",
 		"--max-dataset-rows=50000000", "--max-dataset-bytes=200Gi", "--allowed-projects=my-project",
 		"--allowed-runner-images=us-docker.pkg.dev/my-project/bench/,ghcr.io/spanbench/spanbench:v0.1.0",
@@ -729,5 +730,44 @@ func TestManagerKnowsItsMemoryLimit(t *testing.T) {
 		if !found {
 			t.Errorf("the %s install's manager has no GOMEMLIMIT from limits.memory: %+v", name, dep.Spec.Template.Spec.Containers[0].Env)
 		}
+	}
+}
+
+// TestTemplateResultsBucketOnADirectory: a file:// results bucket mounts
+// the same directory into the manager at the URL's path, from the node
+// (hostPath) or a claim, and passes the flags that make the runners mount
+// it too; a file:// bucket without a volume is refused at render time.
+func TestTemplateResultsBucketOnADirectory(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		set      string
+		wantArg  string
+		wantFrom func(corev1.Volume) bool
+	}{
+		"hostPath": {"resultsBucket.hostPath=/srv/results", "--results-host-path=/srv/results",
+			func(v corev1.Volume) bool { return v.HostPath != nil && v.HostPath.Path == "/srv/results" }},
+		"claim": {"resultsBucket.volumeClaim=results", "--results-volume-claim=results",
+			func(v corev1.Volume) bool {
+				return v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == "results"
+			}},
+	} {
+		var dep appsv1.Deployment
+		template(t, "--set", "resultsBucket.url=file:///var/spanbench/results", "--set", c.set).get(t, "Deployment/spanbench-manager", &dep)
+		p := dep.Spec.Template.Spec
+		for _, want := range []string{"--results-bucket=file:///var/spanbench/results", c.wantArg} {
+			if !slices.Contains(p.Containers[0].Args, want) {
+				t.Errorf("%s: args %q lack %q", name, p.Containers[0].Args, want)
+			}
+		}
+		if !slices.Contains(p.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "results", MountPath: "/var/spanbench/results"}) {
+			t.Errorf("%s: mounts %+v lack the results directory at /var/spanbench/results", name, p.Containers[0].VolumeMounts)
+		}
+		if !slices.ContainsFunc(p.Volumes, func(v corev1.Volume) bool { return v.Name == "results" && c.wantFrom(v) }) {
+			t.Errorf("%s: volumes %+v lack the results volume", name, p.Volumes)
+		}
+	}
+	args := []string{"template", release, chartDir, "--set", "resultsBucket.url=file:///var/spanbench/results"}
+	if out, err := run(helm(t), args...); err == nil || !strings.Contains(err.Error()+out, "hostPath or resultsBucket.volumeClaim") {
+		t.Errorf("a file:// bucket without a volume rendered (%v); want a refusal naming hostPath and volumeClaim", err)
 	}
 }

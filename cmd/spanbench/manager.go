@@ -58,6 +58,8 @@ type managerFlags struct {
 	emulators              endpoint.EmulatorAllowlist
 	webhook                webhookFlags
 	serverMetrics          serverMetricsFlags
+	results                resultsFlags
+	resultsStore           controllers.ResultsStore
 }
 
 // Defaults of the dataset caps: far above the samples' real scales
@@ -167,10 +169,17 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.BoolVar(&f.serverMetrics.enabled, "server-metrics", true, "read Cloud Monitoring's CPU, latency and request figures of each Cloud Spanner run into "+
 		"status.serverMetrics (needs roles/monitoring.viewer; never for emulator runs)")
 	fs.StringVar(&f.serverMetrics.endpoint, "monitoring-endpoint", monitoring.CloudDefault, "host:port of the Cloud Monitoring API the manager reads")
+	fs.StringVar(&f.results.url, "results-bucket", "", "store shard results and reports as objects of this bucket: gs://BUCKET[/PREFIX] (credentials from Workload Identity) "+
+		"or file:///DIR (a volume mounted at DIR in the manager and the runner pods; see --results-host-path, --results-volume-claim) (default: in ConfigMaps)")
+	fs.StringVar(&f.results.hostPath, "results-host-path", "", "with a file:// bucket: the node directory the runner pods mount at its DIR, as the manager does (local clusters only)")
+	fs.StringVar(&f.results.claim, "results-volume-claim", "", "with a file:// bucket: the ReadWriteMany PersistentVolumeClaim, in each run's namespace, the runner pods mount at its DIR")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	var err error
+	if f.resultsStore, err = f.results.store(); err != nil {
+		return nil, err
+	}
 	if f.emulators, err = endpoint.AllowEmulators(splitList(*emulatorHosts)...); err != nil {
 		return nil, fmt.Errorf("--allowed-emulator-hosts: %w", err)
 	}
@@ -261,12 +270,18 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	cloud := endpoint.Cloud(f.spannerEndpoint)
+	results, err := openResults(context.Background(), f.resultsStore)
+	if err != nil {
+		return nil, err
+	}
 	r := &controllers.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
-		ServerStats:   controllers.ServerStatsConfig{Settle: f.serverStatsSettle},
-		Runner:        controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace},
+		ServerStats: controllers.ServerStatsConfig{Settle: f.serverStatsSettle},
+		Runner: controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace,
+			Results: f.resultsStore},
 		ServerMetrics: f.serverMetrics.config(context.Background()),
+		Results:       results,
 	}
 	if f.runnerTTL >= 0 {
 		ttl := int32(f.runnerTTL)
@@ -276,7 +291,7 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	campaigns := &controllers.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader()}
+		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader(), Results: results}
 	if err := campaigns.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/report"
 )
 
@@ -26,11 +27,12 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	namespace := fs.String("n", "default", "the BenchmarkRun's or BenchmarkCampaign's namespace (with --run or --campaign)")
 	campaign := fs.String("campaign", "", "report this BenchmarkCampaign's latest comparison, from the cluster")
 	comparisonFile := fs.String("comparison", "", "report the comparison in this file: a BenchmarkCampaign (kubectl get -o yaml) or its status.comparison, JSON or YAML")
+	resultsBucket := fs.String("results-bucket", "", "with --run: the manager's --results-bucket, for a report stored there (gs:// with your own credentials, or file:///DIR)")
 	config.RegisterFlags(fs) // --kubeconfig
 	fs.Usage = func() {
 		io.WriteString(stderr, "usage: spanbench report [--out merged.json] [--html report.html] result.json [more.json...]\n"+
 			"       spanbench report --overlay [--html report.html] result.json more.json...\n"+
-			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--out result.json] [--html report.html]\n"+
+			"       spanbench report --run NAME [-n NAMESPACE] [--kubeconfig FILE] [--results-bucket URL] [--out result.json] [--html report.html]\n"+
 			"       spanbench report --campaign NAME [-n NAMESPACE] [--kubeconfig FILE] [--html report.html]\n"+
 			"       spanbench report --comparison campaign.yaml [--html report.html]\n\n"+
 			"Prints a result. Given several shard results of one run, merges their\n"+
@@ -51,18 +53,22 @@ func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *overlay {
 		return reportOverlay(fs, stdout, *htmlOut, *run != "" || *out != "")
 	}
-	return reportMerged(ctx, fs, stdout, *namespace, *run, *out, *htmlOut)
+	return reportMerged(ctx, fs, stdout, clusterRun{namespace: *namespace, name: *run, bucket: *resultsBucket}, *out, *htmlOut)
 }
+
+// clusterRun names a run whose report spanbench report reads from the
+// cluster, and the results bucket its report may be in.
+type clusterRun struct{ namespace, name, bucket string }
 
 // reportMerged reports one run: a finished run from the cluster, or the
 // merge of result files.
-func reportMerged(ctx context.Context, fs *flag.FlagSet, stdout io.Writer, namespace, run, out, htmlOut string) error {
+func reportMerged(ctx context.Context, fs *flag.FlagSet, stdout io.Writer, run clusterRun, out, htmlOut string) error {
 	var doc *result.Document
 	var err error
 	switch {
-	case run != "" && fs.NArg() == 0:
-		doc, err = clusterReport(ctx, namespace, run)
-	case run == "" && fs.NArg() > 0:
+	case run.name != "" && fs.NArg() == 0:
+		doc, err = clusterReport(ctx, run)
+	case run.name == "" && fs.NArg() > 0:
 		doc, err = mergeFiles(fs.Args())
 	default:
 		fs.Usage()
@@ -139,7 +145,7 @@ func mergeFiles(paths []string) (*result.Document, error) {
 }
 
 // clusterReport reads a finished run's report from the cluster.
-func clusterReport(ctx context.Context, namespace, name string) (*result.Document, error) {
+func clusterReport(ctx context.Context, run clusterRun) (*result.Document, error) {
 	cfg, err := config.GetConfig()
 	if err != nil {
 		return nil, err
@@ -148,5 +154,12 @@ func clusterReport(ctx context.Context, namespace, name string) (*result.Documen
 	if err != nil {
 		return nil, err
 	}
-	return controllers.ReadReport(ctx, c, client.ObjectKey{Namespace: namespace, Name: name})
+	var b *bucket.Bucket
+	if run.bucket != "" {
+		if b, err = bucket.Open(ctx, run.bucket); err != nil {
+			return nil, err
+		}
+		defer func() { _ = b.Close() }()
+	}
+	return controllers.ReadReportFrom(ctx, c, b, client.ObjectKey{Namespace: run.namespace, Name: run.name})
 }

@@ -17,6 +17,7 @@ import (
 	crzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/protocol/bucket"
 )
 
 // Environment the runner Job gives every pod.
@@ -34,6 +35,7 @@ const runnerAPITimeout = 30 * time.Second
 // runnerFlags are `spanbench runner`'s flags.
 type runnerFlags struct {
 	run, namespace, index, metricsAddr string
+	resultsBucket, runUID              string
 	readyTimeout                       time.Duration
 	load                               bool
 	zap                                crzap.Options
@@ -49,6 +51,8 @@ func parseRunnerFlags(args []string, stderr io.Writer) (*runnerFlags, error) {
 	fs.BoolVar(&f.load, "load", false, "be a loader pod: load this index's slice of the dataset, then exit")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", ":9090", "serve live Prometheus metrics on this address; empty to disable")
 	fs.DurationVar(&f.readyTimeout, "ready-timeout", pod.DefaultReadyTimeout, "how long to wait for the start time after reporting ready")
+	fs.StringVar(&f.resultsBucket, "results-bucket", "", "store the shard's result in this results bucket, gs://BUCKET[/PREFIX] or file:///DIR (the manager's --results-bucket; default: in ConfigMaps)")
+	fs.StringVar(&f.runUID, "run-uid", "", "the BenchmarkRun's UID, which the result's object key names; required with --results-bucket")
 	config.RegisterFlags(fs) // --kubeconfig; in a pod the in-cluster config is used
 	f.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -57,6 +61,9 @@ func parseRunnerFlags(args []string, stderr io.Writer) (*runnerFlags, error) {
 	if f.run == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return nil, errors.New("usage: spanbench runner --run NAME [flags]")
+	}
+	if f.resultsBucket != "" && f.runUID == "" {
+		return nil, errors.New("--results-bucket needs --run-uid")
 	}
 	return f, nil
 }
@@ -83,6 +90,13 @@ func runnerCommand(ctx context.Context, args []string, _, stderr io.Writer) erro
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return err
+	}
+	if f.resultsBucket != "" && !f.load {
+		if opts.Results, err = bucket.Open(ctx, f.resultsBucket); err != nil {
+			return err
+		}
+		defer func() { _ = opts.Results.Close() }()
+		opts.RunUID = f.runUID
 	}
 	if f.load {
 		if err := pod.Load(ctx, c, opts); err != nil {

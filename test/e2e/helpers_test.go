@@ -242,7 +242,7 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 		if rep.State != protocol.StateSucceeded {
 			t.Fatalf("shard %d: state %q (%s), want Succeeded", i, rep.State, rep.Message)
 		}
-		doc, err := protocol.LoadResult(t.Context(), suite.c, cm, protocol.KeyResult, protocol.ShardLimits()) // inline or chunked
+		doc, err := protocol.LoadResult(t.Context(), suite.c, nil, cm, protocol.KeyResult, protocol.ShardLimits()) // inline or chunked
 		if err != nil {
 			t.Fatalf("shard %d: decoding its result: %v", i, err)
 		}
@@ -284,7 +284,7 @@ func requireExactMerge(t *testing.T, run *v1alpha1.BenchmarkRun, want ...int) *r
 		t.Fatalf("status.report is empty")
 	}
 	cm := runConfigMap(t, run.Namespace, st.Report.ConfigMapName)
-	report, err := protocol.LoadResult(t.Context(), suite.c, cm, st.Report.Key, protocol.ReportLimits())
+	report, err := protocol.LoadResult(t.Context(), suite.c, nil, cm, st.Report.Key, protocol.ReportLimits())
 	if err != nil {
 		t.Fatalf("decoding the report %s/%s: %v", cm.Name, st.Report.Key, err)
 	}
