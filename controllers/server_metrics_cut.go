@@ -55,11 +55,17 @@ func (r *BenchmarkRunReconciler) recordServerMetrics(ctx context.Context, run *v
 	if doc.Server != nil {
 		applyServerStats(&run.Status, doc.Server)
 	}
-	return collected + " and the report; " + serverCutMessage(doc.WarmUp), nil
+	return collected + " and the report; " + serverCutMessage(doc), nil
 }
 
-// serverCutMessage says which intervals the server's warm-up end cut.
-func serverCutMessage(w result.WarmUp) string {
+// serverCutMessage says which intervals the server's warm-up end cut: of
+// the run, or of each stream from its own start (status.streams).
+func serverCutMessage(doc *result.Document) string {
+	w := doc.WarmUp
+	if doc.HasStreams() {
+		return fmt.Sprintf("the server's warm-up ended after the client's: each stream's intervals before %s are cut from its figures (up to %d of one stream)",
+			doc.Monitoring.WarmUp.SettledAt.UTC().Format("15:04:05"), w.ServerIntervals)
+	}
 	return fmt.Sprintf("the server's warm-up ended after the client's: intervals %d to %d are cut from the figures, which start at %s",
 		w.Intervals-w.ServerIntervals, w.Intervals-1, w.End.UTC().Format("15:04:05"))
 }

@@ -301,59 +301,6 @@ func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alp
 	return res, apportioned, err
 }
 
-// clientMinuteCounts are the client's exact counts of logical operations
-// (successful, not found or failed, each once whatever its retries) per
-// statistics interval of g (minutes, or the coarser tables' intervals) of
-// w, from the report's intervals that overlap w's whole statistics
-// intervals; apportioned counts those split between two.
-func clientMinuteCounts(doc *result.Document, w serverstats.Window, g serverstats.Granularity, run string) (
-	[]serverstats.Operation, int64, error) {
-	iv := time.Duration(doc.IntervalSeconds * float64(time.Second))
-	if iv <= 0 {
-		return nil, 0, errors.New("the report has no interval length")
-	}
-	a := w.AlignedTo(g.Length)
-	first := max(int(a.Start.Sub(doc.Start)/iv), 0)
-	last := int(a.End.Sub(doc.Start) / iv) // the interval holding the window's end
-	counts := map[string][]int64{}
-	for _, in := range doc.Intervals {
-		if in.Index < first || in.Index > last {
-			continue
-		}
-		for _, o := range in.Operations {
-			c := counts[o.Name]
-			if c == nil {
-				c = make([]int64, last-first+1)
-				counts[o.Name] = c
-			}
-			n, okFound := addCount(o.OK, o.NotFound)
-			n, okErrors := addCount(n, o.ErrorCount())
-			if !okFound || !okErrors {
-				return nil, 0, errors.New("an interval's counts overflow")
-			}
-			c[in.Index-first] += int64(n)
-		}
-	}
-	start := doc.Start.Add(time.Duration(first) * iv)
-	var ops []serverstats.Operation
-	var apportioned int64
-	for _, t := range doc.Totals {
-		m, ap, err := serverstats.IntervalCounts(start, iv, counts[t.Name], g.Length)
-		if err != nil {
-			return nil, 0, err
-		}
-		apportioned += ap
-		req, txn := statsTags(run, t)
-		ops = append(ops, serverstats.Operation{Name: t.Name, RequestTag: req, TransactionTag: txn, Ops: m})
-	}
-	return ops, apportioned, nil
-}
-
-func addCount(a, b uint64) (uint64, bool) {
-	s := a + b
-	return s, s >= a && s <= result.MaxCount
-}
-
 // statsTags are the tags op's statistics are found under: reads and
 // queries carry the request tag, writes the transaction tag, a
 // read-modify-write both (spanner/workload's executor sets them).

@@ -109,3 +109,31 @@ func TestClientCountsFollowTheTablesRead(t *testing.T) {
 		t.Errorf("client counts per 10 minutes = %v (%d apportioned), want 420 in each of the intervals ending 12:10 and 12:20", got, apportioned)
 	}
 }
+
+// TestClientCountsAddUpTheStreams: a streams run's report keeps its
+// intervals in its stream sections, each counted from the stream's own
+// start; Spanner counts an operation's executions under its tag whatever
+// stream sent them, so the client's counts of an operation in two
+// streams add up per minute.
+func TestClientCountsAddUpTheStreams(t *testing.T) {
+	start := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	series := func(offset time.Duration, n int, ok uint64) result.StreamSection {
+		s := result.StreamSection{Start: start.Add(offset)}
+		for i := range n {
+			s.Intervals = append(s.Intervals, result.Interval{Index: i,
+				Operations: []result.IntervalOperation{{Name: "read", Counts: result.Counts{OK: ok}}}})
+		}
+		return s
+	}
+	doc := &result.Document{Start: start, IntervalSeconds: 10, Totals: []result.Operation{{Name: "read", Type: "Read"}},
+		Streams: []result.StreamSection{series(0, 12, 5), series(time.Minute, 6, 3)}} // 12:00-12:02 and 12:01-12:02
+	w := serverstats.Window{Start: start, End: start.Add(2 * time.Minute)}
+	ops, _, err := clientMinuteCounts(doc, w, serverstats.Minute, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, two := start.Add(time.Minute), start.Add(2*time.Minute)
+	if got := ops[0].Ops; got[one] != 30 || got[two] != 30+18 {
+		t.Errorf("client counts per minute = %v, want 30 in the minute ending 12:01 and 48 (30 + the second stream's 18) in the one ending 12:02", got)
+	}
+}

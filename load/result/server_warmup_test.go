@@ -75,3 +75,47 @@ func TestTheServersLaterWarmUpEndCutsTheIntervalsBeforeIt(t *testing.T) {
 		})
 	}
 }
+
+// TestTheServersWarmUpEndCutsEachStreamFromItsOwnStart: the server's end
+// is the instance's, so in a streams document it cuts each stream's
+// intervals before it, counted from the stream's own start: a stream
+// started with the run (Fixed 20 s warm-up, server settled at 45 s) loses
+// intervals 2 to 4; one started 30 s later loses its interval 1 only
+// (45 s is 15 s into it, rounded up to 2 intervals, its client warm-up
+// being 2); the document says the server ended the warm-up.
+func TestTheServersWarmUpEndCutsEachStreamFromItsOwnStart(t *testing.T) {
+	counts := []int{10, 20, 30, 40, 50, 60, 70, 80}
+	lat := []int64{9000, 8000, 7000, 6000, 5000, 1000, 1000, 1000}
+	first := docWithIntervals(t, `{"mode":"Fixed","duration":"20s"}`, counts, lat)
+	late := docWithIntervals(t, `{"mode":"Fixed","duration":"20s"}`, counts, lat)
+	first.Stream, late.Stream = "first", "late"
+	shift(late, 30*time.Second)
+	d := *first
+	d.Stream, d.Intervals = "", nil
+	d.Streams = []StreamSection{section(first), section(late)}
+	d.Monitoring = &Monitoring{Version: MonitoringSchemaVersion,
+		WarmUp: &MonitoringWarmUp{Settled: true, SettledAt: t0.Add(45 * time.Second), EndedBy: WarmUpEndedByServer}}
+	if err := Finalize(&d); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ intervals, cut int }{{5, 3}, {2, 0}} {
+		w := d.Streams[i].WarmUp
+		if w.Intervals != want.intervals || w.ServerIntervals != want.cut {
+			t.Errorf("stream %s: warm-up of %d intervals, %d cut by the server; want %d, %d cut",
+				d.Streams[i].Name, w.Intervals, w.ServerIntervals, want.intervals, want.cut)
+		}
+	}
+	if d.WarmUp.EndedBy != WarmUpEndedByServer || d.WarmUp.ServerIntervals != 3 {
+		t.Errorf("the document's warm-up is ended by %q with %d intervals cut; want Server, 3", d.WarmUp.EndedBy, d.WarmUp.ServerIntervals)
+	}
+	var ok uint64
+	for _, c := range counts[5:] {
+		ok += uint64(c)
+	}
+	for _, c := range counts[2:] {
+		ok += uint64(c)
+	}
+	if d.Overall.OK != ok {
+		t.Errorf("the document's totals count %d operations, want %d (each stream after its own cut)", d.Overall.OK, ok)
+	}
+}

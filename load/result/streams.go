@@ -56,14 +56,17 @@ type StreamSection struct {
 func (d *Document) HasStreams() bool { return len(d.Streams) > 0 }
 
 // StreamDocument is section s of d as a document of its own (sharing d's
-// run, spec, target, environment and interval; its Stream names s): what
-// a report or a check of one stream reads.
+// run, spec, target, environment, interval and monitoring section; its
+// Stream names s): what a report or a check of one stream reads. The
+// monitoring section comes along so that the server's warm-up end, which
+// is the instance's, cuts each stream from its own start
+// (server_warmup.go).
 func (d *Document) StreamDocument(s *StreamSection) *Document {
 	return &Document{
 		SchemaVersion: SchemaVersion, Run: d.Run, Stream: s.Name, Spec: d.Spec, Target: d.Target,
 		Environment: d.Environment, Shards: s.Shards, Start: s.Start, End: s.End,
 		IntervalSeconds: d.IntervalSeconds, WarmUp: s.WarmUp, Totals: s.Totals, Overall: s.Overall,
-		Intervals: s.Intervals,
+		Intervals: s.Intervals, Monitoring: d.Monitoring,
 	}
 }
 
@@ -160,7 +163,9 @@ func finalizeStreams(d *Document, c *codec) error {
 
 // streamsTotals derives a streams document's top level from its
 // sections: the version, no intervals, the warm-up ending with the
-// earliest stream's (stable if every stream's is), and totals per
+// earliest stream's (stable if every stream's is; ended by the server
+// when it cut any stream, with the most intervals it cut from one), and
+// totals per
 // operation merging every stream's totals of it, their throughput over the
 // time from that warm-up end to the document's end. They are exact: each
 // stream's totals carry their histograms.
@@ -172,6 +177,10 @@ func streamsTotals(d *Document, c *codec) error {
 			d.WarmUp.End = s.WarmUp.End
 		}
 		d.WarmUp.Stable = d.WarmUp.Stable && s.WarmUp.Stable
+		if s.WarmUp.EndedBy == WarmUpEndedByServer {
+			d.WarmUp.EndedBy = WarmUpEndedByServer
+			d.WarmUp.ServerIntervals = max(d.WarmUp.ServerIntervals, s.WarmUp.ServerIntervals)
+		}
 	}
 	src := func(want func(*Interval) bool, fn func(*Interval, map[string]histSet) error) error {
 		for _, s := range d.Streams {
