@@ -12,26 +12,7 @@ import (
 // WriteTable prints a document for a person: what ran where, then one row
 // per operation and an overall row, then the caveats.
 func WriteTable(w io.Writer, d *Document) error {
-	fmt.Fprintf(w, "run %s: %s/%s/%s on %s", d.Run, d.Target.Project, d.Target.Instance, d.Target.Database, d.Target.Endpoint)
-	if d.Target.InstanceConfig != "" {
-		fmt.Fprintf(w, " (%s", d.Target.InstanceConfig)
-		if d.Target.ProcessingUnits > 0 {
-			fmt.Fprintf(w, ", %d PU", d.Target.ProcessingUnits)
-		}
-		fmt.Fprint(w, ")")
-	}
-	fmt.Fprintf(w, ", %d runner(s), %s measured", len(d.Shards), d.End.Sub(d.WarmUp.End).Round(time.Millisecond))
-	if d.WarmUp.Intervals > 0 {
-		fmt.Fprintf(w, " after a %s warm-up", d.WarmUp.End.Sub(d.Start).Round(time.Millisecond))
-		if !d.WarmUp.Stable {
-			fmt.Fprint(w, " (NOT stable: the warm-up hit its maximum)")
-		}
-		if d.WarmUp.EndedBy == WarmUpEndedByServer {
-			fmt.Fprintf(w, " (ended by the server's signal: intervals %d-%d cut after the client's)",
-				d.WarmUp.Intervals-d.WarmUp.ServerIntervals, d.WarmUp.Intervals-1)
-		}
-	}
-	fmt.Fprintln(w)
+	writeHeading(w, d)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	gfe := d.hasGFE()
 	fmt.Fprint(tw, "operation\ttype\tcount\trate/s\tp50\tp90\tp99\tp99.9\tmax\tnot found\terrors\t")
@@ -70,6 +51,31 @@ func WriteTable(w io.Writer, d *Document) error {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	return nil
+}
+
+// writeHeading prints the document's first line: the target, the runners,
+// the time measured and the warm-up before it.
+func writeHeading(w io.Writer, d *Document) {
+	fmt.Fprintf(w, "run %s: %s/%s/%s on %s", d.Run, d.Target.Project, d.Target.Instance, d.Target.Database, d.Target.Endpoint)
+	if d.Target.InstanceConfig != "" {
+		fmt.Fprintf(w, " (%s", d.Target.InstanceConfig)
+		if d.Target.ProcessingUnits > 0 {
+			fmt.Fprintf(w, ", %d PU", d.Target.ProcessingUnits)
+		}
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintf(w, ", %d runner(s), %s measured", len(d.Shards), d.End.Sub(d.WarmUp.End).Round(time.Millisecond))
+	if d.WarmUp.Intervals > 0 {
+		fmt.Fprintf(w, " after a %s warm-up", d.WarmUp.End.Sub(d.Start).Round(time.Millisecond))
+		if !d.WarmUp.Stable {
+			fmt.Fprint(w, " (NOT stable: the warm-up hit its maximum)")
+		}
+		if d.WarmUp.EndedBy == WarmUpEndedByServer {
+			fmt.Fprintf(w, " (ended by the server's signal: intervals %d-%d cut after the client's)",
+				d.WarmUp.Intervals-d.WarmUp.ServerIntervals, d.WarmUp.Intervals-1)
+		}
+	}
+	fmt.Fprintln(w)
 }
 
 // writeStreamsTable prints, for a streams run, one row per stream and
