@@ -18,8 +18,9 @@ import (
 // both through RunStreams: the engine's CPU per operation, each stream's
 // achieved rate against its own target, and the lag (intended send to
 // completion, here all scheduling and recording delay) of the worse
-// stream. Two streams are two schedulers, two dispatchers waking at up to
-// 1/DispatchGranularity each, and two sets of recorders; this measures
+// stream. Two streams are two schedulers, each with its own workers
+// claiming its arrivals and waking at most once per DispatchGranularity
+// apart, and two sets of recorders; this measures
 // what that costs at 20,000 ops/s (arrivals denser than the granularity)
 // and at 2,000 ops/s (sparser, as the seeds' 800/s online streams).
 func BenchmarkStreamsNoop(b *testing.B) {
