@@ -43,8 +43,8 @@ func Config(run string, spec *v1alpha1.WorkloadSpec, s *session.Session, shard, 
 // writes the same one document either way.
 type Shard struct {
 	// Config is the engine configuration; the caller adds Start, Seed,
-	// Environment, Observer and Progress (streams report to neither
-	// Observer nor Progress).
+	// Environment, Observer and Progress (with streams, both are told the
+	// streams' progress added up).
 	Config engine.Config
 	// Streams are the streams this shard runs, when the workload has
 	// streams: possibly none, if all are pinned to other runners.

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/spanbench/spanbench/load/clock"
 	"github.com/spanbench/spanbench/load/result"
 )
 
@@ -47,9 +48,10 @@ type StreamResult struct {
 
 // RunStreams runs every stream at once on this shard: cfg gives what they
 // share (run, spec, start, interval, seed, shard identity, and the live
-// Observer, to which cfg.Operations give each operation's index); cfg.Load
-// and cfg.Progress are ignored. Each stream is measured on its own. It returns
-// when every stream has ended, or the first error.
+// Observer, to which cfg.Operations give each operation's index, and
+// Progress, both told the streams' progress added up); cfg.Load is
+// ignored. Each stream is measured on its own. It returns when every
+// stream has ended, or the first error.
 func RunStreams(ctx context.Context, cfg Config, streams []Stream) ([]StreamResult, error) {
 	if len(streams) == 0 {
 		return nil, fmt.Errorf("no streams to run")
@@ -60,20 +62,31 @@ func RunStreams(ctx context.Context, cfg Config, streams []Stream) ([]StreamResu
 			cfg.Start = cfg.Clock.Now()
 		}
 	}
+	progress := newStreamsProgress(cfg, streams)
 	cfgs := make([]Config, len(streams))
 	for i, s := range streams {
 		c, err := streamConfig(cfg, s, i)
 		if err != nil {
 			return nil, fmt.Errorf("stream %s: %w", s.Name, err)
 		}
+		c.Progress = func(p Progress) { progress.set(i, p) }
 		cfgs[i] = c
 	}
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	stop := make(chan struct{})
+	reported := make(chan struct{})
+	go func() { defer close(reported); progress.report(cfg, clk, stop) }()
+	defer func() { close(stop); <-reported }()
 	out := make([]StreamResult, len(streams))
 	errs := make([]error, len(streams))
 	var wg sync.WaitGroup
 	for i := range streams {
 		wg.Go(func() {
 			doc, stats, err := run(ctx, cfgs[i])
+			progress.ended(i)
 			if err != nil {
 				errs[i] = fmt.Errorf("stream %s: %w", streams[i].Name, err)
 				return
@@ -96,8 +109,9 @@ func RunStreams(ctx context.Context, cfg Config, streams []Stream) ([]StreamResu
 
 // streamConfig is the engine configuration of stream s, the i-th: the
 // shared settings of cfg with the stream's mix, load, start and share.
-// Observer and Progress index cfg's operations and see the whole shard, so
-// a stream reports to neither.
+// Observer and Progress index cfg's operations and see the whole shard: a
+// stream's operations reach the Observer by the spec's index
+// (streamObserver), its progress is added up by RunStreams.
 func streamConfig(cfg Config, s Stream, i int) (Config, error) {
 	if err := checkStreamOperations(cfg, s.Operations); err != nil {
 		return Config{}, err
@@ -120,9 +134,9 @@ func streamConfig(cfg Config, s Stream, i int) (Config, error) {
 
 // streamObserver passes a stream's operations and missed sends to the
 // shard's observer, indexed as cfg.Operations (the spec's): live
-// histograms and counters add up across streams. Ticks are whole-stream
-// progress, which the shard's gauges (target, achieved, in flight) cannot
-// add up, so they are left out.
+// histograms and counters add up across streams. A stream's ticks are its
+// own progress; RunStreams tells the observer the shard's, added up
+// (streamsProgress), so a stream's are dropped here.
 type streamObserver struct {
 	shard Observer
 	// index maps the stream's operation i to the shard's.

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,4 +137,39 @@ func streamNames(d *result.Document) []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// TestRunStreamsAddsTheStreamsProgressUp: a shard's progress (its live
+// gauges and progress log) is every stream's added up: two open-loop
+// streams at 100/s and 50/s, the second started half a second in, show
+// a target of 150/s once both run, over the shard's whole time.
+func TestRunStreamsAddsTheStreamsProgressUp(t *testing.T) {
+	noop := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) { return operation.Outcome{Rows: 1}, nil })
+	var mu sync.Mutex
+	var ticks []engine.Progress
+	cfg := engine.Config{Run: "streams", Spec: recordedSpec(t, "read", "write"), Interval: time.Second, Shards: 1,
+		Start:      time.Now().Add(50 * time.Millisecond),
+		Progress:   func(p engine.Progress) { mu.Lock(); defer mu.Unlock(); ticks = append(ticks, p) },
+		Operations: []engine.Operation{{Name: "read", Weight: 1, Op: noop}, {Name: "write", Weight: 1, Op: noop}}}
+	streams := []engine.Stream{
+		{Name: "reads", Operations: []engine.Operation{{Name: "read", Weight: 1, Op: noop}},
+			Load: engine.Load{Profile: schedule.Profile{{From: 100, To: 100, Duration: 3 * time.Second}}, MaxInFlight: 8}},
+		{Name: "writes", Operations: []engine.Operation{{Name: "write", Weight: 1, Op: noop}}, Offset: 500 * time.Millisecond,
+			Load: engine.Load{Profile: schedule.Profile{{From: 50, To: 50, Duration: 2 * time.Second}}, MaxInFlight: 8}},
+	}
+	if _, err := engine.RunStreams(context.Background(), cfg, streams); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var most float64
+	for _, p := range ticks {
+		most = max(most, p.TargetRate)
+		if p.Total != 3*time.Second || p.ClosedLoop {
+			t.Errorf("a tick says %v of %v (closed loop %v); want the shard's 3s, open loop", p.Elapsed, p.Total, p.ClosedLoop)
+		}
+	}
+	if most != 150 {
+		t.Errorf("the shard's target rate peaked at %g/s over %d ticks; want 150 (100 + 50) while both streams run", most, len(ticks))
+	}
 }
