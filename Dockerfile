@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# spanbench's one image: the manager (`spanbench manager`) and the runner
-# pods (`spanbench runner`) run the same static binary.
+# spanbench's one image: the manager runs /spanbench (`spanbench manager`);
+# the runner and loader pods run /spanbench-runner (`runner`), the same
+# code built with the tag runner, without the manager's and the tools'.
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always --dirty) \
 #     -t REGISTRY/spanbench:TAG .
@@ -9,7 +10,8 @@
 # `kustomize edit set image localhost/spanbench/spanbench=REGISTRY/spanbench:TAG`
 # (the runners follow the manager's image), or Helm's image values.
 # Without Docker (the local cluster): hack/build-images.sh builds the same
-# layout — the binary at /spanbench, user 65532 — as an OCI archive.
+# layout — the binaries at /spanbench and /spanbench-runner, user 65532 —
+# as an OCI archive.
 
 FROM golang:1.26 AS build
 WORKDIR /src
@@ -27,12 +29,17 @@ ARG VERSION=dev
 # Static (no libc in the final image); -trimpath for reproducible builds.
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
       -ldflags "-s -w -X github.com/spanbench/spanbench/spanner/session.Version=${VERSION}" \
-      -o /out/spanbench ./cmd/spanbench
+      -o /out/spanbench ./cmd/spanbench \
+ && CGO_ENABLED=0 GOOS=linux go build -trimpath -tags runner \
+      -ldflags "-s -w -X github.com/spanbench/spanbench/spanner/session.Version=${VERSION}" \
+      -o /out/spanbench-runner ./cmd/spanbench
 
 # Distroless static: CA certificates (for Cloud Spanner's TLS) and tzdata,
 # no shell, no package manager. Non-root: runner pods and the manager run
 # with runAsNonRoot and a read-only root filesystem.
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/spanbench /spanbench
+# The runner and loader pods' binary: run, runner and version only.
+COPY --from=build /out/spanbench-runner /spanbench-runner
 USER 65532:65532
 ENTRYPOINT ["/spanbench"]

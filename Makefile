@@ -20,8 +20,9 @@ help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## build bin/spanbench (static)
+build: ## build bin/spanbench and the runner pods' bin/spanbench-runner (static)
 	CGO_ENABLED=0 go build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/spanbench ./cmd/spanbench
+	CGO_ENABLED=0 go build -trimpath -tags runner -ldflags '$(LDFLAGS)' -o $(BIN)/spanbench-runner ./cmd/spanbench
 
 .PHONY: run-sample
 run-sample: build ## run a sample workload end to end against a fresh local emulator

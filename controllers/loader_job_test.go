@@ -38,7 +38,7 @@ func TestNewLoaderJob(t *testing.T) {
 		t.Errorf("loader Job spec (-want +got):\n%s", diff)
 	}
 	c := job.Spec.Template.Spec.Containers[0]
-	if !cmp.Equal(c.Args, []string{"runner", "--load", "--run", "nightly"}) || len(c.Ports) > 0 || len(job.Spec.Template.Annotations) > 0 {
+	if !cmp.Equal(c.Command, []string{"/spanbench-runner"}) || !cmp.Equal(c.Args, []string{"runner", "--load", "--run", "nightly"}) || len(c.Ports) > 0 || len(job.Spec.Template.Annotations) > 0 {
 		t.Errorf("loader container args %v, ports %v, annotations %v; want runner --load --run nightly, no metrics", c.Args, c.Ports, job.Spec.Template.Annotations)
 	}
 	if got := job.Spec.Template.Labels["app.kubernetes.io/component"]; got != "loader" {

@@ -83,6 +83,10 @@ const DefaultRunnerMetricsPort int32 = 9090
 const (
 	// runnerContainerName is the runner pod's only container.
 	runnerContainerName = "runner"
+	// runnerBinary is what runner and loader pods run: the image's
+	// runner-only build (the Dockerfile's /spanbench-runner), without the
+	// manager's and the tools' code, so a runner's memory is the load's.
+	runnerBinary = "/spanbench-runner"
 	// runnerMetricsPortName names the container port Prometheus scrapes.
 	runnerMetricsPortName = "metrics"
 	// runnerUID is the non-root user and group the runner runs as (the
@@ -210,7 +214,7 @@ func indexedJob(run *v1alpha1.BenchmarkRun, name string, n, retries int32, deadl
 }
 
 // podTemplate is the pod of a run's runners and loaders: the spanbench
-// image running args as component, placed and sized as spec.runners says.
+// image's runner binary running args as component, placed and sized as spec.runners says.
 //
 // The pod runs restricted (Pod Security Standards): non-root, no privilege
 // escalation, no capabilities, read-only root with an emptyDir at /tmp,
@@ -242,6 +246,7 @@ func podTemplate(run *v1alpha1.BenchmarkRun, cfg RunnerConfig, component string,
 				Name:            runnerContainerName,
 				Image:           image,
 				ImagePullPolicy: cfg.ImagePullPolicy,
+				Command:         []string{runnerBinary},
 				Args:            args,
 				Env:             env,
 				Resources:       spec.Resources.Requirements(),

@@ -164,6 +164,7 @@ func TestNewRunnerJob(t *testing.T) {
 							Containers: []corev1.Container{{
 								Name:            "runner",
 								Image:           "ghcr.io/spanbench/spanbench:v0.1.0",
+								Command:         []string{"/spanbench-runner"},
 								Args:            []string{"runner", "--run", "nightly", "--metrics-addr", ":9090", "--ready-timeout", "10m30s"},
 								Env:             downwardEnv(),
 								Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP}},
@@ -229,6 +230,7 @@ func TestNewRunnerJob(t *testing.T) {
 								Name:            "runner",
 								Image:           "registry.example/spanbench:dev",
 								ImagePullPolicy: corev1.PullIfNotPresent,
+								Command:         []string{"/spanbench-runner"},
 								Args:            []string{"runner", "--run", "multi", "--metrics-addr", ":8080", "--ready-timeout", "2m10s"},
 								Env: append(downwardEnv(), corev1.EnvVar{
 									Name: "GOOGLE_APPLICATION_CREDENTIALS", Value: "/var/run/secrets/spanbench/key.json",

@@ -11,11 +11,11 @@
 #               (hack/cluster-up.sh must have started it)
 # Prints the archive path as the last line on stdout.
 #
-# The image holds the static binary bin/spanbench (built with CGO_ENABLED=0
-# by `make build`) at /spanbench and the host's CA bundle, runs as
-# 65532:65532 (nonroot) with `spanbench` as its entrypoint: the same image
-# serves the manager (`spanbench manager`) and the runner pods (`spanbench
-# runner`). It matches what the Dockerfile builds for users (distroless
+# The image holds the static binaries bin/spanbench and bin/spanbench-runner
+# (built with CGO_ENABLED=0 by `make build`) at /spanbench and
+# /spanbench-runner and the host's CA bundle, runs as 65532:65532 (nonroot)
+# with `spanbench` as its entrypoint: the same image serves the manager
+# (`spanbench manager`) and the runner pods (`/spanbench-runner runner`). It matches what the Dockerfile builds for users (distroless
 # static, nonroot); here no base image can be pulled, so hack/image.sh writes
 # the single layer itself.
 set -euo pipefail
@@ -41,7 +41,7 @@ if [[ -z "${tag}" ]]; then
 fi
 
 command -v go >/dev/null 2>&1 || die "go not found: install Go 1.26 (see README.md)"
-log "building bin/spanbench (static)"
+log "building bin/spanbench and bin/spanbench-runner (static)"
 make -C "${ROOT}" --no-print-directory build >&2 || die "make build failed"
 # A dynamically linked binary would start in no container here (the image
 # has no libc): refuse it rather than ship a pod that cannot exec.
@@ -52,6 +52,7 @@ fi
 dir="$(mktemp -d)"
 trap 'rm -rf "${dir}"' EXIT
 cp "${ROOT}/bin/spanbench" "${dir}/spanbench"
+cp "${ROOT}/bin/spanbench-runner" "${dir}/spanbench-runner"
 # CA certificates, as distroless carries them: a runner of this image can
 # then also reach Cloud Spanner over TLS, not only the emulator.
 if [[ -f /etc/ssl/certs/ca-certificates.crt ]]; then

@@ -43,7 +43,8 @@ type RunnersSpec struct {
 
 	// image overrides the manager's default runner image: an image
 	// reference such as gcr.io/project/spanbench:v1 or
-	// registry:5000/spanbench@sha256:<64 hex digits>.
+	// registry:5000/spanbench@sha256:<64 hex digits>. Its pods run
+	// /spanbench-runner: a spanbench image of this release (which has it).
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*(:[0-9]{1,5})?/)?[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([.]|_|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][-A-Za-z0-9_.]{0,127})?(@sha256:[a-f0-9]{64})?)?$`

@@ -1,4 +1,4 @@
-// Command spanbench benchmarks Cloud Spanner. One binary holds every role:
+// Command spanbench benchmarks Cloud Spanner. This binary holds every role:
 //
 //	spanbench run -f FILE       run a workload from the command line
 //	spanbench campaign -f FILE  run a campaign's cells once and compare them
@@ -7,6 +7,11 @@
 //	spanbench report FILE...    print a result, or several merged
 //	spanbench compare A B...    compare variants' results with a baseline's
 //	spanbench version           print the version
+//
+// Built with the tag runner (spanbench-runner, `make build`), it holds
+// only run, runner and version: the runner and loader pods run that
+// binary, which leaves the manager's webhook, report and campaign code
+// out of their memory (docs/performance.md (i)).
 package main
 
 import (
@@ -17,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -26,15 +32,16 @@ type command struct {
 	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-var commands = []command{
-	{"run", "run a workload or BenchmarkRun manifest against Spanner or a local emulator", runCommand},
-	{"campaign", "run every cell of a BenchmarkCampaign once, in order, and print the comparison", campaignCommand},
-	{"manager", "run the Kubernetes controller manager", managerCommand},
-	{"report", "print a result file, or several shard results merged exactly", reportCommand},
-	{"compare", "compare variants' result files with a baseline's, with confidence intervals", compareCommand},
-	{"runner", "run one shard of a BenchmarkRun (the runner pods' entry point)", runnerCommand},
-	{"version", "print the version", versionCommand},
-}
+// commands are the subcommands, in the order usage lists them: the tools
+// of this build (toolCommands: all of them, or none in the runner build)
+// around the load roles every build has.
+var commands = slices.Concat(
+	[]command{{"run", "run a workload or BenchmarkRun manifest against Spanner or a local emulator", runCommand}},
+	toolCommands,
+	[]command{
+		{"runner", "run one shard of a BenchmarkRun (the runner pods' entry point)", runnerCommand},
+		{"version", "print the version", versionCommand},
+	})
 
 func main() {
 	ctx, stop := signalContext(os.Stderr)

@@ -1,3 +1,5 @@
+//go:build !runner
+
 package main
 
 import (

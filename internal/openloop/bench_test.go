@@ -60,8 +60,9 @@ func (s side) cpuColumn() string {
 	return fmt.Sprintf("%.0f (%.0f+%.0f) %.1f cs", micros(s.cpu/n), micros(s.user/n), micros(s.system/n), s.switches)
 }
 
-// BenchmarkOpenLoopVsBareLoop runs `spanbench run` (the whole binary, as
-// users and runner pods do) and the bare loop at the same open-loop rate of
+// BenchmarkOpenLoopVsBareLoop runs `spanbench run` (the runner build, as
+// runner pods run it: /spanbench-runner, cmd/spanbench with the tag runner)
+// and the bare loop at the same open-loop rate of
 // stale point reads, one after the other against one fresh emulator per
 // pair (alternating which goes first), and reports the engine's client CPU
 // per read and peak RSS against the bare loop's: medians and ranges over the
@@ -74,7 +75,7 @@ func BenchmarkOpenLoopVsBareLoop(b *testing.B) {
 	dir := b.TempDir()
 	engines := strings.Split(*prebuilt, ",")
 	if *prebuilt == "" {
-		engines = []string{build(b, dir, "spanbench", "./cmd/spanbench")}
+		engines = []string{build(b, dir, "spanbench-runner", "./cmd/spanbench", "-tags", "runner")}
 	}
 	bare := build(b, dir, "bareloop", "./internal/openloop/bareloop")
 	emulatortest.NoMetadataServer(b) // the children inherit it
@@ -334,11 +335,11 @@ func procCPU(pid int) (user, sys time.Duration, err error) {
 	return time.Duration(u) * 10 * time.Millisecond, time.Duration(s) * 10 * time.Millisecond, err
 }
 
-// build compiles a main package of this module into dir.
-func build(b *testing.B, dir, name, pkg string) string {
+// build compiles a main package of this module into dir, with flags.
+func build(b *testing.B, dir, name, pkg string, flags ...string) string {
 	b.Helper()
 	out := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd := exec.Command("go", slices.Concat([]string{"build", "-o", out}, flags, []string{pkg})...)
 	cmd.Dir = "../.."
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build %s: %v\n%s", pkg, err, msg)

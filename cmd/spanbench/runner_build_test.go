@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTheRunnerBuildHoldsOnlyTheLoadRoles: the runner and loader pods run
+// this command built with the tag runner (/spanbench-runner), so that
+// their memory holds the load, not the manager: its packages include the
+// runner's (pod, shardrun) and none of the manager's, the reports' or the
+// campaigns' — a file of those roles without the !runner constraint, or
+// a load package importing one, fails here.
+func TestTheRunnerBuildHoldsOnlyTheLoadRoles(t *testing.T) {
+	out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "-tags", "runner", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -tags runner: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	const mod = "github.com/spanbench/spanbench/"
+	for _, want := range []string{"pod", "shardrun", "load/engine"} {
+		if !slices.Contains(deps, mod+want) {
+			t.Errorf("the runner build lacks %s%s, which runner pods run", mod, want)
+		}
+	}
+	for _, d := range deps {
+		for _, banned := range []string{mod + "controllers", mod + "report", mod + "campaign/", mod + "webhookcert", "sigs.k8s.io/controller-runtime/pkg/webhook"} {
+			if strings.HasPrefix(d, banned) {
+				t.Errorf("the runner build links %s: manager, report or campaign code in every runner pod's memory", d)
+			}
+		}
+	}
+}
