@@ -19,7 +19,6 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/protocol/bucket"
 )
@@ -109,23 +108,7 @@ func TestADense30MinuteShardInTheResultsBucketRoundTripsAndMergesExactly(t *test
 	if err != nil {
 		t.Fatalf("reading the merged report from the bucket as spanbench report does: %v", err)
 	}
-	if n := int(shardtest.DenseDuration / (10 * time.Second)); len(report.Intervals) != n || report.IntervalSeconds != 10 || len(report.Notes) > 0 {
-		t.Errorf("the report has %d intervals of %gs, notes %q; want all %d of 10s, uncoarsened", len(report.Intervals), report.IntervalSeconds, report.Notes, n)
-	}
-	truth := pool.Truth(s.run.Spec.Workload.Resolved(), 2)
-	got := map[string]string{"overall": report.Overall.LatencyHistogram}
-	for _, op := range report.Totals {
-		got[op.Name] = op.LatencyHistogram
-	}
-	for name, want := range truth {
-		h, err := histogram.Decode(got[name])
-		if err != nil || !h.Equals(want) {
-			t.Errorf("%s: the merged histogram (err %v, %d latencies) is not one histogram of all %d latencies", name, err, totalCount(h), want.TotalCount())
-		}
-	}
-	if s.run.Status.Overall == nil || s.run.Status.Overall.Count != truth["overall"].TotalCount() {
-		t.Errorf("status.overall %+v; want a count of %d", s.run.Status.Overall, truth["overall"].TotalCount())
-	}
+	checkDenseReport(t, report, s.run, pool)
 	s.objectsGoAtWrapUpAndWithTheRun(dir, reportKey)
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/pod"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/protocol/bucket"
@@ -206,23 +207,7 @@ func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 		t.Fatalf("reading the merged report as spanbench report does: %v", err)
 	}
 	t.Logf("reading the report (%d chunks): %s, peak heap %.0f MiB", len(reportHead.Chunks), time.Since(began).Round(time.Millisecond), peak.MiB())
-	if n := int(shardtest.DenseDuration / (10 * time.Second)); len(report.Intervals) != n || report.IntervalSeconds != 10 || len(report.Notes) > 0 {
-		t.Errorf("the report has %d intervals of %gs, notes %q; want all %d of 10s, uncoarsened", len(report.Intervals), report.IntervalSeconds, report.Notes, n)
-	}
-	truth := pool.Truth(s.run.Spec.Workload.Resolved(), 2)
-	got := map[string]string{"overall": report.Overall.LatencyHistogram}
-	for _, op := range report.Totals {
-		got[op.Name] = op.LatencyHistogram
-	}
-	for name, want := range truth {
-		h, err := histogram.Decode(got[name])
-		if err != nil || !h.Equals(want) {
-			t.Errorf("%s: the merged histogram (err %v, %d latencies) is not one histogram of all %d latencies", name, err, totalCount(h), want.TotalCount())
-		}
-	}
-	if s.run.Status.Overall == nil || s.run.Status.Overall.Count != truth["overall"].TotalCount() {
-		t.Errorf("status.overall %+v; want a count of %d", s.run.Status.Overall, truth["overall"].TotalCount())
-	}
+	checkDenseReport(t, report, s.run, pool)
 	s.wrapUpDeletesTheShardChunksAlone(reportHead)
 }
 
@@ -363,5 +348,30 @@ func TestTheRunnerWritesOnlyItsOwnRunsChunkNames(t *testing.T) {
 		if err := call(bounded(t)); !apierrors.IsForbidden(err) {
 			t.Errorf("the runner's service account could %s: %v; want Forbidden", what, err)
 		}
+	}
+}
+
+// checkDenseReport fails unless report, the merged result of run's two
+// dense shards drawn from pool, keeps every 10 s interval uncoarsened and
+// its histograms (each operation's and the overall) are each one histogram
+// of all the latencies pool drew, and run's status counts them all.
+func checkDenseReport(t *testing.T, report *result.Document, run *v1alpha1.BenchmarkRun, pool shardtest.DensePool) {
+	t.Helper()
+	if n := int(shardtest.DenseDuration / (10 * time.Second)); len(report.Intervals) != n || report.IntervalSeconds != 10 || len(report.Notes) > 0 {
+		t.Errorf("the report has %d intervals of %gs, notes %q; want all %d of 10s, uncoarsened", len(report.Intervals), report.IntervalSeconds, report.Notes, n)
+	}
+	truth := pool.Truth(run.Spec.Workload.Resolved(), 2)
+	got := map[string]string{"overall": report.Overall.LatencyHistogram}
+	for _, op := range report.Totals {
+		got[op.Name] = op.LatencyHistogram
+	}
+	for name, want := range truth {
+		h, err := histogram.Decode(got[name])
+		if err != nil || !h.Equals(want) {
+			t.Errorf("%s: the merged histogram (err %v, %d latencies) is not one histogram of all %d latencies", name, err, totalCount(h), want.TotalCount())
+		}
+	}
+	if run.Status.Overall == nil || run.Status.Overall.Count != truth["overall"].TotalCount() {
+		t.Errorf("status.overall %+v; want a count of %d", run.Status.Overall, truth["overall"].TotalCount())
 	}
 }
