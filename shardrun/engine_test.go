@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/session"
@@ -43,6 +42,19 @@ func tweetSpec() *v1alpha1.WorkloadSpec {
 // (as separate runner pods would), from one common start, and merges them.
 func runShards(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec, n int) *result.Document {
 	t.Helper()
+	docs, _ := shardDocs(t, base, spec, "accounting", n)
+	merged, err := result.Merge(docs...)
+	if err != nil {
+		t.Fatalf("merging shards: %v", err)
+	}
+	return merged
+}
+
+// shardDocs runs n shards of run's spec concurrently through
+// shardrun.Shard, as runner pods do, each with its own client, from one
+// common start, and returns each shard's one document and that start.
+func shardDocs(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec, run string, n int) ([]*result.Document, time.Time) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now().Add(500 * time.Millisecond)
@@ -55,12 +67,12 @@ func runShards(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec,
 			t.Fatal(err)
 		}
 		defer s.Close()
-		cfg, err := shardrun.Config("accounting", spec, s, i, n)
+		sh, err := shardrun.NewShard(run, spec, s, i, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Start, cfg.Seed = start, int64(i)
-		wg.Go(func() { docs[i], errs[i] = engine.Run(ctx, cfg) })
+		sh.Config.Start, sh.Config.Seed = start, int64(i)
+		wg.Go(func() { docs[i], errs[i] = sh.Run(ctx) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -68,11 +80,7 @@ func runShards(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec,
 			t.Fatalf("shard %d: %v", i, err)
 		}
 	}
-	merged, err := result.Merge(docs...)
-	if err != nil {
-		t.Fatalf("merging shards: %v", err)
-	}
-	return merged
+	return docs, start
 }
 
 // TestDatabaseHoldsExactlyWhatTheMergedResultReports runs two shards of a

@@ -1,8 +1,6 @@
 package shardrun_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,35 +51,13 @@ func streamsSpec() *v1alpha1.WorkloadSpec {
 // wall times.
 func runStreamShards(t *testing.T, base *session.Session, spec *v1alpha1.WorkloadSpec, n int) (map[string]*result.Document, map[string][]time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	start := time.Now().Add(500 * time.Millisecond)
-	out := make([]*result.Document, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		s, err := session.Open(ctx, base.Endpoint, base.Target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		sh, err := shardrun.NewShard("streams", spec, s, i, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sh.Config.Start, sh.Config.Seed = start, int64(i)
-		wg.Go(func() { out[i], errs[i] = sh.Run(ctx) })
-	}
-	wg.Wait()
+	out, start := shardDocs(t, base, spec, "streams", n)
 	e, err := protocol.ResultExpectation("streams", spec, start, time.Minute, -1, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := result.NewCheckedMerger(e)
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("shard %d: %v", i, err)
-		}
+	for i := range out {
 		if err := m.Add(out[i]); err != nil {
 			t.Fatalf("shard %d's document is refused: %v", i, err)
 		}
