@@ -17,6 +17,9 @@ type Peak struct {
 	stop chan struct{}
 	done sync.WaitGroup
 	peak uint64
+	// base is the heap just after the collection Start runs: what the
+	// process held before the work began.
+	base uint64
 }
 
 // Start collects garbage (so that the peak is the work's, not earlier
@@ -24,6 +27,9 @@ type Peak struct {
 func Start() *Peak {
 	runtime.GC()
 	p := &Peak{stop: make(chan struct{})}
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	p.base = s[0].Value.Uint64()
 	p.done.Add(1)
 	go func() {
 		defer p.done.Done()
@@ -48,4 +54,11 @@ func (p *Peak) MiB() float64 {
 	close(p.stop)
 	p.done.Wait()
 	return float64(p.peak) / (1 << 20)
+}
+
+// BaseMiB is the heap, in MiB, just after Start's collection: what the
+// process already held (earlier tests' leftovers, caches) before the
+// work began.
+func (p *Peak) BaseMiB() float64 {
+	return float64(p.base) / (1 << 20)
 }
