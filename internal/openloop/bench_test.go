@@ -2,6 +2,7 @@ package openloop_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/emulatortest"
+	"github.com/spanbench/spanbench/internal/procrss"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/emulator"
@@ -48,7 +50,8 @@ type side struct {
 	p99             time.Duration // engine only: latency p99 from the intended times
 	cpu             time.Duration // user+system from the start instant to exit
 	user, system    time.Duration
-	maxRSS          int64   // bytes
+	readyRSS        int64   // bytes at the start instant: initialised, connected, idle
+	maxRSS          int64   // bytes, the process's own peak (procrss)
 	switches        float64 // context switches of all its threads per read, over most of the run
 }
 
@@ -81,12 +84,9 @@ func BenchmarkOpenLoopVsBareLoop(b *testing.B) {
 	emulatortest.NoMetadataServer(b) // the children inherit it
 	for b.Loop() {
 		var table strings.Builder
-		fmt.Fprintf(&table, "\nopen loop, stale point reads, %v per side, %d pairs per rate; peak RSS doing nothing: bareloop -h %.1f MiB",
-			*loadFor, *pairs, mib(idleRSS(b, bare, "-h")))
-		for _, e := range engines {
-			fmt.Fprintf(&table, ", %s version %.1f MiB", filepath.Base(e), mib(idleRSS(b, e, "version")))
-		}
-		fmt.Fprintln(&table, "\nrate/s  pair  engine          engine µs/read (usr+sys), csw  bare µs/read (usr+sys), csw  cpu ratio  engine RSS  bare RSS  RSS ratio  engine p99, missed, errors  bare errors  load avg")
+		fmt.Fprintf(&table, "\nopen loop, stale point reads, %v per side, %d pairs per rate; RSS is each process's own (procrss), at its start instant (ready) and its peak\n",
+			*loadFor, *pairs)
+		fmt.Fprintln(&table, "rate/s  pair  engine          engine µs/read (usr+sys), csw  bare µs/read (usr+sys), csw  cpu ratio  engine RSS ready/peak  bare RSS ready/peak  RSS ratio  engine p99, missed, errors  bare errors  load avg")
 		for _, rate := range rates {
 			compareAt(b, &table, dir, engines, bare, rate)
 		}
@@ -105,8 +105,8 @@ func compareAt(b *testing.B, table *strings.Builder, dir string, engines []strin
 			cr := e.perRead().Seconds() / bl.perRead().Seconds()
 			rr := float64(e.maxRSS) / float64(bl.maxRSS)
 			cpuRatios[i], rssRatios[i] = append(cpuRatios[i], cr), append(rssRatios[i], rr)
-			fmt.Fprintf(table, "%6d  %4d  %-18s  %30s  %30s  %9.2f  %6.1f MiB  %4.1f MiB  %9.2f  %10v, %d, %d  %d  %s\n",
-				rate, p+1, filepath.Base(engines[i]), e.cpuColumn(), bl.cpuColumn(), cr, mib(e.maxRSS), mib(bl.maxRSS), rr,
+			fmt.Fprintf(table, "%6d  %4d  %-18s  %30s  %30s  %9.2f  %9.1f/%.1f MiB  %7.1f/%.1f MiB  %9.2f  %10v, %d, %d  %d  %s\n",
+				rate, p+1, filepath.Base(engines[i]), e.cpuColumn(), bl.cpuColumn(), cr, mib(e.readyRSS), mib(e.maxRSS), mib(bl.readyRSS), mib(bl.maxRSS), rr,
 				e.p99.Round(100*time.Microsecond), e.missed, e.errors, bl.errors, load)
 		}
 	}
@@ -256,7 +256,8 @@ func runBareLoop(b *testing.B, bin string, t v1alpha1.TargetSpec, rate int, star
 }
 
 // measure runs cmd, reads its CPU time just before start and takes the
-// difference to its total at exit, with its peak RSS. Context switches
+// difference to its total at exit, with its RSS then and its peak (its
+// own: rusage would count this process's memory, procrss). Context switches
 // are counted from start to shortly before the end (a process's threads
 // are gone once it has exited), per read at the target rate.
 func measure(b *testing.B, cmd *exec.Cmd, start time.Time, rate int) side {
@@ -266,9 +267,11 @@ func measure(b *testing.B, cmd *exec.Cmd, start time.Time, rate int) side {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
+	rss := procrss.Start(cmd.Process.Pid, 5*time.Millisecond)
 	time.Sleep(time.Until(start.Add(-20 * time.Millisecond)))
+	ready, rerr := procrss.Current(cmd.Process.Pid)
 	u0, s0, err := procCPU(cmd.Process.Pid)
-	if err != nil {
+	if err = errors.Join(err, rerr); err != nil {
 		_ = cmd.Wait()
 		b.Fatalf("%s exited before its start: %v\n%s", cmd.Path, err, stderr.String())
 	}
@@ -281,7 +284,7 @@ func measure(b *testing.B, cmd *exec.Cmd, start time.Time, rate int) side {
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	user, sys := time.Duration(ru.Utime.Nano())-u0, time.Duration(ru.Stime.Nano())-s0
-	return side{cpu: user + sys, user: user, system: sys, maxRSS: ru.Maxrss << 10,
+	return side{cpu: user + sys, user: user, system: sys, readyRSS: ready, maxRSS: rss.Peak(),
 		switches: float64(cs) / (float64(rate) * window.Seconds())}
 }
 
@@ -305,18 +308,6 @@ func contextSwitches(pid int) int64 {
 	return n
 }
 
-// idleRSS is the peak RSS of bin run with args that make it exit at once:
-// what its packages' initialisation and mapped code cost before any work.
-func idleRSS(b *testing.B, bin string, args ...string) int64 {
-	b.Helper()
-	cmd := exec.Command(bin, args...)
-	_ = cmd.Run() // -h exits with 2
-	if cmd.ProcessState == nil {
-		b.Fatalf("%s did not run", bin)
-	}
-	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
-}
-
 // procCPU reads a process's user and system time from /proc (clock ticks
 // of 10 ms, the kernel's USER_HZ on Linux).
 func procCPU(pid int) (user, sys time.Duration, err error) {
@@ -335,12 +326,16 @@ func procCPU(pid int) (user, sys time.Duration, err error) {
 	return time.Duration(u) * 10 * time.Millisecond, time.Duration(s) * 10 * time.Millisecond, err
 }
 
-// build compiles a main package of this module into dir, with flags.
+// build compiles a main package of this module into dir, with flags,
+// static and path-trimmed as `make build` and the image build it: a cgo
+// build links C code (libpg_query's, through pg_query_go) and the C
+// library, and maps tens of MiB more than the binary users run.
 func build(b *testing.B, dir, name, pkg string, flags ...string) string {
 	b.Helper()
 	out := filepath.Join(dir, name)
-	cmd := exec.Command("go", slices.Concat([]string{"build", "-o", out}, flags, []string{pkg})...)
+	cmd := exec.Command("go", slices.Concat([]string{"build", "-trimpath", "-o", out}, flags, []string{pkg})...)
 	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build %s: %v\n%s", pkg, err, msg)
 	}
