@@ -115,27 +115,33 @@ func install(ctx context.Context) error {
 		logs, _ := kubectlCtx(ctx, 10*time.Second, "-n", managerNamespace, "logs", "-l", managerSelector, "--tail=30")
 		return fmt.Errorf("the manager did not become ready: %w: %s\n%s\n%s", err, out, pods, logs)
 	}
-	if err := awaitTenancyPolicy(ctx); err != nil {
+	if err := awaitAdmission(ctx); err != nil {
 		return err
 	}
 	return checkInstall(ctx)
 }
 
-// awaitTenancyPolicy waits until the tenancy policy admits the demo run
-// (a server-side dry run: nothing is stored). The API server reads the
-// policy's params ConfigMap through an informer, and right after an
-// install it may refuse every run with "no params found" until that
-// informer has the ConfigMap; the tests start only once it has.
-func awaitTenancyPolicy(ctx context.Context) error {
+// awaitAdmission waits until a run is admitted (a server-side dry run of
+// the demo sample and of a Custom one: nothing is stored). Right after an
+// install both may be refused for a few seconds: the API server reads the
+// tenancy policy's params ConfigMap through an informer, and refuses
+// every run with "no params found" until that informer has it; and it
+// reaches the manager's webhook, which only Custom runs call, through the
+// new Service, which answers "connection refused" until kube-proxy routes
+// it, after the manager is already ready. The tests start only once both
+// are admitted.
+func awaitAdmission(ctx context.Context) error {
 	start := time.Now()
-	ok, last := await.Until(ctx, await.Poll{Within: 90 * time.Second, Every: time.Second}, func() (bool, string) {
-		out, err := kubectlCtx(ctx, 20*time.Second, "-n", "default", "create", "--dry-run=server", "-f", filepath.Join(suite.root, demoSample))
-		return err == nil, out
-	})
-	if !ok {
-		return fmt.Errorf("the tenancy policy still refuses the demo run 90 s after the install: %s", last)
+	for _, sample := range []string{demoSample, customSample} {
+		ok, last := await.Until(ctx, await.Poll{Within: 90 * time.Second, Every: time.Second}, func() (bool, string) {
+			out, err := kubectlCtx(ctx, 20*time.Second, "-n", "default", "create", "--dry-run=server", "-f", filepath.Join(suite.root, sample))
+			return err == nil, out
+		})
+		if !ok {
+			return fmt.Errorf("%s is still refused 90 s after the install: %s", sample, last)
+		}
 	}
-	fmt.Printf("e2e: the tenancy policy admits runs %s after the manager became ready\n", time.Since(start).Round(time.Second))
+	fmt.Printf("e2e: runs (and the webhook, for Custom runs) are admitted %s after the manager became ready\n", time.Since(start).Round(time.Second))
 	return nil
 }
 
@@ -432,7 +438,7 @@ func TestHelmUpgrade(t *testing.T) {
 	if err != nil || !strings.Contains(history, `"revision":2`) || !strings.Contains(history, `"status":"deployed"`) {
 		t.Errorf("helm history after the upgrade: %v\n%s", err, history)
 	}
-	if err := awaitTenancyPolicy(t.Context()); err != nil {
+	if err := awaitAdmission(t.Context()); err != nil {
 		t.Error(err)
 	}
 	if err := checkInstall(t.Context()); err != nil {

@@ -34,6 +34,8 @@ const (
 	managerDeployment     = "spanbench-manager"
 	image                 = "localhost/spanbench/spanbench:dev"
 	demoSample            = "config/samples/demo.yaml"
+	// customSample is a Custom run: only those call the manager's webhook.
+	customSample = "config/samples/custom-single-vs-multi-region.yaml"
 )
 
 // suite is what every test uses, set up once by TestMain.
