@@ -4,11 +4,13 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +30,9 @@ const samplesDir = "config/samples"
 // without reads that found nothing. The only change is the emulator
 // address, when the suite's differs from the one the samples name (as
 // hack/demo.sh does for demo.yaml). The samples are already scaled for the
-// emulator (20-30 s of load); they run in sampleLanes lanes, each one
-// sample after the other, so that seven runs do not share two cores at
-// once.
+// emulator (20-60 s of load); they run in sampleLanes lanes, each taking
+// the next sample, longest first, from one queue (so that the lanes end
+// together), so that a dozen runs do not share two cores at once.
 func TestEverySampleRunSucceeds(t *testing.T) {
 	kustomizePassOnly(t)
 	t.Parallel()
@@ -38,28 +40,47 @@ func TestEverySampleRunSucceeds(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no samples in %s (%v)", samplesDir, err)
 	}
-	var runs []string
-	for _, file := range files {
-		if sampleKind(t, file) == "BenchmarkRun" {
-			runs = append(runs, file) // campaigns have their own tests
-		}
-	}
+	queue := sampleQueue(t, files)
 	for lane := range sampleLanes {
 		t.Run(fmt.Sprintf("lane%d", lane), func(t *testing.T) {
 			t.Parallel()
-			for i := lane; i < len(runs); i += sampleLanes {
-				t.Run(filepath.Base(runs[i]), func(t *testing.T) { runSample(t, runs[i]) })
+			for file := range queue {
+				t.Run(filepath.Base(file), func(t *testing.T) { runSample(t, file) })
 			}
 		})
 	}
 }
 
-// sampleLanes is how many samples run at once: two halve the test's time
-// (4.3 to about 2.5 minutes) and leave the 2 cores' emulator room.
-const sampleLanes = 2
+// sampleLanes is how many samples run at once: the 2 cores' emulator
+// serves three short runs of the samples' modest rates.
+const sampleLanes = 3
 
-// sampleKind is the kind of a manifest file.
-func sampleKind(t *testing.T, file string) string {
+// sampleQueue holds the BenchmarkRun samples among files (campaigns have
+// their own tests), longest load first.
+func sampleQueue(t *testing.T, files []string) <-chan string {
+	t.Helper()
+	type sample struct {
+		file string
+		load time.Duration
+	}
+	var runs []sample
+	for _, file := range files {
+		if kind, load := sampleHead(t, file); kind == "BenchmarkRun" {
+			runs = append(runs, sample{file, load})
+		}
+	}
+	slices.SortStableFunc(runs, func(a, b sample) int { return cmp.Compare(b.load, a.load) })
+	queue := make(chan string, len(runs))
+	for _, r := range runs {
+		queue <- r.file
+	}
+	close(queue)
+	return queue
+}
+
+// sampleHead is the kind of a manifest file and, for a BenchmarkRun, its
+// workload's duration (0 if it names none).
+func sampleHead(t *testing.T, file string) (kind string, load time.Duration) {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -67,11 +88,21 @@ func sampleKind(t *testing.T, file string) string {
 	}
 	var head struct {
 		Kind string `json:"kind"`
+		Spec struct {
+			Workload struct {
+				Duration string `json:"duration"`
+			} `json:"workload"`
+		} `json:"spec"`
 	}
 	if err := yaml.Unmarshal(raw, &head); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	return head.Kind
+	if d := head.Spec.Workload.Duration; d != "" {
+		if load, err = time.ParseDuration(d); err != nil {
+			t.Fatalf("%s: workload.duration %q: %v", file, d, err)
+		}
+	}
+	return head.Kind, load
 }
 
 // runSample applies one BenchmarkRun sample and checks its outcome (see
