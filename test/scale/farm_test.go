@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/procrss"
 	"github.com/spanbench/spanbench/pod"
 )
 
@@ -49,6 +50,10 @@ type farm struct {
 	cmd    *exec.Cmd
 	cancel context.CancelFunc
 	stderr bytes.Buffer
+	// rss samples the farm's own peak RSS: rusage's would be at least this
+	// benchmark process's, which started it (procrss).
+	rss   *procrss.Watch
+	usage *farmUsage // once stopped
 }
 
 // startFarm starts a pod farm for namespace ns; it is stopped at the end
@@ -74,6 +79,7 @@ func startFarm(tb testing.TB, ns string) *farm {
 	if err := f.cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
+	f.rss = procrss.Start(f.cmd.Process.Pid, 10*time.Millisecond)
 	tb.Cleanup(func() { f.stop() })
 	return f
 }
@@ -84,17 +90,18 @@ type farmUsage struct {
 	maxRSS int64 // bytes
 }
 
-// stop ends the farm and returns its usage; later calls return zero.
+// stop ends the farm and returns its usage; later calls return the same.
 func (f *farm) stop() farmUsage {
-	if f.cmd.ProcessState == nil {
-		f.cancel()
-		_ = f.cmd.Wait()
+	if f.usage != nil {
+		return *f.usage
 	}
-	ru, ok := f.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return farmUsage{}
+	f.cancel()
+	_ = f.cmd.Wait()
+	f.usage = &farmUsage{maxRSS: f.rss.Peak()}
+	if ru, ok := f.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		f.usage.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	return farmUsage{cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), maxRSS: ru.Maxrss << 10}
+	return *f.usage
 }
 
 // log is what the farm's pods reported as failures.
