@@ -109,32 +109,57 @@ func (p *Paged) Reset() {
 	p.total, p.carries = 0, p.carries[:0]
 }
 
-// Compact is p's counts as a Compact histogram.
+// Compact is p's counts as a Compact histogram, in the form Compact keeps
+// them (a window when it is the smaller), built at its final size.
 func (p *Paged) Compact() *Compact {
-	var pairs Compact
+	if p.total == 0 {
+		return NewCompact()
+	}
+	lo, hi, n := p.populated() // n is 0 when every count wrapped to 0 exactly
+	if len(p.carries) == 0 && windowPays(hi-lo+1, n) {
+		c := &Compact{total: p.total, lo: lo, win: make([]uint16, hi-lo+1)}
+		p.each(func(idx int32, v uint16) { c.win[idx-lo] = v })
+		return c
+	}
+	c := &Compact{total: p.total, idx: make([]int32, 0, n), cnt: make([]uint64, 0, n)}
+	p.each(func(idx int32, v uint16) { c.idx, c.cnt = append(c.idx, idx), append(c.cnt, uint64(v)) })
+	for _, idx := range p.carries {
+		i, found := slices.BinarySearch(c.idx, idx)
+		if found {
+			c.cnt[i] += carry
+		} else {
+			c.idx, c.cnt = slices.Insert(c.idx, i, idx), slices.Insert(c.cnt, i, carry)
+		}
+	}
+	c.maybeWindow()
+	return c
+}
+
+// populated returns the lowest and highest bucket with a nonzero count and
+// the number of such buckets.
+func (p *Paged) populated() (lo, hi int32, n int) {
+	p.each(func(idx int32, _ uint16) {
+		if n == 0 {
+			lo = idx
+		}
+		hi = idx
+		n++
+	})
+	return lo, hi, n
+}
+
+// each calls fn for every bucket with a nonzero 16-bit count, ascending.
+func (p *Paged) each(fn func(idx int32, v uint16)) {
 	for i, pg := range p.pages {
 		if pg == nil {
 			continue
 		}
-		for j, n := range pg {
-			if n != 0 {
-				pairs.idx, pairs.cnt = append(pairs.idx, int32(i<<pageBits+j)), append(pairs.cnt, uint64(n))
+		for j, v := range pg {
+			if v != 0 {
+				fn(int32(i<<pageBits+j), v)
 			}
 		}
 	}
-	pairs.total = p.total
-	for _, idx := range p.carries {
-		i, _ := slices.BinarySearch(pairs.idx, idx)
-		if i < len(pairs.idx) && pairs.idx[i] == idx {
-			pairs.cnt[i] += carry
-		} else {
-			pairs.idx = append(pairs.idx[:i], append([]int32{idx}, pairs.idx[i:]...)...)
-			pairs.cnt = append(pairs.cnt[:i], append([]uint64{carry}, pairs.cnt[i:]...)...)
-		}
-	}
-	c := NewCompact()
-	c.add(&pairs)
-	return c
 }
 
 // Bytes is the memory p's page table and pages take.

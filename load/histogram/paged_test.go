@@ -56,6 +56,19 @@ func TestPagedRecordsWhatHDRRecords(t *testing.T) {
 	}
 }
 
+// TestAPagedBucketOfExactly65536ValuesKeepsThem: a bucket whose 16-bit
+// count wrapped to 0 exactly, the only one, still holds its values.
+func TestAPagedBucketOfExactly65536ValuesKeepsThem(t *testing.T) {
+	var p Paged
+	for range 1 << 16 {
+		p.RecordValue(31)
+	}
+	c := p.Compact()
+	if q := c.ValueAtPercentiles(50); c.TotalCount() != 1<<16 || c.Min() != 31 || q[0] != 31 {
+		t.Errorf("65,536 values of 31 µs: the compact form holds %d values, min %d, median %d", c.TotalCount(), c.Min(), q[0])
+	}
+}
+
 // TestAResetPagedKeepsOnlyThePagesInUse: after a reset a Paged keeps the
 // pages that held values (recording into them again allocates nothing)
 // and lets go of the rest, and an empty one holds nothing.
