@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"google.golang.org/grpc/codes"
 
 	"github.com/spanbench/spanbench/load/histogram"
@@ -24,9 +23,10 @@ const numCodes = 17
 // counters and the histograms together, so an operation's count and its
 // latency always land in the same interval.
 //
-// A window per worker would avoid even the stripes' locks, but at three
-// 100-200 KiB histograms each it costs gigabytes with hundreds of in-flight
-// workers and several operations.
+// A window per worker would avoid even the stripes' locks, but each
+// window's histograms hold pages of the buckets its values fell in (tens of
+// KiB for a busy operation), which hundreds of in-flight workers and
+// several operations would multiply.
 type opRecorder struct {
 	name    string
 	stripes []stripe
@@ -41,21 +41,21 @@ type stripe struct {
 	_  [48]byte // keep neighbouring stripes' locks off one cache line
 }
 
-// window is what one stripe recorded in the current interval.
+// window is what one stripe recorded in the current interval. Its
+// histograms take memory for the buckets they hold only: errorLat none
+// while there are no errors, gfe none on the emulator (which never sends
+// the GFE's timing).
 type window struct {
-	latency, service, errorLat *hdr.Histogram
+	latency, service, errorLat histogram.Paged
 	// gfe is the GFE's timing of successful operations whose responses
-	// carried it; allocated at the first such operation, so a run on the
-	// emulator (which never sends it) spends no memory on it.
-	gfe                               *hdr.Histogram
+	// carried it.
+	gfe                               histogram.Paged
 	ok, notFound, rows, retries, muts uint64
 	rollbacks                         uint64
 	errs                              [numCodes]uint64
 }
 
-func newWindow() *window {
-	return &window{latency: histogram.New(), service: histogram.New(), errorLat: histogram.New()}
-}
+func newWindow() *window { return &window{} }
 
 // newOpRecorder returns a recorder with two stripes per CPU.
 func newOpRecorder(name string) *opRecorder {
@@ -80,10 +80,10 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 	switch {
 	case code != codes.OK:
 		w.errs[min(int(code), numCodes-1)]++
-		_ = w.errorLat.RecordValue(lat) // cannot fail: Micros clamps to the range
+		w.errorLat.RecordValue(lat)
 	case out.NotFound:
 		w.notFound++
-		_ = w.errorLat.RecordValue(lat)
+		w.errorLat.RecordValue(lat)
 	default:
 		w.ok++
 		if out.RolledBack {
@@ -91,10 +91,10 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 		}
 		w.rows += uint64(out.Rows)
 		w.muts += uint64(out.Mutations)
-		_ = w.latency.RecordValue(lat)
-		_ = w.service.RecordValue(svc)
+		w.latency.RecordValue(lat)
+		w.service.RecordValue(svc)
 		if out.GFEMeasured {
-			w.recordGFE(histogram.Micros(out.GFE))
+			w.gfe.RecordValue(histogram.Micros(out.GFE))
 		}
 	}
 	stripe.mu.Unlock()
@@ -122,32 +122,19 @@ func (r *opRecorder) drain() (result.IntervalOperation, error) {
 			c.Errors[codes.Code(code).String()] += n
 		}
 	}
-	op, err := result.NewIntervalOperation(r.name, c, r.sum.latency, r.sum.service, r.sum.errorLat)
+	op, err := result.NewIntervalOperationCompact(r.name, c, r.sum.latency.Compact(), r.sum.service.Compact(), r.sum.errorLat.Compact())
 	if err != nil {
 		return op, err
 	}
-	return op, op.SetGFELatency(r.sum.gfe)
-}
-
-// recordGFE adds one operation's GFE time.
-func (w *window) recordGFE(micros int64) {
-	if w.gfe == nil {
-		w.gfe = histogram.New()
-	}
-	_ = w.gfe.RecordValue(micros) // cannot fail: Micros clamps to the range
+	return op, op.SetGFELatencyCompact(r.sum.gfe.Compact())
 }
 
 // add merges o into w.
 func (w *window) add(o *window) {
-	w.latency.Merge(o.latency)
-	w.service.Merge(o.service)
-	w.errorLat.Merge(o.errorLat)
-	if o.gfe != nil && o.gfe.TotalCount() > 0 {
-		if w.gfe == nil {
-			w.gfe = histogram.New()
-		}
-		w.gfe.Merge(o.gfe)
-	}
+	w.latency.Merge(&o.latency)
+	w.service.Merge(&o.service)
+	w.errorLat.Merge(&o.errorLat)
+	w.gfe.Merge(&o.gfe)
 	w.ok += o.ok
 	w.notFound += o.notFound
 	w.rows += o.rows
@@ -159,13 +146,12 @@ func (w *window) add(o *window) {
 	}
 }
 
-// reset empties w, keeping its histograms' memory.
+// reset empties w, keeping its histograms' pages in use (see
+// histogram.Paged.Reset).
 func (w *window) reset() {
 	w.latency.Reset()
 	w.service.Reset()
 	w.errorLat.Reset()
-	if w.gfe != nil {
-		w.gfe.Reset()
-	}
+	w.gfe.Reset()
 	*w = window{latency: w.latency, service: w.service, errorLat: w.errorLat, gfe: w.gfe}
 }

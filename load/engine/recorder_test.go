@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"google.golang.org/grpc/codes"
 
 	"github.com/spanbench/spanbench/load/histogram"
@@ -135,5 +138,87 @@ func TestGFELatencyIsRecordedForSuccessfulOperationsThatCarriedIt(t *testing.T) 
 	r.record(0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1})
 	if op, err = r.drain(); err != nil || op.GFELatencyHistogram != "" {
 		t.Errorf("an interval whose operations carried no GFE timing has a GFE histogram %q (err %v)", op.GFELatencyHistogram, err)
+	}
+}
+
+// TestRecorderIntervalsAreThoseOfHDRHistograms: the interval entry the
+// recorder drains (counts, figures, encoded histograms) is bit for bit the
+// one built from HDR histograms fed the same values, as the engine wrote
+// them before it recorded into paged histograms; over two intervals, so
+// that reused windows are checked too.
+func TestRecorderIntervalsAreThoseOfHDRHistograms(t *testing.T) {
+	r := newOpRecorder("read")
+	rng := rand.New(rand.NewPCG(5, 6))
+	lats := lognormalLatencies(30_000, 5*time.Millisecond, 0.8)
+	for interval := range 2 {
+		lat, svc, errLat, gfe := histogram.New(), histogram.New(), histogram.New(), histogram.New()
+		var c result.Counts
+		for i, l := range lats[interval*15_000:][:15_000] {
+			s, g := l-l/4, l/3
+			switch k := rng.IntN(100); {
+			case k < 2:
+				r.record(i, codes.Unavailable, l, s, operation.Outcome{})
+				c.Errors = map[string]uint64{codes.Unavailable.String(): c.Errors[codes.Unavailable.String()] + 1}
+				_ = errLat.RecordValue(histogram.Micros(l))
+			default:
+				r.record(i, codes.OK, l, s, operation.Outcome{Rows: 1, GFE: g, GFEMeasured: k < 50})
+				c.OK++
+				c.Rows++
+				_ = lat.RecordValue(histogram.Micros(l))
+				_ = svc.RecordValue(histogram.Micros(s))
+				if k < 50 {
+					_ = gfe.RecordValue(histogram.Micros(g))
+				}
+			}
+		}
+		got, err := r.drain()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hdrInterval(t, c, lat, svc, errLat, gfe)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("interval %d: the recorder drained\n%+v\nwant the entry of HDR histograms of the same values\n%+v", interval, got, want)
+		}
+	}
+}
+
+// hdrInterval is the interval entry of HDR histograms.
+func hdrInterval(t *testing.T, c result.Counts, lat, svc, errLat, gfe *hdr.Histogram) result.IntervalOperation {
+	t.Helper()
+	op, err := result.NewIntervalOperation("read", c, lat, svc, errLat)
+	if err == nil {
+		err = op.SetGFELatency(gfe)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
+// TestARecorderHoldsMemoryForWhatItRecorded: a recorder whose operations
+// all took about 5 ms (a few dozen buckets) holds, in each window (a
+// stripe's, the spare and the sum), a page table and a page or two per
+// histogram in use, not full-geometry histograms (147 KiB each, three a
+// window); its errors' histogram, with no errors, holds nothing.
+func TestARecorderHoldsMemoryForWhatItRecorded(t *testing.T) {
+	windows := int64(2*runtime.GOMAXPROCS(0) + 2)
+	lats := lognormalLatencies(100_000, 5*time.Millisecond, 0.01)
+	held := recorderHeld(func(r *opRecorder) {
+		for range 2 {
+			for i, lat := range lats {
+				r.record(i, codes.OK, lat, lat, operation.Outcome{Rows: 1})
+			}
+			if _, err := r.drain(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	runtime.KeepAlive(lats) // alive while held is measured, so not freed in its span
+	t.Logf("a recorder of %d windows holds %d bytes", windows, held)
+	// Per window: two histograms in use, each a page table (1.1 KiB) and a
+	// page or two (256 B each), with room for the runtime's own noise.
+	if limit := windows * 8 << 10; held > limit {
+		t.Errorf("a recorder of %d windows holds %d KiB after 200,000 latencies around 5 ms, want at most %d KiB (8 KiB a window)",
+			windows, held>>10, limit>>10)
 	}
 }

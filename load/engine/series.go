@@ -4,8 +4,6 @@ import (
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/spanbench/spanbench/load/histogram"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/load/schedule"
@@ -23,12 +21,13 @@ type series struct {
 
 	mu        sync.Mutex
 	intervals []result.Interval
-	sofar     *hdr.Histogram // all operations' latency, for progress
+	sofar     *histogram.Compact // all operations' latency, for progress
+	dec       histogram.Decoder  // reads intervals' latencies into sofar
 	err       error
 }
 
 func newSeries(e *engine, start time.Time, interval time.Duration, sc schedule.Config) *series {
-	return &series{e: e, start: start, interval: interval, sched: sc, sofar: histogram.New()}
+	return &series{e: e, start: start, interval: interval, sched: sc, sofar: histogram.NewCompact()}
 }
 
 // tick drains at every boundary until stop, then drains the last, partial
@@ -70,9 +69,7 @@ func (s *series) drain(idx int, final bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, op := range in.Operations {
-		if h, err := histogram.Decode(op.LatencyHistogram); err == nil {
-			s.sofar.Merge(h)
-		}
+		_ = s.dec.AddTo(s.sofar, op.LatencyHistogram) // the recorder's own encoding: cannot fail
 	}
 	s.intervals = append(s.intervals, in)
 }
@@ -110,7 +107,7 @@ func (s *series) targetRate(t time.Time) float64 {
 func (s *series) p99SoFar() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sofar.ValueAtQuantile(99)
+	return s.sofar.ValueAtPercentiles(99)[0]
 }
 
 func (s *series) result() ([]result.Interval, error) {

@@ -303,7 +303,7 @@ func (c *Compact) maybeWindow() bool {
 		return false
 	}
 	lo, hi := c.idx[0], c.idx[len(c.idx)-1]
-	if int(hi-lo+1) > 6*len(c.idx) {
+	if !windowPays(hi-lo+1, len(c.idx)) {
 		return false
 	}
 	for _, n := range c.cnt {
@@ -318,6 +318,10 @@ func (c *Compact) maybeWindow() bool {
 	c.lo, c.win, c.idx, c.cnt = lo, w, nil, nil
 	return true
 }
+
+// windowPays reports whether a window of span buckets (2 bytes each) is
+// smaller than sorted pairs of the populated ones (12 bytes each).
+func windowPays(span int32, populated int) bool { return int(span) <= 6*populated }
 
 // Max is the highest value equivalent to the largest recorded value, as
 // HdrHistogram reports it (0 when empty).

@@ -69,18 +69,23 @@ func (s histSet) gfeLatency() *histogram.Compact   { return s[3] }
 // NewIntervalOperation builds one operation's entry of an interval from
 // its counts and raw histograms (latency, service time, error latency).
 func NewIntervalOperation(name string, c Counts, latency, service, errorLatency *hdr.Histogram) (IntervalOperation, error) {
+	return NewIntervalOperationCompact(name, c, histogram.FromHDR(latency), histogram.FromHDR(service), histogram.FromHDR(errorLatency))
+}
+
+// NewIntervalOperationCompact is NewIntervalOperation from compact
+// histograms, as the engine records them: the same entry for the same
+// counts.
+func NewIntervalOperationCompact(name string, c Counts, latency, service, errorLatency *histogram.Compact) (IntervalOperation, error) {
 	op := IntervalOperation{Name: name, Counts: c}
-	s := histogram.Summarize(latency)
+	s := histogram.SummarizeCompact(latency)
 	op.P50, op.P99, op.Max = s.P50, s.P99, s.Max
-	for i, h := range []*hdr.Histogram{latency, service, errorLatency} {
-		if h.TotalCount() == 0 {
-			continue
-		}
-		enc, err := histogram.Encode(h)
+	var enc histogram.Encoder
+	for i, h := range []*histogram.Compact{latency, service, errorLatency} {
+		e, err := enc.Encode(h) // "" for an empty histogram
 		if err != nil {
 			return op, err
 		}
-		*op.Histograms.fields()[i] = enc
+		*op.Histograms.fields()[i] = e
 	}
 	return op, nil
 }
@@ -88,11 +93,20 @@ func NewIntervalOperation(name string, c Counts, latency, service, errorLatency 
 // SetGFELatency stores the histogram of the GFE's timing of the
 // interval's successful operations (nil or empty: none carried it).
 func (op *IntervalOperation) SetGFELatency(h *hdr.Histogram) error {
+	if h == nil {
+		return op.SetGFELatencyCompact(nil)
+	}
+	return op.SetGFELatencyCompact(histogram.FromHDR(h))
+}
+
+// SetGFELatencyCompact is SetGFELatency from a compact histogram.
+func (op *IntervalOperation) SetGFELatencyCompact(h *histogram.Compact) error {
 	op.GFELatencyHistogram = ""
 	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
-	enc, err := histogram.Encode(h)
-	op.GFELatencyHistogram = enc
+	var enc histogram.Encoder
+	e, err := enc.Encode(h)
+	op.GFELatencyHistogram = e
 	return err
 }
