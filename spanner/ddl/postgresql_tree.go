@@ -32,8 +32,16 @@ type pgObject struct {
 	values []any // *pgObject, []any, string, json.Number or bool
 }
 
-// parsePG parses exactly one statement and returns its node.
+// parsePG parses exactly one statement and returns its node: to protobuf
+// first, only to measure its nesting (see pgMaxNesting), then to JSON.
 func parsePG(text string) (any, error) {
+	pb, err := parser.ParseToProtobuf(text)
+	if err != nil {
+		return nil, fmt.Errorf("does not parse: %s", firstLine(err.Error()))
+	}
+	if d, _ := wireDepth(pb, pgMaxNesting); d > pgMaxNesting {
+		return nil, fmt.Errorf("nests too deeply: its parse tree is more than %d levels deep", pgMaxNesting)
+	}
 	out, err := parser.ParseToJSON(text)
 	if err != nil {
 		return nil, fmt.Errorf("does not parse: %s", firstLine(err.Error()))
