@@ -19,8 +19,9 @@ import (
 // (`{"ColumnRef": {...}}`) and its fields by the protobuf fields' JSON
 // names, in the protobuf fields' order.
 
-// pgMaxDepth bounds the tree's nesting, as protobuf's decoder bounds its
-// recursion: deeper statements are refused, not walked.
+// pgMaxDepth bounds the JSON's nesting as it is decoded, a backstop that
+// keeps the recursive decoder and walk bounded whatever the parser writes
+// (pgMaxNesting has refused deep statements before their JSON is made).
 const pgMaxDepth = 10000
 
 // pgObject is one object of the tree, its fields in the order the parser
