@@ -33,3 +33,22 @@ func TestTheRunnerBuildHoldsOnlyTheLoadRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestNoBuildLinksPgQueryGo: spanner/ddl reads libpg_query's parse tree
+// as JSON (go-pgquery/parser), because pg_query_go's protobuf types
+// register their descriptors at init — about 2 MiB of live heap in every
+// process, runner pods included, which never parse PostgreSQL. Importing
+// the go-pgquery root package or pg_query_go again fails here.
+func TestNoBuildLinksPgQueryGo(t *testing.T) {
+	for _, tags := range []string{"", "runner"} {
+		out, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "-tags", tags, ".").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -tags %q: %v\n%s", tags, err, out)
+		}
+		for _, d := range strings.Fields(string(out)) {
+			if strings.HasPrefix(d, "github.com/pganalyze/pg_query_go") {
+				t.Errorf("the build with tags %q links %s, whose protobuf descriptors take about 2 MiB of heap at init in every process", tags, d)
+			}
+		}
+	}
+}

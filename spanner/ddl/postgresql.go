@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	pg "github.com/pganalyze/pg_query_go/v6"
-	pgquery "github.com/wasilibs/go-pgquery"
 )
 
 // pgTypes maps the PostgreSQL types Spanner's PostgreSQL interface has
@@ -61,31 +58,19 @@ func (s *Schema) addPG(text string) error {
 	if err != nil {
 		return err
 	}
-	switch n := stmt.Node.(type) {
-	case *pg.Node_CreateStmt:
+	switch typ, n := pgNode(stmt); typ {
+	case "CreateStmt":
 		if parent != "" && !isParent {
 			return fmt.Errorf("a table is interleaved with INTERLEAVE IN PARENT, an index with INTERLEAVE IN")
 		}
-		return s.addPGTable(n.CreateStmt, parent)
-	case *pg.Node_IndexStmt:
+		return s.addPGTable(n, parent)
+	case "IndexStmt":
 		if isParent {
 			return fmt.Errorf("an index is interleaved with INTERLEAVE IN, a table with INTERLEAVE IN PARENT")
 		}
-		return s.addPGIndex(n.IndexStmt)
+		return s.addPGIndex(n)
 	}
 	return fmt.Errorf("only CREATE TABLE and CREATE INDEX are supported")
-}
-
-// parsePG parses exactly one statement.
-func parsePG(text string) (*pg.Node, error) {
-	tree, err := pgquery.Parse(text)
-	if err != nil {
-		return nil, fmt.Errorf("does not parse: %s", firstLine(err.Error()))
-	}
-	if len(tree.Stmts) != 1 {
-		return nil, fmt.Errorf("holds %d statements; give one per item", len(tree.Stmts))
-	}
-	return tree.Stmts[0].Stmt, nil
 }
 
 // pgIdent is an identifier as PostgreSQL stores it: quoted as written,
@@ -97,16 +82,17 @@ func pgIdent(id string) string {
 	return strings.ToLower(id)
 }
 
-func (s *Schema) addPGTable(d *pg.CreateStmt, parent string) error {
-	t := &Table{Name: d.Relation.Relname}
+// addPGTable reads a CreateStmt.
+func (s *Schema) addPGTable(d *pgObject, parent string) error {
+	t := &Table{Name: d.obj("relation").str("relname")}
 	if s.Table(t.Name) != nil {
 		return fmt.Errorf("table %s is created twice", t.Name)
 	}
 	var keys []string
-	for _, e := range d.TableElts {
-		switch e := e.Node.(type) {
-		case *pg.Node_ColumnDef:
-			col, key, err := pgColumn(e.ColumnDef)
+	for _, e := range d.list("tableElts") {
+		switch typ, e := pgNode(e); typ {
+		case "ColumnDef":
+			col, key, err := pgColumn(e)
 			if err != nil {
 				return err
 			}
@@ -114,9 +100,9 @@ func (s *Schema) addPGTable(d *pg.CreateStmt, parent string) error {
 			if key {
 				keys = append(keys, col.Name)
 			}
-		case *pg.Node_Constraint:
-			if e.Constraint.Contype == pg.ConstrType_CONSTR_PRIMARY {
-				keys = append(keys, stringNodes(e.Constraint.Keys)...)
+		case "Constraint":
+			if e.str("contype") == "CONSTR_PRIMARY" {
+				keys = append(keys, stringNodes(e.list("keys"))...)
 			}
 		}
 	}
@@ -141,41 +127,46 @@ func (s *Schema) addPGTable(d *pg.CreateStmt, parent string) error {
 	return nil
 }
 
-// pgColumn reads a column definition; key is an inline PRIMARY KEY.
-func pgColumn(c *pg.ColumnDef) (col *Column, key bool, err error) {
-	col = &Column{Name: c.Colname, NotNull: c.IsNotNull}
-	names := stringNodes(c.TypeName.Names)
-	typ := names[len(names)-1]
-	col.Array = len(c.TypeName.ArrayBounds) > 0
+// pgColumn reads a ColumnDef; key is an inline PRIMARY KEY.
+func pgColumn(c *pgObject) (col *Column, key bool, err error) {
+	col = &Column{Name: c.str("colname"), NotNull: c.boolean("is_not_null")}
+	tn := c.obj("typeName")
+	names := stringNodes(tn.list("names"))
+	typ := ""
+	if len(names) > 0 {
+		typ = names[len(names)-1]
+	}
+	col.Array = len(tn.list("arrayBounds")) > 0
 	switch {
 	case len(names) == 2 && names[0] == "spanner" && typ == "commit_timestamp":
 		col.Type, col.CommitTimestamp = "TIMESTAMP", true
-	case len(names) == 1 || names[0] == "pg_catalog":
+	case len(names) == 1 || len(names) > 1 && names[0] == "pg_catalog":
 		col.Type = pgTypes[typ]
 	}
 	if col.Type == "" {
 		return nil, false, fmt.Errorf("column %s: type %s is not supported", col.Name, strings.Join(names, "."))
 	}
-	for _, n := range c.Constraints {
-		switch n.GetConstraint().GetContype() {
-		case pg.ConstrType_CONSTR_NOTNULL:
+	for _, n := range c.list("constraints") {
+		switch pgNodeOf(n, "Constraint").str("contype") {
+		case "CONSTR_NOTNULL":
 			col.NotNull = true
-		case pg.ConstrType_CONSTR_PRIMARY:
+		case "CONSTR_PRIMARY":
 			key = true
 		}
 	}
 	return col, key, nil
 }
 
-func (s *Schema) addPGIndex(d *pg.IndexStmt) error {
-	ix := &Index{Name: d.Idxname, Table: d.Relation.Relname}
+// addPGIndex reads an IndexStmt.
+func (s *Schema) addPGIndex(d *pgObject) error {
+	ix := &Index{Name: d.str("idxname"), Table: d.obj("relation").str("relname")}
 	t := s.Table(ix.Table)
 	if t == nil {
 		return fmt.Errorf("index %s: table %s is not created by an earlier statement", ix.Name, ix.Table)
 	}
 	ix.Table = t.Name
-	for _, p := range d.IndexParams {
-		name := p.GetIndexElem().GetName()
+	for _, p := range d.list("indexParams") {
+		name := pgNodeOf(p, "IndexElem").str("name")
 		c := t.Column(name)
 		if c == nil {
 			return fmt.Errorf("index %s: column %s is not a column of table %s", ix.Name, name, t.Name)
@@ -187,11 +178,11 @@ func (s *Schema) addPGIndex(d *pg.IndexStmt) error {
 }
 
 // stringNodes are the values of a list of String nodes (names).
-func stringNodes(ns []*pg.Node) []string {
+func stringNodes(ns []any) []string {
 	out := make([]string, 0, len(ns))
 	for _, n := range ns {
-		if v := n.GetString_(); v != nil {
-			out = append(out, v.Sval)
+		if v := pgNodeOf(n, "String"); v != nil {
+			out = append(out, v.str("sval"))
 		}
 	}
 	return out

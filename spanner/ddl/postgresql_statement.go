@@ -4,10 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // pgStatement parses a PostgreSQL query or DML statement and checks it
@@ -19,9 +15,9 @@ func (s *Schema) pgStatement(sql string) (*Statement, error) {
 		return nil, err
 	}
 	st := &Statement{ParamColumns: map[string]*Column{}}
-	switch stmt.Node.(type) {
-	case *pg.Node_SelectStmt:
-	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+	switch typ, _ := pgNode(stmt); typ {
+	case "SelectStmt":
+	case "InsertStmt", "UpdateStmt", "DeleteStmt":
 		st.DML = true
 	default:
 		return nil, fmt.Errorf("only queries and INSERT, UPDATE, DELETE statements are supported")
@@ -29,11 +25,11 @@ func (s *Schema) pgStatement(sql string) (*Statement, error) {
 	a := &pgAnalysis{analysis: analysis{schema: s, st: st, aliases: map[string]bool{}}}
 	// Names first: a select list comes before the FROM and WITH that
 	// define its tables and aliases.
-	walkPG(stmt, a.collect)
+	walkPG(stmt, "", a.collect)
 	for _, name := range a.relations {
 		a.relation(name)
 	}
-	walkPG(stmt, a.visit)
+	walkPG(stmt, "", a.visit)
 	if a.err != nil {
 		return nil, a.err
 	}
@@ -48,43 +44,19 @@ type pgAnalysis struct {
 	relations []string
 }
 
-// walkPG calls visit on every message of the tree, depth first; visit
-// returns false to skip a message's children.
-func walkPG(m proto.Message, visit func(proto.Message) bool) {
-	walkMessage(m.ProtoReflect(), visit)
-}
-
-func walkMessage(m protoreflect.Message, visit func(proto.Message) bool) {
-	if !visit(m.Interface()) {
-		return
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.IsList() && fd.Message() != nil:
-			l := v.List()
-			for i := range l.Len() {
-				walkMessage(l.Get(i).Message(), visit)
-			}
-		case fd.Message() != nil && !fd.IsMap():
-			walkMessage(v.Message(), visit)
-		}
-		return true
-	})
-}
-
 // collect finds the statement's tables and the names it defines: WITH
 // names, table and subquery aliases, select-list aliases.
-func (a *pgAnalysis) collect(m proto.Message) bool {
-	switch n := m.(type) {
-	case *pg.RangeVar:
-		a.relations = append(a.relations, n.Relname)
-	case *pg.CommonTableExpr:
-		a.aliases[strings.ToLower(n.Ctename)] = true
-	case *pg.Alias:
-		a.aliases[strings.ToLower(n.Aliasname)] = true
-	case *pg.SelectStmt:
-		for _, t := range n.TargetList {
-			if name := t.GetResTarget().GetName(); name != "" {
+func (a *pgAnalysis) collect(typ string, n *pgObject) bool {
+	switch typ {
+	case "RangeVar":
+		a.relations = append(a.relations, n.str("relname"))
+	case "CommonTableExpr":
+		a.aliases[strings.ToLower(n.str("ctename"))] = true
+	case "Alias":
+		a.aliases[strings.ToLower(n.str("aliasname"))] = true
+	case "SelectStmt":
+		for _, t := range n.list("targetList") {
+			if name := pgNodeOf(t, "ResTarget").str("name"); name != "" {
 				a.aliases[strings.ToLower(name)] = true
 			}
 		}
@@ -92,30 +64,31 @@ func (a *pgAnalysis) collect(m proto.Message) bool {
 	return true
 }
 
-func (a *pgAnalysis) visit(m proto.Message) bool {
+func (a *pgAnalysis) visit(typ string, n *pgObject) bool {
 	if a.err != nil {
 		return false
 	}
-	switch n := m.(type) {
-	case *pg.ColumnRef:
+	switch typ {
+	case "ColumnRef":
 		if name := lastName(n); name != "" {
 			a.columnRef(name)
 		}
 		return false
-	case *pg.ParamRef:
+	case "ParamRef":
 		a.param(pgParam(n), nil)
-	case *pg.A_Expr:
-		if n.Lexpr == nil && len(n.Name) == 1 && n.Name[0].GetString_().GetSval() == "@" && n.Rexpr.GetColumnRef() != nil {
+	case "A_Expr":
+		lexpr, rexpr, op := n.get("lexpr"), n.get("rexpr"), n.list("name")
+		if lexpr == nil && len(op) == 1 && pgNodeOf(op[0], "String").str("sval") == "@" && pgNodeOf(rexpr, "ColumnRef") != nil {
 			// PostgreSQL reads GoogleSQL's @name as the operator @
 			// (absolute value) on a column: say what was meant.
-			a.err = fmt.Errorf("@%s is a GoogleSQL parameter; PostgreSQL's are $1..$n", lastName(n.Rexpr.GetColumnRef()))
+			a.err = fmt.Errorf("@%s is a GoogleSQL parameter; PostgreSQL's are $1..$n", lastName(pgNodeOf(rexpr, "ColumnRef")))
 			return false
 		}
-		a.compare(n.Lexpr, n.Rexpr)
-		a.compare(n.Rexpr, n.Lexpr)
-	case *pg.InsertStmt:
+		a.compare(lexpr, rexpr)
+		a.compare(rexpr, lexpr)
+	case "InsertStmt":
 		a.insert(n)
-	case *pg.UpdateStmt:
+	case "UpdateStmt":
 		a.update(n)
 	}
 	return true
@@ -137,30 +110,29 @@ func (a *pgAnalysis) relation(name string) {
 	}
 }
 
-// lastName is a column reference's column (t.c, c), or "" for t.*.
-func lastName(n *pg.ColumnRef) string {
-	if len(n.Fields) == 0 {
+// lastName is a ColumnRef's column (t.c, c), or "" for t.*.
+func lastName(n *pgObject) string {
+	fields := n.list("fields")
+	if len(fields) == 0 {
 		return ""
 	}
-	if v := n.Fields[len(n.Fields)-1].GetString_(); v != nil {
-		return v.Sval
-	}
-	return ""
+	return pgNodeOf(fields[len(fields)-1], "String").str("sval")
 }
 
-func pgParam(n *pg.ParamRef) string { return "p" + strconv.Itoa(int(n.Number)) }
+// pgParam is a ParamRef's name.
+func pgParam(n *pgObject) string { return "p" + strconv.FormatInt(n.integer("number"), 10) }
 
-// paramsOf are the parameters an expression is: $n, $n::type, or a list
+// paramsOf are the ParamRefs an expression is: $n, $n::type, or a list
 // of them (IN, BETWEEN).
-func paramsOf(n *pg.Node) []*pg.ParamRef {
-	switch e := n.GetNode().(type) {
-	case *pg.Node_ParamRef:
-		return []*pg.ParamRef{e.ParamRef}
-	case *pg.Node_TypeCast:
-		return paramsOf(e.TypeCast.Arg)
-	case *pg.Node_List:
-		var out []*pg.ParamRef
-		for _, item := range e.List.Items {
+func paramsOf(v any) []*pgObject {
+	switch typ, e := pgNode(v); typ {
+	case "ParamRef":
+		return []*pgObject{e}
+	case "TypeCast":
+		return paramsOf(e.get("arg"))
+	case "List":
+		var out []*pgObject
+		for _, item := range e.list("items") {
 			out = append(out, paramsOf(item)...)
 		}
 		return out
@@ -169,8 +141,8 @@ func paramsOf(n *pg.Node) []*pg.ParamRef {
 }
 
 // compare types the parameters compared with a column.
-func (a *pgAnalysis) compare(x, y *pg.Node) {
-	ref := x.GetColumnRef()
+func (a *pgAnalysis) compare(x, y any) {
+	ref := pgNodeOf(x, "ColumnRef")
 	if ref == nil {
 		return
 	}
@@ -183,21 +155,21 @@ func (a *pgAnalysis) compare(x, y *pg.Node) {
 	}
 }
 
-func (a *pgAnalysis) insert(n *pg.InsertStmt) {
-	t := a.schema.Table(n.Relation.Relname)
+func (a *pgAnalysis) insert(n *pgObject) {
+	t := a.schema.Table(n.obj("relation").str("relname"))
 	if t == nil {
 		return // reported as a RangeVar
 	}
-	cols := make([]*Column, len(n.Cols))
-	for i, c := range n.Cols {
-		name := c.GetResTarget().GetName()
+	cols := make([]*Column, len(n.list("cols")))
+	for i, c := range n.list("cols") {
+		name := pgNodeOf(c, "ResTarget").str("name")
 		if cols[i] = t.Column(name); cols[i] == nil {
 			a.err = fmt.Errorf("column %s is not a column of %s", name, t.Name)
 			return
 		}
 	}
-	for _, row := range n.GetSelectStmt().GetSelectStmt().GetValuesLists() {
-		for i, e := range row.GetList().GetItems() {
+	for _, row := range pgNodeOf(n.get("selectStmt"), "SelectStmt").list("valuesLists") {
+		for i, e := range pgNodeOf(row, "List").list("items") {
 			for _, p := range paramsOf(e) {
 				if i < len(cols) {
 					a.param(pgParam(p), cols[i])
@@ -207,19 +179,19 @@ func (a *pgAnalysis) insert(n *pg.InsertStmt) {
 	}
 }
 
-func (a *pgAnalysis) update(n *pg.UpdateStmt) {
-	t := a.schema.Table(n.Relation.Relname)
+func (a *pgAnalysis) update(n *pgObject) {
+	t := a.schema.Table(n.obj("relation").str("relname"))
 	if t == nil {
 		return
 	}
-	for _, item := range n.TargetList {
-		rt := item.GetResTarget()
-		c := t.Column(rt.GetName())
+	for _, item := range n.list("targetList") {
+		rt := pgNodeOf(item, "ResTarget")
+		c := t.Column(rt.str("name"))
 		if c == nil {
-			a.err = fmt.Errorf("column %s is not a column of %s", rt.GetName(), t.Name)
+			a.err = fmt.Errorf("column %s is not a column of %s", rt.str("name"), t.Name)
 			return
 		}
-		for _, p := range paramsOf(rt.Val) {
+		for _, p := range paramsOf(rt.get("val")) {
 			a.param(pgParam(p), c)
 		}
 	}

@@ -122,3 +122,28 @@ func TestPostgreSQLStatementFindsParamsTheirColumnsAndBadNames(t *testing.T) {
 		t.Errorf(`ParamText("p2") = %q, want "$2"`, s.ParamText("p2"))
 	}
 }
+
+// TestPostgreSQLRefusesDeepNestingBeforeItsJSON: libpg_query's WebAssembly
+// build faults (a panic) or spins forever writing the JSON of a statement
+// nested a few hundred levels deep; such a statement, 2 KB of text, must
+// be refused with an error instead, in the DDL and in a statement.
+func TestPostgreSQLRefusesDeepNestingBeforeItsJSON(t *testing.T) {
+	const want = "nests too deeply"
+	deep := strings.Repeat("SELECT (", 250) + "SELECT 1" + strings.Repeat(")", 250)
+	s, err := ddl.ParsePostgreSQL(pgDDL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Statement(deep); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Statement(250 nested subqueries) = %v, want an error containing %q", err, want)
+	}
+	check := `CREATE TABLE t (id bigint PRIMARY KEY CHECK (id > ` + strings.Repeat("f(", 400) + "1" + strings.Repeat(")", 400) + `))`
+	if _, err := ddl.ParsePostgreSQL([]string{check}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ParsePostgreSQL(a CHECK nesting 400 calls) = %v, want an error containing %q", err, want)
+	}
+	// Nesting a benchmark's statements have is read as before.
+	shallow := strings.Repeat("SELECT (", 20) + "SELECT singer_id FROM singers WHERE singer_id = $1" + strings.Repeat(")", 20)
+	if st, err := s.Statement(shallow); err != nil || len(st.Params) != 1 {
+		t.Errorf("Statement(20 nested subqueries) = %+v, %v; want one parameter, no error", st, err)
+	}
+}
