@@ -24,12 +24,24 @@ import (
 // Watch samples one process's high-water RSS until stopped or the process
 // is gone.
 type Watch struct {
-	stop chan struct{}
-	done sync.WaitGroup
-	peak int64
+	stop  chan struct{}
+	done  sync.WaitGroup
+	peaks Peaks
 }
 
-// Start samples pid's VmHWM every period (5 ms catches all but the last
+// Peaks are a process's largest resident sizes seen, in bytes.
+type Peaks struct {
+	// RSS is the kernel's high-water mark of the whole resident set.
+	RSS int64
+	// Anon is the largest anonymous part sampled (heap, stacks): the
+	// process's own memory. The rest of RSS is file pages (the binary's
+	// code and data), clean, shared and dropped under pressure, and how
+	// many of them are mapped depends on the page cache's state (a binary
+	// written moments ago maps more) as much as on the code.
+	Anon int64
+}
+
+// Start samples pid's VmHWM and RssAnon every period (5 ms catches all but the last
 // few milliseconds of a process: its exit, which frees memory).
 func Start(pid int, every time.Duration) *Watch {
 	w := &Watch{stop: make(chan struct{})}
@@ -40,10 +52,11 @@ func Start(pid int, every time.Duration) *Watch {
 		defer tick.Stop()
 		for {
 			hwm, err := read(pid, "VmHWM:")
-			if err != nil {
+			anon, aerr := read(pid, "RssAnon:")
+			if err != nil || aerr != nil {
 				return // exited: a zombie has no memory fields
 			}
-			w.peak = max(w.peak, hwm)
+			w.peaks.RSS, w.peaks.Anon = max(w.peaks.RSS, hwm), max(w.peaks.Anon, anon)
 			select {
 			case <-w.stop:
 				return
@@ -54,12 +67,12 @@ func Start(pid int, every time.Duration) *Watch {
 	return w
 }
 
-// Peak stops sampling and returns the largest high-water mark seen, in
-// bytes (0 if the process was gone before the first sample).
-func (w *Watch) Peak() int64 {
+// Stop stops sampling and returns the peaks seen (zero if the process was
+// gone before the first sample).
+func (w *Watch) Stop() Peaks {
 	close(w.stop)
 	w.done.Wait()
-	return w.peak
+	return w.peaks
 }
 
 // Current is pid's RSS now, in bytes.

@@ -50,11 +50,15 @@ func TestPeakIsTheChildsOwnNotItsParents(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("child: %v", err)
 	}
-	peak := float64(w.Peak()) / (1 << 20)
+	peaks := w.Stop()
+	peak, anon := float64(peaks.RSS)/(1<<20), float64(peaks.Anon)/(1<<20)
 	rusage := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / (1 << 10)
-	t.Logf("child touching %d MiB, parent holding %d MiB: Watch %.0f MiB, rusage %.0f MiB", childMiB, parentMiB, peak, rusage)
+	t.Logf("child touching %d MiB, parent holding %d MiB: Watch %.0f MiB (%.0f anonymous), rusage %.0f MiB", childMiB, parentMiB, peak, anon, rusage)
 	if peak < childMiB || peak > childMiB+48 {
 		t.Errorf("Watch saw a peak of %.0f MiB; want the child's own %d MiB plus its runtime (under %d MiB)", peak, childMiB, childMiB+48)
+	}
+	if anon < childMiB || anon > peak {
+		t.Errorf("Watch saw %.0f MiB anonymous at most; want the %d MiB the child touched, within its peak %.0f MiB", anon, childMiB, peak)
 	}
 	if rusage < parentMiB {
 		t.Logf("rusage no longer counts the parent's memory (%.0f MiB): the kernel changed, and Watch may be simplified", rusage)
@@ -71,8 +75,8 @@ func TestCurrentAndAGoneProcess(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if got := procrss.Start(cmd.Process.Pid, time.Millisecond).Peak(); got != 0 {
-		t.Errorf("a reaped process's peak: %d bytes; want 0", got)
+	if got := procrss.Start(cmd.Process.Pid, time.Millisecond).Stop(); got != (procrss.Peaks{}) {
+		t.Errorf("a reaped process's peaks: %+v; want none", got)
 	}
 	if _, err := procrss.Current(cmd.Process.Pid); err == nil {
 		t.Error("a reaped process's RSS was read without an error")

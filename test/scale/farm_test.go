@@ -97,7 +97,7 @@ func (f *farm) stop() farmUsage {
 	}
 	f.cancel()
 	_ = f.cmd.Wait()
-	f.usage = &farmUsage{maxRSS: f.rss.Peak()}
+	f.usage = &farmUsage{maxRSS: f.rss.Stop().RSS}
 	if ru, ok := f.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		f.usage.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
