@@ -691,14 +691,14 @@ func TestWebhookMatchesKustomize(t *testing.T) {
 	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
 	chart.get(t, "ValidatingWebhookConfiguration/spanbench-validating-webhook", &vwc)
 	w := vwc.Webhooks[0]
-	if *w.FailurePolicy != admissionregistrationv1.Fail || *w.TimeoutSeconds != 5 || *w.SideEffects != admissionregistrationv1.SideEffectClassNone {
-		t.Errorf("webhook failurePolicy %s, timeoutSeconds %d, sideEffects %s; want Fail, 5, None", *w.FailurePolicy, *w.TimeoutSeconds, *w.SideEffects)
+	if *w.FailurePolicy != admissionregistrationv1.Fail || *w.TimeoutSeconds != 15 || *w.SideEffects != admissionregistrationv1.SideEffectClassNone {
+		t.Errorf("webhook failurePolicy %s, timeoutSeconds %d, sideEffects %s; want Fail, 15, None", *w.FailurePolicy, *w.TimeoutSeconds, *w.SideEffects)
 	}
 	var ignore admissionregistrationv1.ValidatingWebhookConfiguration
-	template(t, "--set", "webhook.failurePolicy=Ignore", "--set", "webhook.timeoutSeconds=10").
+	template(t, "--set", "webhook.failurePolicy=Ignore", "--set", "webhook.timeoutSeconds=7").
 		get(t, "ValidatingWebhookConfiguration/spanbench-validating-webhook", &ignore)
-	if w := ignore.Webhooks[0]; *w.FailurePolicy != admissionregistrationv1.Ignore || *w.TimeoutSeconds != 10 {
-		t.Errorf("webhook.failurePolicy=Ignore, timeoutSeconds=10 render %s, %d", *w.FailurePolicy, *w.TimeoutSeconds)
+	if w := ignore.Webhooks[0]; *w.FailurePolicy != admissionregistrationv1.Ignore || *w.TimeoutSeconds != 7 {
+		t.Errorf("webhook.failurePolicy=Ignore, timeoutSeconds=7 render %s, %d", *w.FailurePolicy, *w.TimeoutSeconds)
 	}
 
 	var off appsv1.Deployment
