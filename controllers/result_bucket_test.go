@@ -77,22 +77,7 @@ func TestADense30MinuteShardInTheResultsBucketRoundTripsAndMergesExactly(t *test
 		t.Errorf("a chunk ConfigMap of shard 0: %v; want none with a results bucket", err)
 	}
 
-	began, peak = time.Now(), heappeak.Start()
-	events := s.aggregate()
-	t.Logf("aggregating (reading 2 shards' objects, merging, writing the report's): %s, peak heap %.0f MiB",
-		time.Since(began).Round(time.Millisecond), peak.MiB())
-	if s.run.Status.Phase != v1alpha1.PhaseSucceeded || s.run.Status.Report == nil {
-		t.Fatalf("the run is %s with report %v after aggregating (events %q); want Succeeded with a report", s.run.Status.Phase, s.run.Status.Report, events)
-	}
-	for _, e := range events {
-		if strings.HasPrefix(e, corev1.EventTypeWarning) {
-			t.Errorf("aggregating warned: %s", e)
-		}
-	}
-	head := &corev1.ConfigMap{}
-	if err := s.c.Get(bounded(t), client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Status.Report.ConfigMapName}, head); err != nil {
-		t.Fatal(err)
-	}
+	head := s.aggregateCleanly("reading 2 shards' objects")
 	reportKey := bucket.ReportKey(s.run.Namespace, s.run.Name, string(s.run.UID))
 	p, ok, err := bucket.DecodePointer(head.Data, protocol.ReportLimits().MaxObjectBytes())
 	if !ok || err != nil || p.Key != reportKey || len(head.BinaryData) > 0 {

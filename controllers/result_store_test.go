@@ -148,6 +148,30 @@ func (s *storeScenario) aggregate() []string {
 	return events
 }
 
+// aggregateCleanly aggregates the run (what says what it read, for the
+// log), requires it Succeeded with a report and without a warning event,
+// and returns the report's head ConfigMap.
+func (s *storeScenario) aggregateCleanly(what string) *corev1.ConfigMap {
+	s.t.Helper()
+	began, peak := time.Now(), heappeak.Start()
+	events := s.aggregate()
+	s.t.Logf("aggregating (%s, merging, writing the report's): %s, peak heap %.0f MiB",
+		what, time.Since(began).Round(time.Millisecond), peak.MiB())
+	if s.run.Status.Phase != v1alpha1.PhaseSucceeded || s.run.Status.Report == nil {
+		s.t.Fatalf("the run is %s with report %v after aggregating (events %q); want Succeeded with a report", s.run.Status.Phase, s.run.Status.Report, events)
+	}
+	for _, e := range events {
+		if strings.HasPrefix(e, corev1.EventTypeWarning) {
+			s.t.Errorf("aggregating warned: %s", e)
+		}
+	}
+	head := &corev1.ConfigMap{}
+	if err := s.c.Get(bounded(s.t), client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Status.Report.ConfigMapName}, head); err != nil {
+		s.t.Fatal(err)
+	}
+	return head
+}
+
 // TestADense30MinuteShardIsStoredWholeAndMergesExactly: two dense
 // 30-minute shards of 10 operations (issue 11's scale: 11 MiB gzipped
 // each, which EncodeResult used to coarsen or refuse) are stored by the
@@ -178,22 +202,7 @@ func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 		t.Errorf("chunk %s carries the run label: the manager's cache would hold it", chunk.Name)
 	}
 
-	began, peak = time.Now(), heappeak.Start()
-	events := s.aggregate()
-	t.Logf("aggregating (reading 2 shards' chunks, merging, writing the report's): %s, peak heap %.0f MiB",
-		time.Since(began).Round(time.Millisecond), peak.MiB())
-	if s.run.Status.Phase != v1alpha1.PhaseSucceeded || s.run.Status.Report == nil {
-		t.Fatalf("the run is %s with report %v after aggregating (events %q); want Succeeded with a report", s.run.Status.Phase, s.run.Status.Report, events)
-	}
-	for _, e := range events {
-		if strings.HasPrefix(e, corev1.EventTypeWarning) {
-			t.Errorf("aggregating warned: %s", e)
-		}
-	}
-	head := &corev1.ConfigMap{}
-	if err := s.c.Get(bounded(t), client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Status.Report.ConfigMapName}, head); err != nil {
-		t.Fatal(err)
-	}
+	head := s.aggregateCleanly("reading 2 shards' chunks")
 	reportHead, chunked, err := chunks.DecodeHead(head.Data, chunks.MaxReportChunks)
 	if !chunked || err != nil {
 		t.Errorf("the merged report's ConfigMap holds no chunked result (%v); a dense 30-minute report needs chunks", err)
