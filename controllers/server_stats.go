@@ -281,7 +281,7 @@ func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alp
 	// The finest tables still holding the window: the minute tables
 	// unless the collection comes more than 6 hours after the run.
 	g := serverstats.ChooseGranularity(w, r.now())
-	ops, apportioned, err := clientMinuteCounts(doc, w, g, run.Name)
+	ops, apportioned, err := clientMinuteCounts(doc, w, g, statsTags(run))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -301,18 +301,32 @@ func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alp
 	return res, apportioned, err
 }
 
-// statsTags are the tags op's statistics are found under: reads and
-// queries carry the request tag, writes the transaction tag, a
-// read-modify-write both (spanner/workload's executor sets them).
-func statsTags(run string, op result.Operation) (request, transaction string) {
-	tag := v1alpha1.RequestTag(run, op.Name)
-	switch v1alpha1.OperationType(op.Type) {
-	case v1alpha1.OpInsert, v1alpha1.OpUpdate, v1alpha1.OpDelete:
-		return "", tag
-	case v1alpha1.OpReadModifyWrite:
-		return tag, tag
+// statsTags returns, for an operation of run's report, the tags its
+// statistics are found under ("" for none): its request tag if it sends
+// statements, its transaction tag if it commits (OperationSpec.
+// StatisticsTags, from the operation's resolved spec; spanner/workload's
+// executor sets both tags on everything it sends).
+func statsTags(run *v1alpha1.BenchmarkRun) func(op result.Operation) (request, transaction string) {
+	w := run.Spec.Workload.Resolved()
+	specs := make(map[string]v1alpha1.OperationSpec, len(w.Operations))
+	for _, o := range w.Operations {
+		specs[o.Name] = o
 	}
-	return tag, ""
+	return func(op result.Operation) (request, transaction string) {
+		spec, ok := specs[op.Name]
+		if !ok { // a report checked against its run names its operations; the type alone says the rest
+			spec = v1alpha1.OperationSpec{Name: op.Name, Type: v1alpha1.OperationType(op.Type)}
+		}
+		tag := v1alpha1.RequestTag(run.Name, op.Name)
+		statements, transactions := spec.StatisticsTags()
+		if statements {
+			request = tag
+		}
+		if transactions {
+			transaction = tag
+		}
+		return request, transaction
+	}
 }
 
 // runReport reads and checks the run's merged result and its ConfigMap.

@@ -16,7 +16,9 @@ import (
 // report keeps its intervals in its stream sections, each counted from
 // its own start: Spanner counts an operation's executions under its tag
 // whichever stream sent it, so the streams' counts add up per operation.
-func clientMinuteCounts(doc *result.Document, w serverstats.Window, g serverstats.Granularity, run string) (
+// tags gives each operation's tags (statsTags).
+func clientMinuteCounts(doc *result.Document, w serverstats.Window, g serverstats.Granularity,
+	tags func(result.Operation) (request, transaction string)) (
 	[]serverstats.Operation, int64, error) {
 	iv := time.Duration(doc.IntervalSeconds * float64(time.Second))
 	if iv <= 0 {
@@ -44,7 +46,7 @@ func clientMinuteCounts(doc *result.Document, w serverstats.Window, g serverstat
 		if m == nil {
 			m = map[time.Time]int64{}
 		}
-		req, txn := statsTags(run, t)
+		req, txn := tags(t)
 		ops = append(ops, serverstats.Operation{Name: t.Name, RequestTag: req, TransactionTag: txn, Ops: m})
 	}
 	return ops, apportioned, nil

@@ -100,7 +100,7 @@ func TestClientCountsFollowTheTablesRead(t *testing.T) {
 			Operations: []result.IntervalOperation{{Name: "read", Counts: result.Counts{OK: 7}}}})
 	}
 	w := serverstats.Window{Start: start, End: start.Add(20*time.Minute + 40*time.Second)}
-	ops, apportioned, err := clientMinuteCounts(doc, w, serverstats.TenMinute, "r")
+	ops, apportioned, err := clientMinuteCounts(doc, w, serverstats.TenMinute, statsTags(namedRun("r")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,12 +128,59 @@ func TestClientCountsAddUpTheStreams(t *testing.T) {
 	doc := &result.Document{Start: start, IntervalSeconds: 10, Totals: []result.Operation{{Name: "read", Type: "Read"}},
 		Streams: []result.StreamSection{series(0, 12, 5), series(time.Minute, 6, 3)}} // 12:00-12:02 and 12:01-12:02
 	w := serverstats.Window{Start: start, End: start.Add(2 * time.Minute)}
-	ops, _, err := clientMinuteCounts(doc, w, serverstats.Minute, "r")
+	ops, _, err := clientMinuteCounts(doc, w, serverstats.Minute, statsTags(namedRun("r")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	one, two := start.Add(time.Minute), start.Add(2*time.Minute)
 	if got := ops[0].Ops; got[one] != 30 || got[two] != 30+18 {
 		t.Errorf("client counts per minute = %v, want 30 in the minute ending 12:01 and 48 (30 + the second stream's 18) in the one ending 12:02", got)
+	}
+}
+
+func namedRun(name string, ops ...v1alpha1.OperationSpec) *v1alpha1.BenchmarkRun {
+	return &v1alpha1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.BenchmarkRunSpec{
+		Workload: v1alpha1.WorkloadSpec{Operations: ops}}}
+}
+
+// TestStatsTagsFollowWhatEachOperationSends: the collector looks for an
+// operation's statement rows by request tag only if it sends statements
+// and for its transaction rows by transaction tag only if it commits; a
+// TPC-C or Custom transaction does both, a mutation-only write no
+// statement. Looking for rows an operation never makes would report it
+// "not captured"; not looking for rows it makes would lose its commit
+// latency, aborts and lock wait.
+func TestStatsTagsFollowWhatEachOperationSends(t *testing.T) {
+	op := func(name string, typ v1alpha1.OperationType, path v1alpha1.WritePath) v1alpha1.OperationSpec {
+		return v1alpha1.OperationSpec{Name: name, Type: typ, WritePath: path}
+	}
+	run := namedRun("r",
+		op("read", v1alpha1.OpRead, ""), op("query", v1alpha1.OpQuery, ""),
+		op("insert", v1alpha1.OpInsert, ""), op("update-dml", v1alpha1.OpUpdate, v1alpha1.WriteDML),
+		op("rmw", v1alpha1.OpReadModifyWrite, ""), op("new-order", v1alpha1.OpNewOrder, v1alpha1.WriteMutation),
+		op("order-status", v1alpha1.OpOrderStatus, ""), op("dml", v1alpha1.OpDML, ""),
+		op("mutation", v1alpha1.OpMutation, ""), op("txn", v1alpha1.OpTransaction, ""))
+	tags := statsTags(run)
+	for _, c := range []struct {
+		name, typ          string
+		statements, commit bool
+	}{
+		{"read", "Read", true, false}, {"query", "Query", true, false},
+		{"insert", "Insert", false, true}, {"update-dml", "Update", true, true},
+		{"rmw", "ReadModifyWrite", true, true}, {"new-order", "NewOrder", true, true},
+		{"order-status", "OrderStatus", true, false}, {"dml", "DML", true, true},
+		{"mutation", "Mutation", false, true}, {"txn", "Transaction", true, true},
+		{"not-in-spec", "Delete", false, true}, // the type alone: a Delete defaults to mutations
+	} {
+		req, txn := tags(result.Operation{Name: c.name, Type: result.OperationType(c.typ)})
+		if got, want := req != "", c.statements; got != want {
+			t.Errorf("%s (%s): request tag %q; want one: %v", c.name, c.typ, req, want)
+		}
+		if got, want := txn != "", c.commit; got != want {
+			t.Errorf("%s (%s): transaction tag %q; want one: %v", c.name, c.typ, txn, want)
+		}
+		if tag := v1alpha1.RequestTag("r", c.name); (req != "" && req != tag) || (txn != "" && txn != tag) {
+			t.Errorf("%s: tags %q and %q, want the runner's %q", c.name, req, txn, tag)
+		}
 	}
 }

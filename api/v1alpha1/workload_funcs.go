@@ -72,6 +72,26 @@ func (t OperationType) IsRead() bool { return readOps[t] }
 // mutations.
 func (t OperationType) IsWrite() bool { return !readOps[t] }
 
+// StatisticsTags says where Spanner's statistics hold the operation's
+// work. The runner gives its requests and its transactions one tag
+// (RequestTag); statements reports whether the operation sends queries,
+// DML or reads, which QUERY_STATS and READ_STATS keep by request tag, and
+// transactions whether it commits (a read-write transaction or
+// mutations), which TXN_STATS and LOCK_STATS keep by transaction tag. A
+// write made of mutations alone sends no statement; a TPC-C or Custom
+// transaction reads and commits, so it has both.
+func (o OperationSpec) StatisticsTags() (statements, transactions bool) {
+	switch o.Type {
+	case OpMutation:
+		statements = false
+	case OpInsert, OpUpdate, OpDelete:
+		statements = o.WritePath == WriteDML
+	default:
+		statements = true
+	}
+	return statements, o.Type.IsWrite()
+}
+
 // HasWritePath reports whether the operation can choose Mutation or DML.
 func (t OperationType) HasWritePath() bool {
 	switch t {
