@@ -10,9 +10,10 @@ import (
 	"github.com/spanbench/spanbench/campaign/comparison"
 )
 
-// An iteration that compares server CPU per operation reads it from each
-// run's report once the run's statistics are collected, which follows the
-// run's success by the statistics' settle time. Until every succeeded run's
+// An iteration that compares server CPU per operation or server query p99
+// (ServerCPUPerOp, ServerQueryP99) reads them from each run's report once
+// the run's statistics are collected, which follows the run's success by
+// the statistics' settle time. Until every succeeded run's
 // ServerStatsCollected condition is terminal, the iteration waits (the
 // campaign owns its runs, so the condition's change wakes it); a run whose
 // statistics were not collected then gives an inconclusive row that says
@@ -32,7 +33,7 @@ func awaitsServerStats(spec *v1alpha1.ComparisonSpec, run *v1alpha1.BenchmarkRun
 	if run.Status.Phase != v1alpha1.PhaseSucceeded {
 		return false
 	}
-	if compares(spec, func(s v1alpha1.CampaignStatistic) bool { return s == v1alpha1.StatisticServerCPUPerOp }) {
+	if compares(spec, comparison.IsServerStats) {
 		c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionServerStatsCollected)
 		if c != nil && c.Reason == v1alpha1.ReasonServerStatsPending {
 			return true

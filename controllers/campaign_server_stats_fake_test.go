@@ -15,14 +15,24 @@ import (
 )
 
 // TestCampaignComparingServerCPUWaitsForTheRunsStatistics: an iteration
-// that compares ServerCPUPerOp does not compare runs whose statistics are
+// that compares ServerCPUPerOp (or ServerQueryP99, read from the same
+// statistics) does not compare runs whose statistics are
 // still Pending (it would read "not collected" from a report about to
 // get them); once every run's ServerStatsCollected is terminal it
 // compares, and a run without statistics (here the emulator) gives an
 // inconclusive row that says why.
 func TestCampaignComparingServerCPUWaitsForTheRunsStatistics(t *testing.T) {
+	for s, metric := range map[v1alpha1.CampaignStatistic]string{
+		v1alpha1.StatisticServerCPUPerOp: "read server CPU µs/op",
+		v1alpha1.StatisticServerQueryP99: "read server query p99 µs",
+	} {
+		t.Run(string(s), func(t *testing.T) { campaignWaitsForTheRunsStatistics(t, s, metric) })
+	}
+}
+
+func campaignWaitsForTheRunsStatistics(t *testing.T, s v1alpha1.CampaignStatistic, metric string) {
 	c := testCampaign("cpu", 1, 1, axis("rate", "workload.load.rate", "base=50", "other=100"))
-	c.Spec.Comparison.Metrics = []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticServerCPUPerOp}}
+	c.Spec.Comparison.Metrics = []v1alpha1.MetricSpec{{Statistic: s}}
 	f := newFakeCampaign(t, c, interceptor.Funcs{})
 	setServerStats := func(reason string) {
 		for _, run := range f.runs() {
@@ -49,8 +59,8 @@ func TestCampaignComparingServerCPUWaitsForTheRunsStatistics(t *testing.T) {
 	if len(st.Iterations) != 1 || st.Iterations[0].Outcome != v1alpha1.IterationSucceeded || st.Comparison == nil || len(st.Comparison.Rows) != 1 {
 		t.Fatalf("iterations %+v, comparison %+v; want one compared iteration with one row", st.Iterations, st.Comparison)
 	}
-	if r := st.Comparison.Rows[0]; r.Metric != "read server CPU µs/op" || r.Verdict != v1alpha1.VerdictInconclusive {
-		t.Errorf("row %+v; want read server CPU µs/op, Inconclusive", r)
+	if r := st.Comparison.Rows[0]; r.Metric != metric || r.Verdict != v1alpha1.VerdictInconclusive {
+		t.Errorf("row %+v; want %s, Inconclusive", r, metric)
 	}
 	report := &corev1.ConfigMap{}
 	if err := f.stored.Get(context.Background(), client.ObjectKey{Namespace: c.Namespace, Name: st.Iterations[0].Report}, report); err != nil {

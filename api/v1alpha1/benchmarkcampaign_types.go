@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99;ServerQueryP99
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -74,6 +74,13 @@ const (
 	// Monitoring. The metric's operations name API methods (such as
 	// Commit, ExecuteSql, Read); one value per run, compared run by run.
 	StatisticServerLatencyP99 CampaignStatistic = "ServerLatencyP99"
+	// StatisticServerQueryP99 is Spanner's server latency p99 per
+	// execution of one operation's queries, in microseconds, from the
+	// merged latency histograms of its statistics tables
+	// (docs/server-stats.md): one value per run, compared run by run like
+	// ServerCPUPerOp. Reads have no latency histogram, so a read's row is
+	// inconclusive and says so.
+	StatisticServerQueryP99 CampaignStatistic = "ServerQueryP99"
 )
 
 // MetricDirection says which way a metric gets better.
@@ -467,11 +474,12 @@ type MetricSpec struct {
 	// statistic is what is read from each run: Throughput, a latency
 	// percentile (P50, P90, P99, P999) of the run's merged histogram, or
 	// ErrorRate (failed operations over all finished ones, in percent),
-	// ServerCPUPerOp (Spanner's CPU per operation), TpmC (a TPCC run's
-	// New-Order transactions per minute, for its NewOrder operation), or
-	// one of Cloud Monitoring's figures of the run: ServerHighPriorityCPU
-	// (a region's high-priority CPU utilization, percent) or
-	// ServerLatencyP99 (an API method's server latency p99).
+	// ServerCPUPerOp (Spanner's CPU per operation), ServerQueryP99
+	// (Spanner's server latency p99 of an operation's queries), TpmC (a
+	// TPCC run's New-Order transactions per minute, for its NewOrder
+	// operation), or one of Cloud Monitoring's figures of the run:
+	// ServerHighPriorityCPU (a region's high-priority CPU utilization,
+	// percent) or ServerLatencyP99 (an API method's server latency p99).
 	// +required
 	Statistic CampaignStatistic `json:"statistic"`
 
@@ -488,7 +496,8 @@ type MetricSpec struct {
 
 	// direction says which way is better. Default: HigherIsBetter for
 	// Throughput and TpmC, LowerIsBetter for latencies, ErrorRate,
-	// ServerCPUPerOp, ServerHighPriorityCPU and ServerLatencyP99.
+	// ServerCPUPerOp, ServerQueryP99, ServerHighPriorityCPU and
+	// ServerLatencyP99.
 	// +optional
 	Direction MetricDirection `json:"direction,omitempty"`
 }

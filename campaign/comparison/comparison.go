@@ -95,7 +95,8 @@ func options(spec *v1alpha1.ComparisonSpec) (stats.Options, error) {
 
 // operations are the metric's operations, or every operation of the
 // baseline's first run (for Cloud Monitoring's figures, every region or
-// method of the baseline's runs).
+// method of the baseline's runs; for ServerQueryP99, its operations that
+// have one).
 func operations(m v1alpha1.MetricSpec, base []*result.Document) []string {
 	if len(m.Operations) > 0 {
 		return m.Operations
@@ -106,6 +107,9 @@ func operations(m v1alpha1.MetricSpec, base []*result.Document) []string {
 	doc := base[0]
 	if m.Statistic == v1alpha1.StatisticTpmC {
 		return newOrderOperations(doc)
+	}
+	if m.Statistic == v1alpha1.StatisticServerQueryP99 {
+		return serverQueryOperations(doc)
 	}
 	var out []string
 	for _, o := range doc.Totals {
@@ -123,6 +127,7 @@ var metricUnits = []struct {
 	// Before " p99 µs", which ParseMetric would read first otherwise
 	// (an operation's name has no space: no other name ends so).
 	{v1alpha1.StatisticServerLatencyP99, " server p99 µs"},
+	{v1alpha1.StatisticServerQueryP99, " server query p99 µs"},
 	{v1alpha1.StatisticServerHighPriorityCPU, " high-priority CPU %"},
 	{v1alpha1.StatisticThroughput, " ops/s"},
 	{v1alpha1.StatisticP50, " p50 µs"},
@@ -265,7 +270,7 @@ func decode(s string) (*hdr.Histogram, error) {
 }
 
 func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
-	if s == v1alpha1.StatisticServerCPUPerOp || IsMonitoring(s) {
+	if serverSide(s) {
 		return stats.Comparison{}, errNeedsRuns(s)
 	}
 	rate := s == v1alpha1.StatisticErrorRate

@@ -148,7 +148,7 @@ const NotCollected = "not collected"
 // serverSide says whether s is read from what Spanner reports after the
 // run (SPANNER_SYS or Cloud Monitoring), which a run may lack.
 func serverSide(s v1alpha1.CampaignStatistic) bool {
-	return s == v1alpha1.StatisticServerCPUPerOp || IsMonitoring(s)
+	return IsServerStats(s) || IsMonitoring(s)
 }
 
 // orNotCollected is the cell's figure, or NaN (NotCollected) when its

@@ -14,6 +14,7 @@ type runFigure func(d *result.Document, op string) (float64, error)
 // runFigures are the statistics read per run rather than pooled.
 var runFigures = map[v1alpha1.CampaignStatistic]runFigure{
 	v1alpha1.StatisticServerCPUPerOp: ServerCPUPerOp,
+	v1alpha1.StatisticServerQueryP99: ServerQueryP99,
 	v1alpha1.StatisticTpmC:           TpmC,
 	// Cloud Monitoring's, keyed by region or API method (monitoring.go).
 	v1alpha1.StatisticServerHighPriorityCPU: ServerHighPriorityCPU,

@@ -23,6 +23,10 @@ type ServerFigures struct {
 	// Coverage is the share of the client's operations in minutes where
 	// Spanner's TOP tables had the operation's row.
 	Coverage float64 `json:"coverage"`
+	// QueryP99Micros is Spanner's server latency p99 per execution of the
+	// operation's queries, in microseconds (comparison.ServerQueryP99);
+	// absent when a run had none (a read has no latency histogram).
+	QueryP99Micros *float64 `json:"queryP99Micros,omitempty"`
 }
 
 // summarizeServer is the mean of runs' server figures of op, or nil when
@@ -33,8 +37,8 @@ func summarizeServer(runs []*result.Document, op string) *ServerFigures {
 		return nil
 	}
 	var sf ServerFigures
-	var execs float64
-	haveExecs := true
+	var execs, p99 float64
+	haveExecs, haveP99 := true, true
 	for _, d := range runs {
 		cpu, err := comparison.ServerCPUPerOp(d, op)
 		if err != nil {
@@ -48,6 +52,11 @@ func summarizeServer(runs []*result.Document, op string) *ServerFigures {
 		} else {
 			execs += *st.ExecutionsPerOp
 		}
+		if v, err := comparison.ServerQueryP99(d, op); err != nil {
+			haveP99 = false
+		} else {
+			p99 += v
+		}
 	}
 	n := float64(len(runs))
 	sf.CPUMicrosPerOp /= n
@@ -55,6 +64,10 @@ func summarizeServer(runs []*result.Document, op string) *ServerFigures {
 	if haveExecs {
 		e := execs / n
 		sf.ExecutionsPerOp = &e
+	}
+	if haveP99 {
+		m := p99 / n
+		sf.QueryP99Micros = &m
 	}
 	return &sf
 }
@@ -64,7 +77,8 @@ func (s *ServerFigures) validate() error {
 	if s == nil {
 		return nil
 	}
-	if !finite(s.CPUMicrosPerOp) || !finite(s.Coverage) || s.Coverage > 1 || s.ExecutionsPerOp != nil && !finite(*s.ExecutionsPerOp) {
+	if !finite(s.CPUMicrosPerOp) || !finite(s.Coverage) || s.Coverage > 1 || s.ExecutionsPerOp != nil && !finite(*s.ExecutionsPerOp) ||
+		s.QueryP99Micros != nil && !finite(*s.QueryP99Micros) {
 		return fmt.Errorf("server figures %+v: want finite figures, not negative, coverage within [0, 1]", *s)
 	}
 	return nil

@@ -52,6 +52,39 @@ func TestSummaryKeepsTheServerFiguresOfACellWhoseRunsAllHaveThem(t *testing.T) {
 	}
 }
 
+// TestSummaryKeepsTheServerQueryP99OfACellWhoseRunsAllHaveIt: the entry
+// holds the mean of the runs' server query p99 (µs, as the comparison
+// compares it), and none when a run has none (a read: no histogram).
+func TestSummaryKeepsTheServerQueryP99OfACellWhoseRunsAllHaveIt(t *testing.T) {
+	withP99 := func(d *result.Document, seconds float64) *result.Document {
+		d.Server.Operations[0].Statements.LatencyP99Seconds = f64(seconds)
+		return d
+	}
+	cells := []comparison.Cell{
+		{Name: "base", Runs: []*result.Document{withP99(withServer(runDoc(t, "b1", 1, 1), 0.0015), 0.0466), withP99(withServer(runDoc(t, "b2", 2, 1), 0.0015), 0.0434)}},
+		{Name: "half", Runs: []*result.Document{withP99(withServer(runDoc(t, "h1", 3, 1), 0.0015), 0.0466), withServer(runDoc(t, "h2", 4, 1), 0.0015)}},
+	}
+	e, err := Summarize("it-1", t0, "hash", cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatalf("an entry with a server query p99 does not decode: %v", err)
+	}
+	base, _ := back.Find("base", "read")
+	if s := base.Server; s == nil || s.QueryP99Micros == nil || *s.QueryP99Micros < 44999.99 || *s.QueryP99Micros > 45000.01 {
+		t.Errorf("base's server figures %+v; want a query p99 of 45000 µs (the mean of 46.6 and 43.4 ms)", s)
+	}
+	if half, _ := back.Find("half", "read"); half.Server == nil || half.Server.QueryP99Micros != nil {
+		t.Errorf("a cell with a run without a server query p99 has server figures %+v; want its CPU but no p99", half.Server)
+	}
+}
+
 // TestEntriesWithoutServerFiguresStillDecode: an entry written before the
 // server figures (no "server" key) decodes, with none.
 func TestEntriesWithoutServerFiguresStillDecode(t *testing.T) {
@@ -71,6 +104,7 @@ func TestDecodeRefusesServerFiguresNoSummaryWrites(t *testing.T) {
 		"negative cpu":   `{"cpuMicrosPerOp":-1,"coverage":1}`,
 		"coverage above": `{"cpuMicrosPerOp":1,"coverage":2}`,
 		"negative execs": `{"cpuMicrosPerOp":1,"coverage":1,"executionsPerOp":-4}`,
+		"negative p99":   `{"cpuMicrosPerOp":1,"coverage":1,"queryP99Micros":-46600}`,
 	} {
 		doc := `{"schemaVersion":"spanbench.io/campaign-history/v1","iteration":"it-0","scheduledTime":"2026-11-23T02:00:00Z",` +
 			`"cells":[{"name":"base","runs":1,"operations":[{"name":"read","ok":10,"seconds":1,"throughput":10,"latency":{"count":0},"server":` + server + `}]}]}`

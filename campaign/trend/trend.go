@@ -93,15 +93,21 @@ func build(entries []history.Entry, cell, op string, m v1alpha1.MetricSpec) Seri
 	return s
 }
 
-// value is o's figure of statistic s: the server CPU per operation from
-// its server figures (an iteration without them has no point), the others
-// by the comparison table's rule.
+// value is o's figure of statistic s: the server CPU per operation and
+// query p99 from its server figures (an iteration without them has no
+// point), the others by the comparison table's rule.
 func value(s v1alpha1.CampaignStatistic, o *history.Operation) (float64, error) {
-	if s == v1alpha1.StatisticServerCPUPerOp {
-		if o.Server == nil {
-			return 0, errors.New("no server figures")
-		}
+	if comparison.IsServerStats(s) && o.Server == nil {
+		return 0, errors.New("no server figures")
+	}
+	switch s {
+	case v1alpha1.StatisticServerCPUPerOp:
 		return o.Server.CPUMicrosPerOp, nil
+	case v1alpha1.StatisticServerQueryP99:
+		if o.Server.QueryP99Micros == nil {
+			return 0, errors.New("no server query p99")
+		}
+		return *o.Server.QueryP99Micros, nil
 	}
 	return comparison.Value(s, comparison.Figures{Throughput: o.Throughput, Latency: o.Latency, OK: o.OK, Failed: o.Errors})
 }

@@ -195,17 +195,24 @@ var sometimesEmpty = map[string]string{
 	"spanbench_run_errors":                               "the manager exports a run's failed operations only when it had some",
 	// Server figures exist for Cloud Spanner runs only (the e2e runs on
 	// the emulator), and not-captured only for an operation with no row.
-	"spanbench_run_server_cpu_seconds_per_operation": noServerFigures,
-	"spanbench_run_server_executions_per_operation":  noServerFigures,
-	"spanbench_run_server_coverage_ratio":            noServerFigures,
-	"spanbench_run_server_not_captured":              noServerFigures,
-	"spanbench_run_server_cpu_utilization_ratio":     noServerFigures,
-	"spanbench_run_server_request_latency_seconds":   noServerFigures,
-	"spanbench_run_warmup_ended_by":                  noServerFigures,
-	"spanbench_run_gfe_latency_seconds":              noServerFigures,
+	"spanbench_run_server_cpu_seconds_per_operation":   noServerFigures,
+	"spanbench_run_server_executions_per_operation":    noServerFigures,
+	"spanbench_run_server_coverage_ratio":              noServerFigures,
+	"spanbench_run_server_not_captured":                noServerFigures,
+	"spanbench_run_server_rows_per_operation":          noServerFigures,
+	"spanbench_run_server_latency_avg_seconds":         noServerFigures + "; queries only (read statistics have no latency)",
+	"spanbench_run_server_latency_seconds":             noServerFigures + "; queries only (read statistics have no latency histogram)",
+	"spanbench_run_server_transaction_latency_seconds": noServerFigures + "; read-write transactions only",
+	"spanbench_run_server_lock_wait_seconds":           noServerFigures + "; only for an operation whose transactions Spanner sampled in a lock conflict",
+	"spanbench_run_server_cpu_utilization_ratio":       noServerFigures,
+	"spanbench_run_server_request_latency_seconds":     noServerFigures,
+	"spanbench_run_server_requests":                    noServerFigures,
+	"spanbench_run_warmup_ended_by":                    noServerFigures,
+	"spanbench_run_gfe_latency_seconds":                noServerFigures + " (the emulator sends no server-timing header)",
 }
 
-// noServerFigures is why a server panel may be empty.
+// noServerFigures is why a server panel may be empty. Every reason of a
+// server series starts with it: TestMayBeEmpty counts those apart.
 const noServerFigures = "server figures are collected for Cloud Spanner runs only (not on the emulator), once Spanner has published them"
 
 var seriesName = regexp.MustCompile(`\bspanbench_[a-z_]+`)
