@@ -12,6 +12,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/sessiontest"
+	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 
@@ -125,8 +126,8 @@ load:
 // with quoted mixed-case names are created, loaded with exactly their
 // rows, and every operation kind — a query, Read API reads of a key, a
 // key list, a range and an index, DML, a transaction, each mutation kind
-// — returns or changes exactly the rows it should: the engine uses the
-// names as PostgreSQL stored them.
+// — returns or changes exactly the rows it should, and a reload clears
+// them: the engine uses the names as PostgreSQL stored them.
 func TestPostgreSQLQuotedMixedCaseNamesLoadAndRun(t *testing.T) {
 	var spec v1alpha1.WorkloadSpec
 	if err := yaml.UnmarshalStrict([]byte(customPGQuotedWorkload), &spec); err != nil {
@@ -207,6 +208,19 @@ func TestPostgreSQLQuotedMixedCaseNamesLoadAndRun(t *testing.T) {
 		run(step.op)
 		if got := count(t, s, `SELECT COUNT(*) FROM "`+step.table+`"`); got != step.wantAfterwards {
 			t.Errorf("after %s %q holds %d rows, want %d", step.op, step.table, got, step.wantAfterwards)
+		}
+	}
+	// A reload clears the tables by their quoted names.
+	schema, err := workload.SchemaFor(&spec, v1alpha1.DialectPostgreSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dataset.Clear(ctx, s.Client, schema); err != nil {
+		t.Fatalf("clearing the dataset: %v", err)
+	}
+	for _, table := range []string{"Singers", "Albums"} {
+		if got := count(t, s, `SELECT COUNT(*) FROM "`+table+`"`); got != 0 {
+			t.Errorf("after clearing the dataset %q holds %d rows, want 0", table, got)
 		}
 	}
 }
