@@ -207,8 +207,8 @@ func (t *Table) Column(name string) *Column {
 	return nil
 }
 
-// IsKey reports whether the column (named as stored) is part of the
-// primary key.
+// IsKey reports whether the column, named as the spec or the DDL names
+// it, is part of the primary key.
 func (t *Table) IsKey(name string) bool {
 	for _, k := range t.Key {
 		if sameObject(k, name) {
@@ -234,10 +234,11 @@ func (s *Schema) taken(name string) (kind, have string) {
 	return "", ""
 }
 
-// claim checks that a new table or index may be named name.
+// claim checks that a new table or index may be named name ("" is a
+// PostgreSQL index left for the database to name).
 func (s *Schema) claim(kind, name string) error {
 	switch haveKind, have := s.taken(name); {
-	case have == "":
+	case name == "" || have == "":
 		return nil
 	case haveKind == kind && s.refersTo(name, have):
 		return fmt.Errorf("%s %s is created twice", kind, name)
