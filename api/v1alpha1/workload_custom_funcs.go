@@ -142,6 +142,8 @@ func (c *CustomWorkloadSpec) validateSizes(path *field.Path) field.ErrorList {
 // parent comes before its children, and each generator fits its column.
 func (c *CustomWorkloadSpec) validateTables(path *field.Path, s *ddl.Schema) field.ErrorList {
 	var errs field.ErrorList
+	// listed holds the DDL's names of the tables given, which a table's
+	// Parent is too.
 	listed := map[string]bool{}
 	for i := range c.Tables {
 		t := &c.Tables[i]
@@ -151,17 +153,17 @@ func (c *CustomWorkloadSpec) validateTables(path *field.Path, s *ddl.Schema) fie
 			errs = append(errs, field.NotFound(p.Child("name"), t.Name))
 			continue
 		}
-		if listed[strings.ToLower(dt.Name)] {
+		if listed[dt.Name] {
 			errs = append(errs, field.Duplicate(p.Child("name"), t.Name))
 		}
-		listed[strings.ToLower(dt.Name)] = true
+		listed[dt.Name] = true
 		errs = append(errs, t.validateRows(p, dt, listed)...)
 		for j := range t.Columns {
 			errs = append(errs, t.Columns[j].validate(p.Child("columns").Index(j), dt, s)...)
 		}
 	}
 	for _, dt := range s.Tables {
-		if !listed[strings.ToLower(dt.Name)] && len(errs) == 0 {
+		if !listed[dt.Name] && len(errs) == 0 {
 			errs = append(errs, field.Required(path, fmt.Sprintf("table %s of the DDL has no dataset: list it with rows or rowsPerParent", dt.Name)))
 		}
 	}
@@ -176,7 +178,7 @@ func (t *CustomTableSpec) validateRows(path *field.Path, dt *ddl.Table, listed m
 		return field.ErrorList{field.Forbidden(path.Child("rowsPerParent"), fmt.Sprintf("table %s is not interleaved; give its rows", dt.Name))}
 	case dt.Parent != "" && t.Rows != nil:
 		return field.ErrorList{field.Forbidden(path.Child("rows"), fmt.Sprintf("table %s is interleaved in %s; give its rowsPerParent", dt.Name, dt.Parent))}
-	case dt.Parent != "" && !listed[strings.ToLower(dt.Parent)]:
+	case dt.Parent != "" && !listed[dt.Parent]:
 		return field.ErrorList{field.Invalid(path.Child("name"), t.Name, fmt.Sprintf("its parent %s must be listed before it", dt.Parent))}
 	}
 	errs := inRange(path.Child("rows"), t.Rows, 0, 10_000_000_000)
@@ -429,12 +431,12 @@ func (c *CustomWorkloadSpec) mutationsPerUnit(s *ddl.Schema) int64 {
 		n := int64(1)
 		if dt.Parent != "" && t.RowsPerParent != nil {
 			// Capped: a deep chain of large rowsPerParent must not wrap.
-			n = min(rowsPerUnit[strings.ToLower(dt.Parent)]*int64(*t.RowsPerParent), 1<<40)
+			n = min(rowsPerUnit[dt.Parent]*int64(*t.RowsPerParent), 1<<40)
 		}
-		rowsPerUnit[strings.ToLower(dt.Name)] = n
+		rowsPerUnit[dt.Name] = n
 		cost := int64(len(dt.Columns))
 		for _, ix := range s.Indexes {
-			if strings.EqualFold(ix.Table, dt.Name) {
+			if ix.Table == dt.Name {
 				cost++
 			}
 		}

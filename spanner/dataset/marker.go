@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/ddl"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 
@@ -137,7 +138,7 @@ func clearTable(ctx context.Context, c *spanner.Client, d v1alpha1.Dialect, tabl
 	case v1alpha1.DialectGoogleSQL:
 		del = "DELETE FROM `" + table + "` WHERE true"
 	case v1alpha1.DialectPostgreSQL:
-		del = "DELETE FROM " + pgIdentifier(table) + " WHERE true"
+		del = "DELETE FROM " + ddl.PostgreSQLName(table) + " WHERE true"
 	default:
 		return fmt.Errorf("clearing %s: no SQL for dialect %q", table, d)
 	}
@@ -155,16 +156,4 @@ func clearTable(ctx context.Context, c *spanner.Client, d v1alpha1.Dialect, tabl
 	}
 	_, err := c.Apply(ctx, []*spanner.Mutation{spanner.Delete(MarkerTable, spanner.Key{table})})
 	return err
-}
-
-// pgIdentifier is a PostgreSQL identifier for name: as it is when
-// PostgreSQL's folding to lower case keeps it, quoted otherwise.
-func pgIdentifier(name string) string {
-	for i, r := range name {
-		plain := r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9'
-		if !plain {
-			return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-		}
-	}
-	return name
 }

@@ -73,20 +73,11 @@ func (s *Schema) addPG(text string) error {
 	return fmt.Errorf("only CREATE TABLE and CREATE INDEX are supported")
 }
 
-// pgIdent is an identifier as PostgreSQL stores it: quoted as written,
-// unquoted folded to lower case.
-func pgIdent(id string) string {
-	if strings.HasPrefix(id, `"`) {
-		return strings.ReplaceAll(id[1:len(id)-1], `""`, `"`)
-	}
-	return strings.ToLower(id)
-}
-
 // addPGTable reads a CreateStmt.
 func (s *Schema) addPGTable(d *pgObject, parent string) error {
 	t := &Table{Name: d.obj("relation").str("relname")}
-	if s.Table(t.Name) != nil {
-		return fmt.Errorf("table %s is created twice", t.Name)
+	if err := s.claim("table", t.Name); err != nil {
+		return err
 	}
 	var keys []string
 	for _, e := range d.list("tableElts") {
@@ -96,7 +87,9 @@ func (s *Schema) addPGTable(d *pgObject, parent string) error {
 			if err != nil {
 				return err
 			}
-			t.Columns = append(t.Columns, col)
+			if err := s.addColumn(t, col); err != nil {
+				return err
+			}
 			if key {
 				keys = append(keys, col.Name)
 			}
@@ -110,16 +103,16 @@ func (s *Schema) addPGTable(d *pgObject, parent string) error {
 		return fmt.Errorf("table %s has no PRIMARY KEY", t.Name)
 	}
 	for _, k := range keys {
-		c := t.Column(k)
+		c := s.columnRef(t, k)
 		if c == nil {
-			return fmt.Errorf("table %s: primary key column %s is not a column of the table", t.Name, k)
+			return fmt.Errorf("table %s: primary key column %s is not a column of the table%s", t.Name, k, s.columnHint(k, t))
 		}
 		t.Key = append(t.Key, c.Name)
 	}
 	if parent != "" {
-		p := s.Table(parent)
+		p := s.tableRef(parent)
 		if p == nil {
-			return fmt.Errorf("table %s: is interleaved in %s, which no earlier statement creates", t.Name, parent)
+			return fmt.Errorf("table %s: is interleaved in %s, which no earlier statement creates%s", t.Name, parent, s.tableHint(parent))
 		}
 		t.Parent = p.Name
 	}
@@ -160,16 +153,19 @@ func pgColumn(c *pgObject) (col *Column, key bool, err error) {
 // addPGIndex reads an IndexStmt.
 func (s *Schema) addPGIndex(d *pgObject) error {
 	ix := &Index{Name: d.str("idxname"), Table: d.obj("relation").str("relname")}
-	t := s.Table(ix.Table)
+	if err := s.claim("index", ix.Name); err != nil {
+		return err
+	}
+	t := s.tableRef(ix.Table)
 	if t == nil {
-		return fmt.Errorf("index %s: table %s is not created by an earlier statement", ix.Name, ix.Table)
+		return fmt.Errorf("index %s: table %s is not created by an earlier statement%s", ix.Name, ix.Table, s.tableHint(ix.Table))
 	}
 	ix.Table = t.Name
 	for _, p := range d.list("indexParams") {
 		name := pgNodeOf(p, "IndexElem").str("name")
-		c := t.Column(name)
+		c := s.columnRef(t, name)
 		if c == nil {
-			return fmt.Errorf("index %s: column %s is not a column of table %s", ix.Name, name, t.Name)
+			return fmt.Errorf("index %s: column %s is not a column of table %s%s", ix.Name, name, t.Name, s.columnHint(name, t))
 		}
 		ix.Columns = append(ix.Columns, c.Name)
 	}

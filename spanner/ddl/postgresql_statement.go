@@ -3,7 +3,6 @@ package ddl
 import (
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // pgStatement parses a PostgreSQL query or DML statement and checks it
@@ -51,13 +50,13 @@ func (a *pgAnalysis) collect(typ string, n *pgObject) bool {
 	case "RangeVar":
 		a.relations = append(a.relations, n.str("relname"))
 	case "CommonTableExpr":
-		a.aliases[strings.ToLower(n.str("ctename"))] = true
+		a.aliases[a.schema.refKey(n.str("ctename"))] = true
 	case "Alias":
-		a.aliases[strings.ToLower(n.str("aliasname"))] = true
+		a.aliases[a.schema.refKey(n.str("aliasname"))] = true
 	case "SelectStmt":
 		for _, t := range n.list("targetList") {
 			if name := pgNodeOf(t, "ResTarget").str("name"); name != "" {
-				a.aliases[strings.ToLower(name)] = true
+				a.aliases[a.schema.refKey(name)] = true
 			}
 		}
 	}
@@ -96,7 +95,7 @@ func (a *pgAnalysis) visit(typ string, n *pgObject) bool {
 
 // relation is a table the statement reads or writes, or a WITH name.
 func (a *pgAnalysis) relation(name string) {
-	if t := a.schema.Table(name); t != nil {
+	if t := a.schema.tableRef(name); t != nil {
 		for _, seen := range a.tables {
 			if seen == t {
 				return
@@ -105,8 +104,8 @@ func (a *pgAnalysis) relation(name string) {
 		a.tables = append(a.tables, t)
 		return
 	}
-	if !a.aliases[strings.ToLower(name)] && a.err == nil {
-		a.err = fmt.Errorf("table %s is not created by the DDL", name)
+	if !a.aliases[a.schema.refKey(name)] && a.err == nil {
+		a.err = a.schema.unknownTable(name)
 	}
 }
 
@@ -156,15 +155,15 @@ func (a *pgAnalysis) compare(x, y any) {
 }
 
 func (a *pgAnalysis) insert(n *pgObject) {
-	t := a.schema.Table(n.obj("relation").str("relname"))
+	t := a.schema.tableRef(n.obj("relation").str("relname"))
 	if t == nil {
 		return // reported as a RangeVar
 	}
 	cols := make([]*Column, len(n.list("cols")))
 	for i, c := range n.list("cols") {
 		name := pgNodeOf(c, "ResTarget").str("name")
-		if cols[i] = t.Column(name); cols[i] == nil {
-			a.err = fmt.Errorf("column %s is not a column of %s", name, t.Name)
+		if cols[i] = a.schema.columnRef(t, name); cols[i] == nil {
+			a.err = a.schema.unknownColumn(name, t.Name, t)
 			return
 		}
 	}
@@ -180,15 +179,15 @@ func (a *pgAnalysis) insert(n *pgObject) {
 }
 
 func (a *pgAnalysis) update(n *pgObject) {
-	t := a.schema.Table(n.obj("relation").str("relname"))
+	t := a.schema.tableRef(n.obj("relation").str("relname"))
 	if t == nil {
 		return
 	}
 	for _, item := range n.list("targetList") {
 		rt := pgNodeOf(item, "ResTarget")
-		c := t.Column(rt.str("name"))
+		c := a.schema.columnRef(t, rt.str("name"))
 		if c == nil {
-			a.err = fmt.Errorf("column %s is not a column of %s", rt.str("name"), t.Name)
+			a.err = a.schema.unknownColumn(rt.str("name"), t.Name, t)
 			return
 		}
 		for _, p := range paramsOf(rt.get("val")) {

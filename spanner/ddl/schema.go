@@ -99,24 +99,27 @@ func (s *Schema) add(d ast.DDL) error {
 
 func (s *Schema) addTable(d *ast.CreateTable) error {
 	t := &Table{Name: pathName(d.Name)}
-	if s.Table(t.Name) != nil {
-		return fmt.Errorf("table %s is created twice", t.Name)
+	if err := s.claim("table", t.Name); err != nil {
+		return err
 	}
 	for _, c := range d.Columns {
 		col, err := column(c)
 		if err != nil {
 			return err
 		}
-		t.Columns = append(t.Columns, col)
+		if err := s.addColumn(t, col); err != nil {
+			return err
+		}
 	}
 	for _, k := range d.PrimaryKeys {
-		if t.Column(k.Name.Name) == nil {
+		c := s.columnRef(t, k.Name.Name)
+		if c == nil {
 			return fmt.Errorf("table %s: primary key column %s is not a column of the table", t.Name, k.Name.Name)
 		}
-		t.Key = append(t.Key, k.Name.Name)
+		t.Key = append(t.Key, c.Name)
 	}
 	if d.Cluster != nil {
-		p := s.Table(pathName(d.Cluster.TableName))
+		p := s.tableRef(pathName(d.Cluster.TableName))
 		if p == nil {
 			return fmt.Errorf("table %s: is interleaved in %s, which no earlier statement creates", t.Name, pathName(d.Cluster.TableName))
 		}
@@ -154,59 +157,112 @@ func column(c *ast.ColumnDef) (*Column, error) {
 
 func (s *Schema) addIndex(d *ast.CreateIndex) error {
 	ix := &Index{Name: pathName(d.Name), Table: pathName(d.TableName)}
-	t := s.Table(ix.Table)
+	if err := s.claim("index", ix.Name); err != nil {
+		return err
+	}
+	t := s.tableRef(ix.Table)
 	if t == nil {
 		return fmt.Errorf("index %s: table %s is not created by an earlier statement", ix.Name, ix.Table)
 	}
 	ix.Table = t.Name
 	for _, k := range d.Keys {
-		if t.Column(k.Name.Name) == nil {
+		c := s.columnRef(t, k.Name.Name)
+		if c == nil {
 			return fmt.Errorf("index %s: column %s is not a column of table %s", ix.Name, k.Name.Name, t.Name)
 		}
-		ix.Columns = append(ix.Columns, k.Name.Name)
+		ix.Columns = append(ix.Columns, c.Name)
 	}
 	s.Indexes = append(s.Indexes, ix)
 	return nil
 }
 
-// Table finds a table by name; Spanner's names are case-insensitive.
+// Table finds a table by a name the spec gives: without regard to case,
+// which finds at most one (see names.go).
 func (s *Schema) Table(name string) *Table {
 	for _, t := range s.Tables {
-		if strings.EqualFold(t.Name, name) {
+		if sameObject(t.Name, name) {
 			return t
 		}
 	}
 	return nil
 }
 
-// Index finds an index of a table by name.
+// Index finds an index of a table by names the spec gives.
 func (s *Schema) Index(table, name string) *Index {
 	for _, ix := range s.Indexes {
-		if strings.EqualFold(ix.Name, name) && strings.EqualFold(ix.Table, table) {
+		if sameObject(ix.Name, name) && sameObject(ix.Table, table) {
 			return ix
 		}
 	}
 	return nil
 }
 
-// Column finds a column by name.
+// Column finds a column by a name the spec gives.
 func (t *Table) Column(name string) *Column {
 	for _, c := range t.Columns {
-		if strings.EqualFold(c.Name, name) {
+		if sameObject(c.Name, name) {
 			return c
 		}
 	}
 	return nil
 }
 
-// IsKey reports whether the column is part of the primary key.
+// IsKey reports whether the column, named as the spec or the DDL names
+// it, is part of the primary key.
 func (t *Table) IsKey(name string) bool {
 	for _, k := range t.Key {
-		if strings.EqualFold(k, name) {
+		if sameObject(k, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// taken says which table or index already has name, regardless of case
+// (tables and indexes share one namespace): its kind and name, or "".
+func (s *Schema) taken(name string) (kind, have string) {
+	for _, t := range s.Tables {
+		if sameObject(t.Name, name) {
+			return "table", t.Name
+		}
+	}
+	for _, ix := range s.Indexes {
+		if sameObject(ix.Name, name) {
+			return "index", ix.Name
+		}
+	}
+	return "", ""
+}
+
+// claim checks that a new table or index may be named name ("" is a
+// PostgreSQL index left for the database to name).
+func (s *Schema) claim(kind, name string) error {
+	switch haveKind, have := s.taken(name); {
+	case name == "" || have == "":
+		return nil
+	case haveKind == kind && s.refersTo(name, have):
+		return fmt.Errorf("%s %s is created twice", kind, name)
+	default:
+		return fmt.Errorf("%s %s: %s", kind, name, nameClash(haveKind, have))
+	}
+}
+
+// nameClash says that a name is taken by another object.
+func nameClash(kind, have string) string {
+	return fmt.Sprintf("%s %s has this name (Spanner's names must differ in more than case)", kind, have)
+}
+
+// addColumn adds a column to t, refusing a second of the same name
+// regardless of case.
+func (s *Schema) addColumn(t *Table, c *Column) error {
+	if have := t.Column(c.Name); have != nil {
+		if s.refersTo(c.Name, have.Name) {
+			return fmt.Errorf("table %s: column %s is defined twice", t.Name, c.Name)
+		}
+		return fmt.Errorf("table %s: column %s: %s", t.Name, c.Name, nameClash("column", have.Name))
+	}
+	t.Columns = append(t.Columns, c)
+	return nil
 }
 
 func pathName(p *ast.Path) string {

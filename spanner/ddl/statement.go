@@ -62,14 +62,14 @@ type analysis struct {
 func (a *analysis) collectAliases(n ast.Node) bool {
 	switch n := n.(type) {
 	case *ast.AsAlias:
-		a.aliases[strings.ToLower(n.Alias.Name)] = true
+		a.aliases[a.schema.refKey(n.Alias.Name)] = true
 	case *ast.CTE:
-		a.aliases[strings.ToLower(n.Name.Name)] = true
+		a.aliases[a.schema.refKey(n.Name.Name)] = true
 	case *ast.TableName:
-		if t := a.schema.Table(n.Table.Name); t != nil {
+		if t := a.schema.tableRef(n.Table.Name); t != nil {
 			a.tables = append(a.tables, t)
-		} else if !a.aliases[strings.ToLower(n.Table.Name)] && a.err == nil {
-			a.err = fmt.Errorf("table %s is not created by the DDL", n.Table.Name)
+		} else if !a.aliases[a.schema.refKey(n.Table.Name)] && a.err == nil {
+			a.err = a.schema.unknownTable(n.Table.Name)
 		}
 	case *ast.Insert:
 		a.dmlTable(n.TableName)
@@ -83,11 +83,11 @@ func (a *analysis) collectAliases(n ast.Node) bool {
 
 func (a *analysis) dmlTable(p *ast.Path) {
 	// The table's name is a name, not a column reference.
-	a.aliases[strings.ToLower(pathName(p))] = true
-	if t := a.schema.Table(pathName(p)); t != nil {
+	a.aliases[a.schema.refKey(pathName(p))] = true
+	if t := a.schema.tableRef(pathName(p)); t != nil {
 		a.tables = append(a.tables, t)
 	} else if a.err == nil {
-		a.err = fmt.Errorf("table %s is not created by the DDL", pathName(p))
+		a.err = a.schema.unknownTable(pathName(p))
 	}
 }
 
@@ -126,18 +126,18 @@ func (a *analysis) visit(n ast.Node) bool {
 
 // columnRef checks a name used as a column.
 func (a *analysis) columnRef(name string) {
-	if a.aliases[strings.ToLower(name)] || a.err != nil {
+	if a.aliases[a.schema.refKey(name)] || a.err != nil {
 		return
 	}
 	if a.column(name) == nil {
-		a.err = fmt.Errorf("column %s is not a column of %s", name, a.tableNames())
+		a.err = a.schema.unknownColumn(name, a.tableNames(), a.tables...)
 	}
 }
 
 // column finds a column of the statement's tables.
 func (a *analysis) column(name string) *Column {
 	for _, t := range a.tables {
-		if c := t.Column(name); c != nil {
+		if c := a.schema.columnRef(t, name); c != nil {
 			return c
 		}
 	}
@@ -187,13 +187,13 @@ func (a *analysis) exprColumn(e ast.Expr) *Column {
 }
 
 func (a *analysis) insert(n *ast.Insert) {
-	t := a.schema.Table(pathName(n.TableName))
+	t := a.schema.tableRef(pathName(n.TableName))
 	if t == nil {
 		return
 	}
 	for _, c := range n.Columns {
-		if t.Column(c.Name) == nil {
-			a.err = fmt.Errorf("column %s is not a column of %s", c.Name, t.Name)
+		if a.schema.columnRef(t, c.Name) == nil {
+			a.err = a.schema.unknownColumn(c.Name, t.Name, t)
 			return
 		}
 	}
@@ -204,7 +204,7 @@ func (a *analysis) insert(n *ast.Insert) {
 	for _, row := range v.Rows {
 		for i, e := range row.Exprs {
 			if p, ok := e.Expr.(*ast.Param); ok && i < len(n.Columns) {
-				a.param(p.Name, t.Column(n.Columns[i].Name))
+				a.param(p.Name, a.schema.columnRef(t, n.Columns[i].Name))
 			}
 		}
 	}
@@ -214,7 +214,7 @@ func (a *analysis) set(n *ast.UpdateItemSetValue) {
 	name := n.Path[len(n.Path)-1].Name
 	c := a.column(name)
 	if c == nil {
-		a.err = fmt.Errorf("column %s is not a column of %s", name, a.tableNames())
+		a.err = a.schema.unknownColumn(name, a.tableNames(), a.tables...)
 		return
 	}
 	if p, ok := n.DefaultExpr.Expr.(*ast.Param); ok {

@@ -94,6 +94,9 @@ func (s *customSchema) addTable(spec *v1alpha1.CustomTableSpec) (*customTable, e
 	if t == nil {
 		return nil, fmt.Errorf("table %s is not in the DDL", spec.Name)
 	}
+	// The salt folds the name (as it always has, so that loaded values
+	// stay the same); tables differing only in case cannot exist, so no
+	// two tables of a schema share it.
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(strings.ToLower(t.Name)))
 	ct := &customTable{t: t, salt: h.Sum64(), spec: spec}
@@ -114,7 +117,7 @@ func (s *customSchema) addTable(spec *v1alpha1.CustomTableSpec) (*customTable, e
 			g.inherited = ct.parent.columnIndex(col.Name)
 		}
 		for i := range spec.Columns {
-			if strings.EqualFold(spec.Columns[i].Name, col.Name) {
+			if t.Column(spec.Columns[i].Name) == col {
 				g.spec = &spec.Columns[i].Generator
 			}
 		}
@@ -124,19 +127,24 @@ func (s *customSchema) addTable(spec *v1alpha1.CustomTableSpec) (*customTable, e
 	return ct, nil
 }
 
-// table finds a table's dataset by name.
+// table finds a table's dataset by a name the spec gives, or the DDL's,
+// as the schema matches it.
 func (s *customSchema) table(name string) *customTable {
+	t := s.schema.Table(name)
 	for _, ct := range s.tables {
-		if strings.EqualFold(ct.t.Name, name) {
+		if ct.t == t {
 			return ct
 		}
 	}
 	return nil
 }
 
+// columnIndex is the position of a column, named in the spec or as the
+// DDL stored it, or -1.
 func (ct *customTable) columnIndex(name string) int {
+	col := ct.t.Column(name)
 	for i, c := range ct.t.Columns {
-		if strings.EqualFold(c.Name, name) {
+		if c == col {
 			return i
 		}
 	}

@@ -193,7 +193,7 @@ func TestPostgreSQLCustomWorkloadLoadsAndRunsEveryOperationKind(t *testing.T) {
 			t.Errorf("%s = %d, want %d", sql, got, want)
 		}
 	}
-	if n := countIndex(t, s, "albums", "albums_by_title"); n != 60 {
+	if n := countIndex(t, s, "albums", "albums_by_title", "title"); n != 60 {
 		t.Errorf("the index albums_by_title holds %d entries, want 60", n)
 	}
 	w, err := s.Workload(spec, "test", 0, 1)
@@ -257,11 +257,12 @@ func TestPostgreSQLCustomWorkloadLoadsAndRunsEveryOperationKind(t *testing.T) {
 	}
 }
 
-// countIndex counts an index's entries through the Read API.
-func countIndex(t *testing.T, s *session.Session, table, index string) int64 {
+// countIndex counts an index's entries through the Read API, reading
+// column.
+func countIndex(t *testing.T, s *session.Session, table, index, column string) int64 {
 	t.Helper()
 	var n int64
-	err := s.Client.Single().ReadUsingIndex(context.Background(), table, index, spanner.AllKeys(), []string{"title"}).Do(func(*spanner.Row) error {
+	err := s.Client.Single().ReadUsingIndex(context.Background(), table, index, spanner.AllKeys(), []string{column}).Do(func(*spanner.Row) error {
 		n++
 		return nil
 	})

@@ -298,6 +298,79 @@ spec:
 			{"spec.workload.operations[0].custom.read.columns[1]", "Invalid value: \"titel\": is not a column of albums"},
 		},
 	},
+	// PostgreSQL folds an unquoted name to lower case and then matches
+	// names exactly; Spanner refuses names that differ only in case.
+	{
+		name: "custom-pg-unquoted-reference-to-quoted-table",
+		base: "custom-postgresql-quoted.yaml",
+		patch: `
+spec:
+  workload:
+    operations:
+    - name: get-singer
+      type: Query
+      weight: 1
+      custom:
+        sql: SELECT "Name" FROM Singers WHERE "SingerId" = $1
+        params:
+        - name: p1
+          key:
+            table: Singers
+            column: SingerId`,
+		want: []cause{
+			{"spec.workload.operations[0].custom.sql", `Invalid value: "SELECT \"Name\" FROM Singers WHERE \"SingerId\" = $1": table singers is not created by the DDL (PostgreSQL folds unquoted names to lower case and matches names with case: the table is "Singers")`},
+		},
+	},
+	{
+		name: "custom-pg-column-case-mismatch",
+		base: "custom-postgresql-quoted.yaml",
+		patch: `
+spec:
+  workload:
+    operations:
+    - name: add-sales
+      type: DML
+      weight: 1
+      custom:
+        sql: UPDATE "Albums" SET sales = 1 WHERE "SingerId" = $1
+        params:
+        - name: p1
+          key:
+            table: Singers
+            column: SingerId`,
+		want: []cause{
+			{"spec.workload.operations[0].custom.sql", `Invalid value: "UPDATE \"Albums\" SET sales = 1 WHERE \"SingerId\" = $1": column sales is not a column of Albums (PostgreSQL folds unquoted names to lower case and matches names with case: the column is "Sales")`},
+		},
+	},
+	{
+		name: "custom-pg-ddl-index-column-case-mismatch",
+		base: "custom-postgresql-quoted.yaml",
+		patch: `
+spec:
+  workload:
+    custom:
+      ddl:
+      - CREATE TABLE "Singers" ("SingerId" bigint NOT NULL, "Name" varchar(100), "Genre" varchar(20), PRIMARY KEY ("SingerId"))
+      - CREATE TABLE "Albums" ("SingerId" bigint NOT NULL, "AlbumId" bigint NOT NULL, "Title" varchar, "Sales" bigint, PRIMARY KEY ("SingerId", "AlbumId")) INTERLEAVE IN PARENT "Singers" ON DELETE CASCADE
+      - CREATE INDEX "AlbumsByTitle" ON "Albums" (Title)`,
+		want: []cause{
+			{"spec.workload.custom.ddl[2]", `Invalid value: "CREATE INDEX \"AlbumsByTitle\" ON \"Albums\" (Title)": index AlbumsByTitle: column title is not a column of table Albums (PostgreSQL folds unquoted names to lower case and matches names with case: the column is "Title")`},
+		},
+	},
+	{
+		name: "custom-pg-names-differ-only-in-case",
+		base: "custom-postgresql-quoted.yaml",
+		patch: `
+spec:
+  workload:
+    custom:
+      ddl:
+      - CREATE TABLE "Singers" ("SingerId" bigint NOT NULL, "Name" varchar(100), "Genre" varchar(20), PRIMARY KEY ("SingerId"))
+      - CREATE TABLE singers (singer_id bigint NOT NULL, PRIMARY KEY (singer_id))`,
+		want: []cause{
+			{"spec.workload.custom.ddl[1]", `Invalid value: "CREATE TABLE singers (singer_id bigint NOT NULL, PRIMARY KEY (singer_id))": table singers: table Singers has this name (Spanner's names must differ in more than case)`},
+		},
+	},
 }
 
 // TestPostgreSQLCustomRunsAreRefusedIdenticallyByTheCLI: `spanbench run`'s

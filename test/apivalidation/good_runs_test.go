@@ -21,6 +21,7 @@ var goodRuns = []goodRun{
 	{name: "full", base: "full.yaml"},
 	{name: "custom", base: "custom.yaml"},
 	{name: "custom-postgresql", base: "custom-postgresql.yaml"},
+	{name: "custom-postgresql-quoted", base: "custom-postgresql-quoted.yaml"},
 	{name: "steps-with-auto-warm-up", base: "minimal.yaml", patch: `
 spec:
   workload:
