@@ -155,7 +155,7 @@ func TestCustomRunLoadsOnlyTheTablesWhoseMarkersDoNotMatch(t *testing.T) {
 	if ds == nil || !slices.Equal(ds.Tables, wantTables) || ds.Source != v1alpha1.DatasetReloaded || ds.Loaded != 30 {
 		t.Errorf("status.dataset = %+v; want tables %+v, source Reloaded, all 30 units held", ds, wantTables)
 	}
-	wantDone := "loaded tables Albums: 30 rows"
+	wantDone := "loaded Albums (90 rows) in "
 	if c := h.condition(got, v1alpha1.ConditionDatasetLoaded); !strings.Contains(c.Message, wantDone) || !strings.Contains(c.Message, "markers match: Singers, Labels") {
 		t.Errorf("DatasetLoaded at the end says %q; want %q and the kept tables", c.Message, wantDone)
 	}

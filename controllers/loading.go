@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -301,8 +302,14 @@ func (r *BenchmarkRunReconciler) completeLoadProgress(run *v1alpha1.BenchmarkRun
 		return fmt.Sprintf("%d loader pods loaded the dataset: %d rows of table %s in %s (%s rows/s)",
 			loaderPods(run), ds.Rows, ds.Table, took.Round(time.Second), ds.RowsPerSecond)
 	}
-	msg := fmt.Sprintf("%d loader pods loaded tables %s: %d rows in %s (%s rows/s)",
-		loaderPods(run), strings.Join(load, ", "), units, took.Round(time.Second), ds.RowsPerSecond)
+	var loaded []string
+	for _, t := range ds.Tables {
+		if slices.Contains(load, t.Name) {
+			loaded = append(loaded, fmt.Sprintf("%s (%d rows)", t.Name, t.Rows))
+		}
+	}
+	msg := fmt.Sprintf("%d loader pods loaded %s in %s: %d load units, %s units/s",
+		loaderPods(run), strings.Join(loaded, ", "), took.Round(time.Second), units, ds.RowsPerSecond)
 	if len(keep) > 0 {
 		msg += fmt.Sprintf("; %d of %d tables were already loaded (markers match: %s) and not written", len(keep), len(ds.Tables), strings.Join(keep, ", "))
 	}

@@ -86,7 +86,7 @@ func TestLoadProgressOfSomeTablesCountsOnlyThem(t *testing.T) {
 		}
 	}
 	msg := r.completeLoadProgress(run, 300)
-	want := "1 loader pods loaded tables Albums: 300 rows in 10s (30.0 rows/s); 2 of 3 tables were already loaded (markers match: Singers, Labels) and not written"
+	want := "1 loader pods loaded Albums (900 rows) in 10s: 300 load units, 30.0 units/s; 2 of 3 tables were already loaded (markers match: Singers, Labels) and not written"
 	if ds.Loaded != 1000 || ds.RowsPerSecond != "30.0" || msg != want {
 		t.Errorf("after the load: %+v, %q; want the whole dataset held, the load's own rate, and the message %q", ds, msg, want)
 	}
