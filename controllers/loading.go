@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/workload"
 )
 
 // The Loading stage runs when the database does not hold the dataset (its
@@ -44,27 +47,80 @@ func (r *BenchmarkRunReconciler) awaitLoad(ctx context.Context, run *v1alpha1.Be
 	if ok, err := r.ensureChildren(ctx, run, w, outbox, r.ensureLoaderChildren); !ok {
 		return ctrl.Result{}, err
 	}
+	units, err := loadUnits(run, w)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("sizing the load: %w", err)
+	}
 	outcomes, err := r.readLoaders(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	recordRetries(run, outbox, outcomes)
+	recordRetries(run, outbox, outcomes, units)
 	if reason, msg := r.loadProblem(ctx, run, outcomes); reason != "" {
 		r.fail(run, outbox, reason, msg)
 		return ctrl.Result{}, nil
 	}
 	if loadersDone(outcomes) == len(outcomes) {
-		return r.completeLoad(ctx, run, w, outbox)
+		return r.completeLoad(ctx, run, w, outbox, units)
 	}
-	r.recordLoadProgress(run, outcomes)
+	r.recordLoadProgress(run, outcomes, units)
 	requeue, field, late := r.untilDeadline(run)
 	if late {
 		ds := run.Status.Dataset
 		r.fail(run, outbox, v1alpha1.ReasonDeadlineExceeded, fmt.Sprintf("the dataset was not loaded within spec.deadlines.%s: %d of %d rows, %d of %d loaders done; "+
-			"check the loader pods' logs and events, or raise dataset.loaderPods", field, ds.Loaded, ds.Rows, loadersDone(outcomes), len(outcomes)))
+			"check the loader pods' logs and events, or raise dataset.loaderPods", field, ds.Loaded, units, loadersDone(outcomes), len(outcomes)))
 		return ctrl.Result{}, nil
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// loadTables are the tables the loader pods load, of a dataset with a
+// marker per table (status.dataset.tables, as Prepare planned it): those
+// whose marker did not match. nil loads every table.
+func loadTables(run *v1alpha1.BenchmarkRun) []string {
+	_, load := tableScope(run.Status.Dataset)
+	return load
+}
+
+// tableScope are the tables of a dataset with a marker per table that the
+// run keeps (their markers matched) and loads; both nil for the built-in
+// workloads.
+func tableScope(ds *v1alpha1.DatasetStatus) (keep, load []string) {
+	if ds == nil {
+		return nil, nil
+	}
+	for _, t := range ds.Tables {
+		if t.Source == v1alpha1.DatasetExisting {
+			keep = append(keep, t.Name)
+		} else {
+			load = append(load, t.Name)
+		}
+	}
+	return keep, load
+}
+
+// loadUnits is the size of the loaders' key space: the dataset's rows,
+// or, when some tables of a dataset with a marker per table are kept,
+// the units that hold a row of the others (dataset.LoadOf, which the
+// loader pods size their slices with too).
+func loadUnits(run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) (int64, error) {
+	ds := run.Status.Dataset
+	if ds == nil {
+		return 0, nil
+	}
+	keep, load := tableScope(ds)
+	if len(keep) == 0 {
+		return ds.Rows, nil
+	}
+	schema, err := workload.SchemaFor(w, run.Spec.Target.Dialect)
+	if err != nil {
+		return 0, err
+	}
+	ld, err := dataset.LoadOf(schema, *w.Dataset.Rows, load)
+	if err != nil {
+		return 0, err
+	}
+	return ld.Units, nil
 }
 
 // readLoaders reads every loader ConfigMap; a missing one reads as empty.
@@ -135,7 +191,7 @@ func (r *BenchmarkRunReconciler) loadProblem(ctx context.Context, run *v1alpha1.
 // and, when the count grew, says in an event which loaders the Job started
 // again and where each resumed: the failed pods themselves are deleted with
 // the loader Job, so this is what is left to tell a crash happened.
-func recordRetries(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, outcomes []loaderOutcome) {
+func recordRetries(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, outcomes []loaderOutcome, units int64) {
 	ds := run.Status.Dataset
 	if ds == nil {
 		return
@@ -147,7 +203,7 @@ func recordRetries(run *v1alpha1.BenchmarkRun, outbox *eventOutbox, outcomes []l
 			continue
 		}
 		total += o.Retries
-		from, to := protocol.SliceBounds(ds.Rows, o.index, len(outcomes))
+		from, to := protocol.SliceBounds(units, o.index, len(outcomes))
 		retried = append(retried, fmt.Sprintf("loader %d on retry %d of %d resumed its slice of rows [%d, %d) at row %d",
 			o.index, o.Retries, LoaderRetries, from, to, o.ResumedAt))
 	}
@@ -176,11 +232,11 @@ func loaderMessages(outcomes []loaderOutcome, indexes []int) string {
 
 // completeLoad records the loaded dataset in the database's marker and in
 // the run, and stops the loader Job, whose pods have all finished.
-func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox, units int64) (ctrl.Result, error) {
 	if err := r.Preparer.CompleteDataset(ctx, run, w); err != nil {
 		return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
 	}
-	msg := r.completeLoadProgress(run)
+	msg := r.completeLoadProgress(run, units)
 	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, msg, r.now())
 	outbox.normal(v1alpha1.ReasonDatasetReady, msg)
 	if !r.KeepRunners {
@@ -193,13 +249,14 @@ func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1
 
 // recordLoadProgress sums the rows the loaders report into status.dataset,
 // with the average rate since the stage began. Loader maps are written by
-// pods: the sum is capped at the dataset's size.
+// pods: the sum is capped at the load's size, units (the rows of the
+// tables being loaded, for a dataset whose other tables are kept).
 //
 // The status changes only when the loaders report something new. The rate
 // is recomputed with the rows, not on every reconcile: a rate that moved
 // with the clock would make every status write trigger the next reconcile
 // and write again, without end.
-func (r *BenchmarkRunReconciler) recordLoadProgress(run *v1alpha1.BenchmarkRun, outcomes []loaderOutcome) {
+func (r *BenchmarkRunReconciler) recordLoadProgress(run *v1alpha1.BenchmarkRun, outcomes []loaderOutcome, units int64) {
 	ds := run.Status.Dataset
 	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
 	if ds == nil || c == nil || c.Status == metav1.ConditionTrue {
@@ -213,21 +270,25 @@ func (r *BenchmarkRunReconciler) recordLoadProgress(run *v1alpha1.BenchmarkRun, 
 			retried = append(retried, fmt.Sprintf("loader %d failed and is retried: %s", o.index, o.Message))
 		}
 	}
-	loaded = min(loaded, ds.Rows)
+	loaded = min(loaded, units)
 	if loaded != ds.Loaded || ds.RowsPerSecond == "" {
 		ds.Loaded = loaded
 		ds.RowsPerSecond = rowsPerSecond(ds.Loaded, r.now().Sub(c.LastTransitionTime.Time))
 	}
 	msg := fmt.Sprintf("%d loader pods are loading the dataset: %d of %d rows (%d%%), %s rows/s, %d loaders done",
-		len(outcomes), ds.Loaded, ds.Rows, percent(ds.Loaded, ds.Rows), ds.RowsPerSecond, loadersDone(outcomes))
+		len(outcomes), ds.Loaded, units, percent(ds.Loaded, units), ds.RowsPerSecond, loadersDone(outcomes))
+	if keep, load := tableScope(ds); len(load) > 0 {
+		msg += "; " + dataset.Summary(keep, load)
+	}
 	if len(retried) > 0 {
 		msg += "; " + strings.Join(retried, "; ")
 	}
 	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, msg, r.now())
 }
 
-// completeLoadProgress records a finished load and says so.
-func (r *BenchmarkRunReconciler) completeLoadProgress(run *v1alpha1.BenchmarkRun) string {
+// completeLoadProgress records a finished load of units and says so: the
+// dataset now holds all its rows, and the rate is the load's.
+func (r *BenchmarkRunReconciler) completeLoadProgress(run *v1alpha1.BenchmarkRun, units int64) string {
 	ds := run.Status.Dataset
 	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
 	if ds == nil || c == nil {
@@ -235,9 +296,24 @@ func (r *BenchmarkRunReconciler) completeLoadProgress(run *v1alpha1.BenchmarkRun
 	}
 	ds.Loaded = ds.Rows
 	took := r.now().Sub(c.LastTransitionTime.Time)
-	ds.RowsPerSecond = rowsPerSecond(ds.Rows, took)
-	return fmt.Sprintf("%d loader pods loaded the dataset: %d rows of table %s in %s (%s rows/s)",
-		loaderPods(run), ds.Rows, ds.Table, took.Round(time.Second), ds.RowsPerSecond)
+	ds.RowsPerSecond = rowsPerSecond(units, took)
+	keep, load := tableScope(ds)
+	if len(load) == 0 {
+		return fmt.Sprintf("%d loader pods loaded the dataset: %d rows of table %s in %s (%s rows/s)",
+			loaderPods(run), ds.Rows, ds.Table, took.Round(time.Second), ds.RowsPerSecond)
+	}
+	var loaded []string
+	for _, t := range ds.Tables {
+		if slices.Contains(load, t.Name) {
+			loaded = append(loaded, fmt.Sprintf("%s (%d rows)", t.Name, t.Rows))
+		}
+	}
+	msg := fmt.Sprintf("%d loader pods loaded %s in %s: %d load units, %s units/s",
+		loaderPods(run), strings.Join(loaded, ", "), took.Round(time.Second), units, ds.RowsPerSecond)
+	if len(keep) > 0 {
+		msg += fmt.Sprintf("; %d of %d tables were already loaded (markers match: %s) and not written", len(keep), len(ds.Tables), strings.Join(keep, ", "))
+	}
+	return msg
 }
 
 func rowsPerSecond(rows int64, d time.Duration) string {

@@ -30,7 +30,7 @@ func TestLoadProgressSumsTheLoadersReports(t *testing.T) {
 	r.recordLoadProgress(run, []loaderOutcome{
 		{index: 0, LoaderReport: protocol.LoaderReport{Loaded: 300, State: protocol.StateSucceeded}},
 		{index: 1, LoaderReport: protocol.LoaderReport{Loaded: 100, State: protocol.StateFailed, Message: "node drained"}},
-		{index: 2}})
+		{index: 2}}, 1000)
 	ds := run.Status.Dataset
 	if ds.Loaded != 400 || ds.RowsPerSecond != "40.0" {
 		t.Errorf("status.dataset = %+v; want 400 rows loaded at 40.0 rows/s", ds)
@@ -49,14 +49,46 @@ func TestLoadProgressSumsTheLoadersReports(t *testing.T) {
 	}
 
 	// Loader maps are written by pods: an inflated report is capped.
-	r.recordLoadProgress(run, []loaderOutcome{{index: 0, LoaderReport: protocol.LoaderReport{Loaded: 1 << 40}}})
+	r.recordLoadProgress(run, []loaderOutcome{{index: 0, LoaderReport: protocol.LoaderReport{Loaded: 1 << 40}}}, 1000)
 	if ds.Loaded != 1000 {
 		t.Errorf("an inflated report gives %d rows loaded; want it capped at 1000", ds.Loaded)
 	}
 
-	msg := r.completeLoadProgress(run)
+	msg := r.completeLoadProgress(run, 1000)
 	if ds.Loaded != 1000 || ds.RowsPerSecond != "100.0" || !strings.Contains(msg, "1000 rows of table usertable in 10s") {
 		t.Errorf("after the load: %+v, %q", ds, msg)
+	}
+}
+
+// TestLoadProgressOfSomeTablesCountsOnlyThem: a Custom dataset of 1000
+// units whose Singers and Labels markers matched loads Albums alone, over
+// the 300 units that hold albums: progress counts those, capped there,
+// and every message says which tables load and which were kept.
+func TestLoadProgressOfSomeTablesCountsOnlyThem(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := &BenchmarkRunReconciler{Clock: clocktesting.NewFakePassiveClock(start.Add(10 * time.Second))}
+	run := loadingRun(start, 1000)
+	ds := run.Status.Dataset
+	ds.Table = "Singers"
+	ds.Tables = []v1alpha1.DatasetTableStatus{{Name: "Singers", Rows: 300, Source: v1alpha1.DatasetExisting},
+		{Name: "Albums", Rows: 900, Source: v1alpha1.DatasetReloaded}, {Name: "Labels", Rows: 1000, Source: v1alpha1.DatasetExisting}}
+	if got := loadTables(run); len(got) != 1 || got[0] != "Albums" {
+		t.Fatalf("loadTables = %q; want the loaders told to load Albums alone", got)
+	}
+	r.recordLoadProgress(run, []loaderOutcome{{index: 0, LoaderReport: protocol.LoaderReport{Loaded: 150}}, {index: 1, LoaderReport: protocol.LoaderReport{Loaded: 1 << 40}}}, 300)
+	if ds.Loaded != 300 {
+		t.Errorf("an inflated report gives %d units loaded; want it capped at the load's 300", ds.Loaded)
+	}
+	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionDatasetLoaded)
+	for _, want := range []string{"300 of 300 rows (100%)", "2 of 3 tables already loaded (markers match: Singers, Labels); loading Albums"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("DatasetLoaded says %q; want it to say %q", c.Message, want)
+		}
+	}
+	msg := r.completeLoadProgress(run, 300)
+	want := "1 loader pods loaded Albums (900 rows) in 10s: 300 load units, 30.0 units/s; 2 of 3 tables were already loaded (markers match: Singers, Labels) and not written"
+	if ds.Loaded != 1000 || ds.RowsPerSecond != "30.0" || msg != want {
+		t.Errorf("after the load: %+v, %q; want the whole dataset held, the load's own rate, and the message %q", ds, msg, want)
 	}
 }
 
@@ -66,7 +98,7 @@ func TestLoadProgressLeavesAFinishedOrSkippedLoadAlone(t *testing.T) {
 	run := loadingRun(start, 1000)
 	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "already holds", start)
 	run.Status.Dataset.Loaded = 1000
-	r.recordLoadProgress(run, []loaderOutcome{{LoaderReport: protocol.LoaderReport{Loaded: 5}}})
+	r.recordLoadProgress(run, []loaderOutcome{{LoaderReport: protocol.LoaderReport{Loaded: 5}}}, 1000)
 	if run.Status.Dataset.Loaded != 1000 {
 		t.Errorf("a loaded dataset's progress was overwritten: %+v", run.Status.Dataset)
 	}

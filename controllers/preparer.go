@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -51,7 +52,9 @@ type TargetPreparer interface {
 	// AddSplitPoints pre-splits the workload's main table at keys;
 	// target.ErrSplitPointsUnsupported where the API is missing.
 	AddSplitPoints(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, keys []string) error
-	// CompleteDataset records that the loaders loaded the dataset.
+	// CompleteDataset records that the loaders loaded the dataset: the
+	// markers of the tables they loaded (status.dataset.tables), or of
+	// every table.
 	CompleteDataset(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) error
 }
 
@@ -63,6 +66,10 @@ type DatasetPlan struct {
 	Source v1alpha1.DatasetSource
 	// DDL is the workload's schema in the database's dialect.
 	DDL []string
+	// Tables are the tables of a dataset with a marker per table (a
+	// Custom workload's), with what the run does with each: the loader
+	// pods load only those not Existing. Nil for the built-in workloads.
+	Tables []v1alpha1.DatasetTableStatus
 }
 
 // SpannerPreparer is the TargetPreparer that talks to Spanner.
@@ -219,27 +226,44 @@ func (p SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun
 	}
 	defer s.Close()
 	wants := dataset.Wants(schema, *spec.Dataset.Rows)
-	plan := DatasetPlan{Marker: wants[0], Source: v1alpha1.DatasetLoaded, DDL: schema.DDL()}
+	// The one decision `spanbench run` makes too: the loader pods then
+	// load only the tables it does not keep.
+	dp, err := dataset.PlanLoad(ctx, s.Client, schema, spec.Dataset, "spec.workload.dataset.reload")
+	if err != nil {
+		return DatasetPlan{}, err
+	}
+	plan := DatasetPlan{Marker: wants[0], Source: v1alpha1.DatasetLoaded, DDL: schema.DDL(), Tables: datasetTables(schema, wants, dp)}
 	// status.dataset counts load units, which the loader pods' slices
 	// split: a Custom dataset's first table's marker counts its own rows.
 	plan.Marker.Rows = *spec.Dataset.Rows
-	st, err := dataset.Check(ctx, s.Client, wants)
 	switch {
-	case err != nil:
-		return DatasetPlan{}, err
-	case st.Complete():
+	case dp.Complete():
 		plan.Source = v1alpha1.DatasetExisting
-	case len(st.Other) > 0 && !spec.Dataset.Reload:
-		return DatasetPlan{}, st.MismatchError("spec.workload.dataset.reload")
-	case len(st.Other) > 0:
-		// The loader pods then load every table; those that matched are
-		// rewritten in place with the same rows.
+	case len(dp.Clear) > 0:
 		plan.Source = v1alpha1.DatasetReloaded
-		if err := dataset.ClearTables(ctx, s.Client, schema, dataset.ToReload(schema, st)); err != nil {
-			return DatasetPlan{}, err
-		}
 	}
 	return plan, nil
+}
+
+// datasetTables are the tables of a dataset with a marker per table
+// (wants), each with its rows and what the plan does with it; nil for the
+// built-in workloads' one marker.
+func datasetTables(schema workload.Schema, wants []dataset.Marker, p dataset.Plan) []v1alpha1.DatasetTableStatus {
+	if _, ok := schema.(workload.TableSet); !ok {
+		return nil
+	}
+	var out []v1alpha1.DatasetTableStatus
+	for _, m := range wants {
+		source := v1alpha1.DatasetExisting
+		switch {
+		case p.Reloads(m.Table):
+			source = v1alpha1.DatasetReloaded
+		case slices.Contains(p.LoadTables(), m.Table):
+			source = v1alpha1.DatasetLoaded
+		}
+		out = append(out, v1alpha1.DatasetTableStatus{Name: m.Table, Rows: m.Rows, Source: source})
+	}
+	return out
 }
 
 // AddSplitPoints implements TargetPreparer.
@@ -277,5 +301,9 @@ func (p SpannerPreparer) CompleteDataset(ctx context.Context, run *v1alpha1.Benc
 		return err
 	}
 	defer s.Close()
-	return dataset.WriteMarkers(ctx, s.Client, dataset.Wants(schema, *spec.Dataset.Rows))
+	load, err := dataset.LoadOf(schema, *spec.Dataset.Rows, loadTables(run))
+	if err != nil {
+		return err
+	}
+	return dataset.WriteMarkers(ctx, s.Client, load.Markers)
 }

@@ -82,7 +82,11 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 	if plan.Source == v1alpha1.DatasetExisting {
 		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, "the database already holds the dataset; not loading", r.now())
 	} else {
-		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, "the loader pods load the dataset before the runners start", r.now())
+		msg := "the loader pods load the dataset before the runners start"
+		if keep, load := tableScope(run.Status.Dataset); len(load) > 0 {
+			msg += ": " + dataset.Summary(keep, load)
+		}
+		run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionFalse, v1alpha1.ReasonLoading, msg, r.now())
 	}
 	return requeueSoon, nil
 }
@@ -100,7 +104,8 @@ func capacity(t *v1alpha1.TargetStatus) string {
 
 // recordDataset writes the plan into status.dataset.
 func recordDataset(run *v1alpha1.BenchmarkRun, plan DatasetPlan) {
-	ds := &v1alpha1.DatasetStatus{Table: plan.Marker.Table, SchemaHash: plan.Marker.SchemaHash, DDL: plan.DDL, Rows: plan.Marker.Rows, Source: plan.Source}
+	ds := &v1alpha1.DatasetStatus{Table: plan.Marker.Table, SchemaHash: plan.Marker.SchemaHash, DDL: plan.DDL, Rows: plan.Marker.Rows, Source: plan.Source,
+		Tables: plan.Tables}
 	if plan.Source == v1alpha1.DatasetExisting {
 		ds.Loaded = plan.Marker.Rows
 	}

@@ -95,7 +95,7 @@ func (r *BenchmarkRunReconciler) ensureAll(ctx context.Context, run *v1alpha1.Be
 func (r *BenchmarkRunReconciler) control(run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) protocol.Control {
 	c := protocol.Control{
 		Run: run.Name, Namespace: run.Namespace, Shards: int(run.Replicas()),
-		Target: observedTarget(run), Workload: *w, Region: runnerRegion(run),
+		Target: observedTarget(run), Workload: *w, Region: runnerRegion(run), LoadTables: loadTables(run),
 	}
 	if ep := r.Preparer.Endpoint(run); !ep.IsEmulator() {
 		c.SpannerEndpoint = ep.Address()

@@ -19,8 +19,9 @@ import (
 
 // Load is a loader pod's life: read the run's control ConfigMap, load
 // slice Index of the dataset's key space, of as many as the workload has
-// loader pods (dataset.loaderPods), with batched
-// mutations, and report in the loader's own ConfigMap as it goes: state
+// loader pods (dataset.loaderPods), with batched mutations — of the
+// tables the control document lists (LoadTables; the others' markers
+// matched) or of every table — and report in the loader's own ConfigMap as it goes: state
 // Loading with the rows loaded so far, then Succeeded, or Failed with a
 // message before Load returns the error.
 //
@@ -72,7 +73,11 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 	if earlier.State == protocol.StateSucceeded {
 		return true, nil
 	}
-	sl := newSlice(*ctl.Workload.Dataset.Rows, r.o.Index, loaders, earlier.ResumeFrom)
+	ld, err := loadOf(ctl)
+	if err != nil {
+		return false, err
+	}
+	sl := newSlice(ld.Units, r.o.Index, loaders, earlier.ResumeFrom)
 	if sl.start > sl.from {
 		r.log.Info("resuming the slice where an earlier attempt left it", "from", sl.from, "resumeFrom", sl.start, "to", sl.to)
 	}
@@ -85,7 +90,23 @@ func (r *runner) load(ctx context.Context, cm *corev1.ConfigMap) (done bool, err
 		return false, err
 	}
 	defer s.Close()
-	return false, r.loadSlice(ctx, s, ctl, sl, rep)
+	return false, r.loadSlice(ctx, s, ctl, ld, sl, rep)
+}
+
+// loadOf is the part of the dataset the loaders load: the tables the
+// control document lists (the others' markers matched), or every table.
+// The list comes from a ConfigMap; a table the dataset does not have is
+// an error naming it.
+func loadOf(ctl *protocol.Control) (dataset.Load, error) {
+	schema, err := workload.SchemaFor(&ctl.Workload, ctl.Target.Dialect)
+	if err != nil {
+		return dataset.Load{}, err
+	}
+	ld, err := dataset.LoadOf(schema, *ctl.Workload.Dataset.Rows, ctl.LoadTables)
+	if err != nil {
+		return dataset.Load{}, fmt.Errorf("%s: LoadTables: %w", protocol.KeyControl, err)
+	}
+	return ld, nil
 }
 
 // startReport is what a loader writes as it starts: Loading, with the
@@ -125,14 +146,14 @@ func newSlice(rows int64, i, n int, resumeFrom int64) slice {
 // status) and how far every row is loaded (resumeFrom, where a retry
 // starts), and Succeeded with the slice's size at the end. A load that
 // fails records how far it got before it returns. rep is the report
-// written as the load started.
-func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *protocol.Control, sl slice, rep protocol.LoaderReport) error {
-	schema, err := workload.SchemaFor(&ctl.Workload, ctl.Target.Dialect)
-	if err != nil {
-		return err
-	}
+// written as the load started; ld is what the run loads, of which the
+// slice is a share.
+func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *protocol.Control, ld dataset.Load, sl slice, rep protocol.LoaderReport) error {
 	d := ctl.Workload.Dataset
-	log := r.log.WithValues("table", schema.Table(), "from", sl.from, "to", sl.to)
+	log := r.log.WithValues("table", ld.Schema.Table(), "from", sl.from, "to", sl.to)
+	if len(ctl.LoadTables) > 0 {
+		log = log.WithValues("tables", ctl.LoadTables)
+	}
 	log.Info("loading this slice of the dataset", "start", sl.start)
 	logDue, reportDue := throttle(logEvery), throttle(r.o.LoadProgressInterval)
 	last := dataset.Progress{Done: sl.start}
@@ -147,7 +168,7 @@ func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *protoco
 		}
 	}
 	begin := time.Now()
-	if err := dataset.Range(ctx, s.Client, schema, sl.start, sl.to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+	if err := dataset.Range(ctx, s.Client, ld.Schema, sl.start, sl.to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
 		wctx, cancel := durable(ctx)
 		defer cancel()
 		rep.Loaded, rep.ResumeFrom = sl.start-sl.from+last.Loaded, last.Done

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/protocol"
@@ -195,5 +196,42 @@ func TestNewSliceResumesOnlyInsideItself(t *testing.T) {
 		if got := newSlice(2000, 1, 4, resume); got.from != 500 || got.to != 1000 || got.start != want {
 			t.Errorf("slice 1 of 4 of 2000 rows with resumeFrom %d = %+v; want [500, 1000) starting at %d", resume, got, want)
 		}
+	}
+}
+
+// TestLoaderRefusesATableListNotOfItsDataset: the tables a loader loads
+// come from a ConfigMap; a name the dataset does not have (here a case
+// that the DDL does not write) is refused before anything is written,
+// naming it and the dataset's tables, in the map too.
+func TestLoaderRefusesATableListNotOfItsDataset(t *testing.T) {
+	var spec v1alpha1.WorkloadSpec
+	err := yaml.UnmarshalStrict([]byte(`
+type: Custom
+custom:
+  ddl:
+  - CREATE TABLE Singers (SingerId INT64 NOT NULL) PRIMARY KEY (SingerId)
+  - CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL) PRIMARY KEY (SingerId, AlbumId), INTERLEAVE IN PARENT Singers
+  tables: [{name: Singers, rows: 10}, {name: Albums, rowsPerParent: 2}]
+operations:
+- name: get
+  type: ReadRows
+  weight: 1
+  custom:
+    read: {table: Singers, columns: [SingerId], shape: Key}
+load: {rate: 10}
+`), &spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Duration = &metav1.Duration{Duration: time.Second}
+	spec = spec.Resolved()
+	ns, run := newNamespace(t), "tables"
+	target := v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}
+	createControl(t, ns, protocol.Control{Run: run, Namespace: ns, Shards: 1, Target: target, Workload: spec, LoadTables: []string{"albums"}})
+	createLoaderMaps(t, ns, run, 1)
+	err = load(t, ns, run, 0)
+	want := `LoadTables: table "albums" is not a table of the dataset (Singers, Albums)`
+	if rep := loaderReport(t, ns, run, 0); err == nil || !strings.Contains(err.Error(), want) || rep.State != protocol.StateFailed || !strings.Contains(rep.Message, want) {
+		t.Fatalf("loading LoadTables [albums]: err %v, map %+v; want Failed saying %q", err, rep, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -33,6 +35,10 @@ type Control struct {
 	// regional or private endpoint; empty for an emulator target, whose
 	// host is in Target.
 	SpannerEndpoint string `json:",omitempty"`
+	// LoadTables are the tables the loaders load, of a dataset with a
+	// marker per table (a Custom workload's), parents first: the others'
+	// markers matched, and they are not written. Empty loads every table.
+	LoadTables []string `json:",omitempty"`
 }
 
 // EncodeControl is the control document as the control ConfigMap holds it,
@@ -91,7 +97,37 @@ func (c *Control) validate() field.ErrorList {
 	}
 	errs = append(errs, c.Target.Validate(field.NewPath("Target"))...)
 	errs = append(errs, c.Workload.ValidateIn(field.NewPath("Workload"), c.Target.Dialect)...)
+	return append(errs, c.validateLoadTables(field.NewPath("LoadTables"))...)
+}
+
+// validateLoadTables checks that each of LoadTables is a table of a Custom
+// workload's dataset, named once: a list no longer than its tables.
+func (c *Control) validateLoadTables(path *field.Path) field.ErrorList {
+	if len(c.LoadTables) == 0 {
+		return nil
+	}
+	if c.Workload.Custom == nil {
+		return field.ErrorList{field.Forbidden(path, "only a Custom workload's dataset has a marker per table")}
+	}
+	var errs field.ErrorList
+	for i, name := range c.LoadTables {
+		known := slices.ContainsFunc(c.Workload.Custom.Tables, func(t v1alpha1.CustomTableSpec) bool { return strings.EqualFold(t.Name, name) })
+		switch {
+		case !known:
+			errs = append(errs, field.NotSupported(path.Index(i), name, customTableNames(c.Workload.Custom)))
+		case slices.Contains(c.LoadTables[:i], name):
+			errs = append(errs, field.Duplicate(path.Index(i), name))
+		}
+	}
 	return errs
+}
+
+func customTableNames(c *v1alpha1.CustomWorkloadSpec) []string {
+	out := make([]string, len(c.Tables))
+	for i, t := range c.Tables {
+		out[i] = t.Name
+	}
+	return out
 }
 
 // EncodeStart is the control ConfigMap's data that publishes the common

@@ -2,12 +2,14 @@ package protocol
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/protocol/chunks"
@@ -141,5 +143,75 @@ func TestStartTimeRoundTripsAndRefusesGarbage(t *testing.T) {
 	var de *DecodeError
 	if !errors.As(err, &de) || de.Key != KeyStartTime {
 		t.Errorf("DecodeStart of %q: %v; want a *DecodeError naming %s", "tomorrow", err, KeyStartTime)
+	}
+}
+
+// customControl is a control document of a Custom workload of two tables,
+// Albums interleaved in Singers, whose loaders load loadTables.
+func customControl(t *testing.T, loadTables ...string) Control {
+	t.Helper()
+	var w v1alpha1.WorkloadSpec
+	err := yaml.UnmarshalStrict([]byte(`
+type: Custom
+custom:
+  ddl:
+  - CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(100)) PRIMARY KEY (SingerId)
+  - CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL) PRIMARY KEY (SingerId, AlbumId), INTERLEAVE IN PARENT Singers ON DELETE CASCADE
+  tables: [{name: Singers, rows: 10}, {name: Albums, rowsPerParent: 2}]
+operations:
+- name: get
+  type: ReadRows
+  weight: 1
+  custom:
+    read: {table: Singers, columns: [Name], shape: Key}
+load: {rate: 10}
+`), &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Duration = &metav1.Duration{Duration: time.Minute}
+	c := goodControl()
+	c.Workload, c.LoadTables = w.Resolved(), loadTables
+	return c
+}
+
+// TestDecodeControlCarriesTheTablesToLoad: the tables a Custom dataset's
+// loaders load travel in LoadTables; a list naming a table the workload
+// does not have, one named twice, or any list for a built-in workload
+// (one marker) is refused, naming the entry.
+func TestDecodeControlCarriesTheTablesToLoad(t *testing.T) {
+	want := customControl(t, "Albums")
+	b, err := EncodeControl(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeControl([]byte(b))
+	if err != nil {
+		t.Fatalf("DecodeControl of a Custom document loading Albums: %v", err)
+	}
+	if !slices.Equal(got.LoadTables, []string{"Albums"}) {
+		t.Errorf("decoded LoadTables = %q, want [Albums]", got.LoadTables)
+	}
+	ycsbWithTables := goodControl()
+	ycsbWithTables.LoadTables = []string{"usertable"}
+	cases := map[string]struct {
+		c    Control
+		want string
+	}{
+		"unknown table":   {customControl(t, "Albums", "Tracks"), `LoadTables[1]: Unsupported value: "Tracks": supported values: "Singers", "Albums"`},
+		"named twice":     {customControl(t, "Albums", "Albums"), `LoadTables[1]: Duplicate value: "Albums"`},
+		"built-in tables": {ycsbWithTables, "LoadTables: Forbidden: only a Custom workload's dataset has a marker per table"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			doc, err := EncodeControl(tc.c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = DecodeControl([]byte(doc))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("DecodeControl returned %v; want an error saying %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -157,4 +157,33 @@ type DatasetStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Retries int32 `json:"retries,omitempty"`
+
+	// tables are the tables of a dataset with a marker per table (a Custom
+	// workload's), parents first, each with what this run did with it: a
+	// table whose marker matched is Existing and not written; the loader
+	// pods load only the others. Absent for the built-in workloads, whose
+	// dataset has one marker.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Tables []DatasetTableStatus `json:"tables,omitempty"`
+}
+
+// DatasetTableStatus is one table of a dataset with a marker per table.
+type DatasetTableStatus struct {
+	// name is the table, as the DDL creates it.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+
+	// rows is the number of rows the table holds once loaded.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Rows int64 `json:"rows,omitempty"`
+
+	// source is Existing (its marker matched: this run did not write it),
+	// Loaded (it had no marker) or Reloaded (it held another dataset, or
+	// is interleaved in a table that did, and was replaced).
+	// +optional
+	Source DatasetSource `json:"source,omitempty"`
 }

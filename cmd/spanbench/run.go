@@ -212,6 +212,9 @@ func prepareDataset(ctx context.Context, s *session.Session, schema workload.Sch
 	case out.Reloaded:
 		fmt.Fprintf(stderr, "dataset: replaced a different dataset in %s (dataset.reload is set)\n", schema.Table())
 	}
+	if len(out.Kept) > 0 {
+		fmt.Fprintf(stderr, "dataset: %s\n", dataset.Summary(out.Kept, out.Loaded))
+	}
 	return time.Now(), nil
 }
 

@@ -18,46 +18,36 @@ type Outcome struct {
 	// Marker is the dataset the database now holds (its first table's,
 	// for a dataset of several tables).
 	Marker Marker
-	// Loaded are the tables this call loaded.
-	Loaded []string
+	// Loaded are the tables this call loaded; Kept those it left as they
+	// were, their markers matching.
+	Loaded, Kept []string
 }
 
 // Prepare makes the database hold the dataset the spec asks for, table by
 // table (a Custom workload's tables have a marker each; the built-in
-// workloads one): nothing to do for a table whose marker matches; a load
-// of a table without one (a new database, a new table, or an unfinished
-// load, which the idempotent load completes); a refusal with ErrMismatch
-// when a table holds another dataset, unless d.Reload allows replacing it
-// (and the tables interleaved in it). Only the tables missing or replaced
-// are loaded. The marker table must exist (MarkerDDL of the schema's
+// workloads one), as PlanLoad decides: nothing to do for a table whose
+// marker matches; a load of a table without one (a new database, a new
+// table, or an unfinished load, which the idempotent load completes); a
+// refusal with ErrMismatch when a table holds another dataset, unless
+// d.Reload allows replacing it (and the tables interleaved in it). Only
+// the tables missing or replaced are loaded, and only their markers
+// written. The marker table must exist (MarkerDDL of the schema's
 // dialect).
 func Prepare(ctx context.Context, c *spanner.Client, s workload.Schema, d v1alpha1.DatasetSpec, progress func(Progress)) (Outcome, error) {
-	wants := Wants(s, *d.Rows)
-	st, err := Check(ctx, c, wants)
+	p, err := PlanLoad(ctx, c, s, d, "dataset.reload")
 	if err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{Marker: wants[0]}
-	switch {
-	case st.Complete():
-		out.Skipped = true
+	out := Outcome{Marker: Wants(s, *d.Rows)[0], Skipped: p.Complete(), Reloaded: len(p.Clear) > 0, Loaded: p.LoadTables(), Kept: p.KeepTables()}
+	if out.Skipped {
 		return out, nil
-	case len(st.Other) > 0 && !d.Reload:
-		return Outcome{}, st.MismatchError("dataset.reload")
 	}
-	reload := ToReload(s, st)
-	if len(reload) > 0 {
-		if err := ClearTables(ctx, c, s, reload); err != nil {
-			return Outcome{}, err
-		}
-		out.Reloaded = true
-	}
-	load := toLoad(wants, st, reload)
-	for _, m := range load {
-		out.Loaded = append(out.Loaded, m.Table)
-	}
-	if err := Range(ctx, c, only(s, load), 0, *d.Rows, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+	load, err := LoadOf(s, *d.Rows, out.Loaded)
+	if err != nil {
 		return Outcome{}, err
 	}
-	return out, WriteMarkers(ctx, c, load)
+	if err := Range(ctx, c, load.Schema, 0, load.Units, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+		return Outcome{}, err
+	}
+	return out, WriteMarkers(ctx, c, load.Markers)
 }

@@ -93,33 +93,6 @@ func ToReload(s workload.Schema, st State) []string {
 	return ordered
 }
 
-// toLoad are the tables a Prepare loads: the missing ones and those it
-// reloads, in the wanted order.
-func toLoad(wants []Marker, st State, reload []string) []Marker {
-	var out []Marker
-	for _, w := range wants {
-		missing := slices.ContainsFunc(st.Missing, func(m Marker) bool { return m.Table == w.Table })
-		if missing || slices.Contains(reload, w.Table) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// only is the schema restricted to the tables of markers, for a dataset of
-// several tables; the schema itself otherwise.
-func only(s workload.Schema, markers []Marker) workload.Schema {
-	ts, ok := s.(workload.TableSet)
-	if !ok {
-		return s
-	}
-	names := make([]string, len(markers))
-	for i, m := range markers {
-		names[i] = m.Table
-	}
-	return ts.Only(names)
-}
-
 // WriteMarkers records completed loads of several tables in one commit.
 func WriteMarkers(ctx context.Context, c *spanner.Client, ms []Marker) error {
 	muts := make([]*spanner.Mutation, len(ms))

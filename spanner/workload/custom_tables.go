@@ -33,6 +33,9 @@ type TableSet interface {
 	// Only is the schema restricted to some tables: its Rows(k) write only
 	// their rows of unit k.
 	Only(tables []string) Schema
+	// UnitsOf is how many units hold a row of some of the tables: a load
+	// of those tables alone spans units [0, UnitsOf).
+	UnitsOf(tables []string) int64
 }
 
 // DatasetTables implements TableSet. A table's identity covers the DDL,
@@ -75,13 +78,45 @@ func (s *customSchema) identity(ct *customTable) string {
 
 // Only implements TableSet.
 func (s *customSchema) Only(tables []string) Schema {
+	return customSubset{customSchema: s, only: s.chosen(tables)}
+}
+
+// chosen are the named tables' datasets; unknown names are left out.
+func (s *customSchema) chosen(tables []string) map[*customTable]bool {
 	only := map[*customTable]bool{}
 	for _, name := range tables {
 		if ct := s.table(name); ct != nil {
 			only[ct] = true
 		}
 	}
-	return customSubset{customSchema: s, only: only}
+	return only
+}
+
+// UnitsOf implements TableSet: the largest row count of the tables that
+// are not interleaved and hold one of the tables or have one interleaved
+// under them (unit k is row k of each such table).
+func (s *customSchema) UnitsOf(tables []string) int64 {
+	only := s.chosen(tables)
+	var units int64
+	for _, ct := range s.tables {
+		if ct.parent == nil && ct.holdsAny(only) {
+			units = max(units, ct.rows)
+		}
+	}
+	return units
+}
+
+// holdsAny reports whether ct or a table interleaved under it is chosen.
+func (ct *customTable) holdsAny(only map[*customTable]bool) bool {
+	if only[ct] {
+		return true
+	}
+	for _, child := range ct.children {
+		if child.holdsAny(only) {
+			return true
+		}
+	}
+	return false
 }
 
 // customSubset is a Custom schema that writes only some of its tables.

@@ -137,7 +137,8 @@ func fullStatus(run *v1alpha1.BenchmarkRun, now time.Time) v1alpha1.BenchmarkRun
 	}
 	r.Status.Report = &v1alpha1.ReportReference{ConfigMapName: v1alpha1.ResultConfigMapName(r), Key: "result.json"}
 	r.Status.Dataset = &v1alpha1.DatasetStatus{Table: "usertable", Rows: 1000, Loaded: 1000, RowsPerSecond: "250.0",
-		DDL: []string{"CREATE TABLE usertable (id STRING(MAX) NOT NULL) PRIMARY KEY (id)"}, Source: v1alpha1.DatasetLoaded}
+		DDL: []string{"CREATE TABLE usertable (id STRING(MAX) NOT NULL) PRIMARY KEY (id)"}, Source: v1alpha1.DatasetLoaded,
+		Tables: []v1alpha1.DatasetTableStatus{{Name: "usertable", Rows: 1000, Source: v1alpha1.DatasetLoaded}}}
 	return r.Status
 }
 
