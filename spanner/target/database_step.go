@@ -121,9 +121,13 @@ func (p DatabaseProgress) Describe(id string) string {
 	return fmt.Sprintf("applying the workload's schema to database %s: %d of %d DDL statements applied", id, p.Applied, p.Statements)
 }
 
-// operationPollEvery spaces the reads of an operation within one step's
-// wait.
-const operationPollEvery = 250 * time.Millisecond
+// Reads of an operation within one step's wait start operationPollFirst
+// apart and double up to operationPollMax: an emulator's finish at once,
+// Cloud Spanner's take minutes and its admin API is rate-limited.
+const (
+	operationPollFirst = 250 * time.Millisecond
+	operationPollMax   = 5 * time.Second
+)
 
 // StepDatabase takes one step towards the database db with ddl, as
 // EnsureDatabase describes, without waiting longer than wait for a
@@ -234,7 +238,7 @@ func startSchemaChange(ctx context.Context, admin DatabaseAdmin, db Database, dd
 // names the operation while it runs; Operation is "" once it finished
 // (also when Spanner no longer knows it), and err is then its error.
 func awaitOperation(ctx context.Context, admin DatabaseAdmin, db Database, operation string, wait time.Duration) (DatabaseProgress, error) {
-	until := time.Now().Add(wait)
+	until, every := time.Now().Add(wait), operationPollFirst
 	for {
 		op, err := admin.GetOperation(ctx, operation)
 		switch {
@@ -252,8 +256,9 @@ func awaitOperation(ctx context.Context, admin DatabaseAdmin, db Database, opera
 		select {
 		case <-ctx.Done():
 			return progressOf(op), nil
-		case <-time.After(min(left, operationPollEvery)):
+		case <-time.After(min(left, every)):
 		}
+		every = min(2*every, operationPollMax)
 	}
 }
 
