@@ -48,12 +48,13 @@ type TargetPreparer interface {
 	// status.target.databaseOperation names, waiting at most
 	// databaseStepWait. The caller records Progress.Operation there and
 	// calls again until Progress.Done; an operation's failure is returned
-	// with its gRPC status.
+	// with its gRPC status. w, here and below, is the run's resolved
+	// workload (WorkloadSpec.Resolved).
 	Database(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) (target.DatabaseProgress, error)
-	// Prepare, once Database is done, plans the dataset: the database holds it already, or the runners
-	// load it. A different dataset is dataset.ErrMismatch unless the spec
-	// allows a reload, in which case it is cleared. w, here and below, is
-	// the run's resolved workload (WorkloadSpec.Resolved).
+	// Prepare, once Database is done, plans the dataset: the database
+	// holds it already, or the runners load it. A different dataset is
+	// dataset.ErrMismatch unless the spec allows a reload, in which case
+	// it is cleared.
 	Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) (DatasetPlan, error)
 	// AddSplitPoints pre-splits the workload's main table at keys;
 	// target.ErrSplitPointsUnsupported where the API is missing.
