@@ -12,10 +12,11 @@ import (
 // MaxConcurrentRunReconciles is how many runs the BenchmarkRun controller
 // reconciles at once. With one (controller-runtime's default) a single
 // slow step stalls every other run, a start barrier's release included:
-// preparing a database holds its reconcile for up to prepareCallMax on
-// Cloud Spanner, and with 50 runs applied at once against envtest and the
-// emulator, reconciles waited up to 10 s in the queue (docs/performance.md,
-// "Controller at scale"). controller-runtime never reconciles one run
+// a step's admin calls may take up to prepareCallMax on Cloud Spanner
+// (the long-running operations, an instance's or a database's creation,
+// are polled across reconciles instead), and with 50 runs applied at once
+// against envtest and the emulator, reconciles waited up to 10 s in the
+// queue (docs/performance.md, "Controller at scale"). controller-runtime never reconciles one run
 // twice at once, and steps of different runs touch different objects.
 const MaxConcurrentRunReconciles = 4
 

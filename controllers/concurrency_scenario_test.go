@@ -2,6 +2,8 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,9 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/internal/slowddlfake"
+	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 // stallingPreparer is the real preparer, except that preparing run
@@ -67,4 +72,74 @@ func TestASlowPrepareDoesNotStallOtherRuns(t *testing.T) {
 		c := h.condition(got, v1alpha1.ConditionTargetReady)
 		return c != nil && c.Status == metav1.ConditionTrue
 	})
+}
+
+// TestSlowDatabaseCreationsHoldNoReconcileWorker: as many runs as the
+// controller has workers all wait for their databases (Cloud Spanner's
+// creation with indexes takes minutes; slowddlfake holds the emulator's
+// operations open that long). Another run is still reconciled to a ready
+// target meanwhile, the waiting runs say what they wait for, and they go
+// on once their creations finish.
+func TestSlowDatabaseCreationsHoldNoReconcileWorker(t *testing.T) {
+	h := newHarness(t)
+	var slow []string
+	for i := range controllers.MaxConcurrentRunReconciles {
+		slow = append(slow, fmt.Sprintf("slow-%d", i))
+	}
+	hold := slowddlfake.NewHold(slow...)
+	h.startManager(controllers.SpannerPreparer{OpenDatabaseAdmin: func(ctx context.Context, ep endpoint.Endpoint) (target.DatabaseAdmin, error) {
+		admin, err := target.OpenDatabaseAdmin(ctx, ep)
+		if err != nil {
+			return nil, err
+		}
+		return hold.Wrap(admin), nil
+	}})
+	create := func(name string) *v1alpha1.BenchmarkRun {
+		t.Helper()
+		run := h.runSpec(name, 1)
+		run.Spec.Target.Database = name
+		if err := h.c.Create(context.Background(), run); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	targetReady := func(name string) (*v1alpha1.BenchmarkRun, *metav1.Condition) {
+		got := &v1alpha1.BenchmarkRun{}
+		if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, got); err != nil {
+			return got, nil
+		}
+		return got, h.condition(got, v1alpha1.ConditionTargetReady)
+	}
+	for _, name := range slow {
+		create(name)
+	}
+	for range slow {
+		select {
+		case <-hold.Started():
+		case <-time.After(30 * time.Second):
+			t.Fatal("the slow runs' database creations did not all start within 30 s")
+		}
+	}
+
+	create("free")
+	h.eventually("run free gets its target ready while the slow runs' databases are still being created", 30*time.Second, func() bool {
+		_, c := targetReady("free")
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	for _, name := range slow {
+		want := "creating database " + name + " with the workload's schema"
+		h.eventually("run "+name+" says its database is being created", 10*time.Second, func() bool {
+			got, c := targetReady(name)
+			return c != nil && c.Status == metav1.ConditionFalse && strings.HasPrefix(c.Message, want) &&
+				got.Status.Target != nil && got.Status.Target.DatabaseOperation != ""
+		})
+	}
+
+	hold.Release()
+	for _, name := range slow {
+		h.eventually("run "+name+" gets its target ready once its database's creation finished", 30*time.Second, func() bool {
+			got, c := targetReady(name)
+			return c != nil && c.Status == metav1.ConditionTrue && got.Status.Target.DatabaseOperation == ""
+		})
+	}
 }

@@ -43,11 +43,19 @@ type TargetPreparer interface {
 	// It returns nil once the instance is gone, and target.ErrNotOwned,
 	// deleting nothing, for an instance that is not the run's.
 	ReleaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, owner target.Owner) error
-	// Prepare makes the database and the workload's schema exist, and
-	// plans the dataset: the database holds it already, or the runners
-	// load it. A different dataset is dataset.ErrMismatch unless the spec
-	// allows a reload, in which case it is cleared. w, here and below, is
-	// the run's resolved workload (WorkloadSpec.Resolved).
+	// Database takes one step towards the run's database with the
+	// workload's schema (target.StepDatabase): it starts the creation or
+	// schema change the database needs, or polls the one
+	// status.target.databaseOperation names, waiting at most
+	// databaseStepWait. The caller records Progress.Operation there and
+	// calls again until Progress.Done; an operation's failure is returned
+	// with its gRPC status. w, here and below, is the run's resolved
+	// workload (WorkloadSpec.Resolved).
+	Database(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) (target.DatabaseProgress, error)
+	// Prepare, once Database is done, plans the dataset: the database
+	// holds it already, or the runners load it. A different dataset is
+	// dataset.ErrMismatch unless the spec allows a reload, in which case
+	// it is cleared.
 	Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) (DatasetPlan, error)
 	// AddSplitPoints pre-splits the workload's main table at keys;
 	// target.ErrSplitPointsUnsupported where the API is missing.
@@ -82,6 +90,10 @@ type SpannerPreparer struct {
 	// target.OpenInstanceAdmin; tests wrap it to inject the errors of a
 	// real project (quota, permission).
 	OpenInstanceAdmin func(ctx context.Context, ep endpoint.Endpoint) (target.InstanceAdmin, error)
+	// OpenDatabaseAdmin opens the database admin API of an endpoint. nil
+	// is target.OpenDatabaseAdmin; tests wrap it to hold a schema change
+	// as long as Cloud Spanner's take.
+	OpenDatabaseAdmin func(ctx context.Context, ep endpoint.Endpoint) (target.DatabaseAdmin, error)
 	// Emulators are the emulator addresses the preparer may dial
 	// (--allowed-emulator-hosts); every call refuses any other before
 	// dialing, with an error wrapping endpoint.ErrNotAllowed. The zero
@@ -117,6 +129,13 @@ func (p SpannerPreparer) openInstanceAdmin(ctx context.Context, ep endpoint.Endp
 		return p.OpenInstanceAdmin(ctx, ep)
 	}
 	return target.OpenInstanceAdmin(ctx, ep)
+}
+
+func (p SpannerPreparer) openDatabaseAdmin(ctx context.Context, ep endpoint.Endpoint) (target.DatabaseAdmin, error) {
+	if p.OpenDatabaseAdmin != nil {
+		return p.OpenDatabaseAdmin(ctx, ep)
+	}
+	return target.OpenDatabaseAdmin(ctx, ep)
 }
 
 // Instance implements TargetPreparer.
@@ -205,6 +224,44 @@ func unreachable(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || code == codes.Unavailable || code == codes.DeadlineExceeded
 }
 
+// databaseStepWait is the longest a reconcile waits for the database's
+// long-running operation: the emulator's finish within it, Cloud
+// Spanner's are polled on later reconciles (databasePollEvery).
+const databaseStepWait = time.Second
+
+// Database implements TargetPreparer. The instance is there: Instance
+// made it so.
+func (p SpannerPreparer) Database(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) (target.DatabaseProgress, error) {
+	t := run.Spec.Target
+	ep, err := p.dialable(run)
+	if err != nil {
+		return target.DatabaseProgress{}, err
+	}
+	schema, err := workload.SchemaFor(spec, t.Dialect)
+	if err != nil {
+		return target.DatabaseProgress{}, err
+	}
+	db, ddl, err := session.DatabaseOf(ep, t, schema)
+	if err != nil {
+		return target.DatabaseProgress{}, err
+	}
+	admin, err := p.openDatabaseAdmin(ctx, ep)
+	if err != nil {
+		return target.DatabaseProgress{}, err
+	}
+	defer func() { _ = admin.Close() }()
+	return target.StepDatabase(ctx, admin, db, ddl, databaseOperation(run), databaseStepWait)
+}
+
+// databaseOperation is the run's database operation still running, as
+// status.target records it ("" if none).
+func databaseOperation(run *v1alpha1.BenchmarkRun) string {
+	if observed := run.Status.Target; observed != nil {
+		return observed.DatabaseOperation
+	}
+	return ""
+}
+
 // Prepare implements TargetPreparer.
 func (p SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun, spec *v1alpha1.WorkloadSpec) (DatasetPlan, error) {
 	t := run.Spec.Target
@@ -216,10 +273,7 @@ func (p SpannerPreparer) Prepare(ctx context.Context, run *v1alpha1.BenchmarkRun
 	if err != nil {
 		return DatasetPlan{}, err
 	}
-	// The instance is there: Instance made it so.
-	if err := session.EnsureDatabase(ctx, ep, t, schema, false); err != nil {
-		return DatasetPlan{}, err
-	}
+	// The database and its schema are there: Database made it so.
 	s, err := session.Open(ctx, ep, t)
 	if err != nil {
 		return DatasetPlan{}, err

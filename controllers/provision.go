@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -21,7 +22,8 @@ import (
 // Bounds of the admin calls of one prepare step.
 const (
 	// prepareCallMax bounds one step's admin calls: longer waits (a large
-	// instance being created) are polls across reconciles.
+	// instance being created, a database's schema change) are polls
+	// across reconciles.
 	prepareCallMax = 2 * time.Minute
 	// prepareCallMin is the least a step gets, even right at its deadline,
 	// so that the last attempt can succeed.
@@ -56,7 +58,11 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
 		return ctrl.Result{}, nil
 	}
-	if run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, "preparing the instance, database and schema", r.now()) {
+	// A step that polls (the instance or the database being created) keeps
+	// its progress message: it changes, and the run's status is written,
+	// only when the progress does, and the event is emitted once.
+	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionTargetReady); c == nil || c.Reason != v1alpha1.ReasonProvisioning {
+		run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, "preparing the instance, database and schema", r.now())
 		outbox.normal(v1alpha1.ReasonProvisioning, "preparing the instance, database and schema")
 	}
 	deadline := r.stageDeadline(run)
@@ -64,6 +70,9 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 	defer cancel()
 	if res, done, err := r.ensureInstance(pctx, run, outbox, deadline); !done {
 		return res, err
+	}
+	if res, done := r.ensureDatabase(pctx, run, w, outbox, deadline); !done {
+		return res, nil
 	}
 	plan, err := r.Preparer.Prepare(pctx, run, w)
 	if err != nil {

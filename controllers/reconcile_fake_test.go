@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -131,6 +133,9 @@ type fakeTargetPreparer struct {
 	instance                                         target.InstanceInfo
 	instanceErr, prepareErr, releaseErr, completeErr error
 	plan                                             controllers.DatasetPlan
+	// database is what Database returns (nil: done), databaseErr its error.
+	database    *target.DatabaseProgress
+	databaseErr error
 	// calls counts the calls by method name.
 	calls map[string]int
 	// finalizersSeen are the run's stored finalizers when Instance was
@@ -180,6 +185,16 @@ func (p *fakeTargetPreparer) Instance(ctx context.Context, run *v1alpha1.Benchma
 func (p *fakeTargetPreparer) ReleaseInstance(context.Context, *v1alpha1.BenchmarkRun, target.Owner) error {
 	p.called("ReleaseInstance")
 	return p.releaseErr
+}
+
+func (p *fakeTargetPreparer) Database(context.Context, *v1alpha1.BenchmarkRun, *v1alpha1.WorkloadSpec) (target.DatabaseProgress, error) {
+	p.called("Database")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.database != nil {
+		return *p.database, p.databaseErr
+	}
+	return target.DatabaseProgress{Done: p.databaseErr == nil}, p.databaseErr
 }
 
 func (p *fakeTargetPreparer) Prepare(context.Context, *v1alpha1.BenchmarkRun, *v1alpha1.WorkloadSpec) (controllers.DatasetPlan, error) {
@@ -651,6 +666,17 @@ func TestReconcilePreparePaths(t *testing.T) {
 		{name: "instance not ready by the deadline fails", run: runtest.Run("r").Created(t0).Obj(), late: true,
 			set: func(p *fakeTargetPreparer) { p.instance = notReady }, wantRequeue: true,
 			wantCond: v1alpha1.ConditionSucceeded, wantStatus: "False", wantReason: v1alpha1.ReasonInstanceNotReady, wantCalls: "1,0"},
+		{name: "database still being created polled", run: runtest.Run("r").Created(t0).Obj(),
+			set: func(p *fakeTargetPreparer) { p.database = &creatingDatabase }, wantRequeue: true,
+			wantCond: v1alpha1.ConditionTargetReady, wantStatus: "False", wantReason: v1alpha1.ReasonProvisioning, wantCalls: "1,0"},
+		{name: "database not ready by the deadline fails", run: runtest.Run("r").Created(t0).Obj(), late: true,
+			set: func(p *fakeTargetPreparer) { p.database = &creatingDatabase }, wantRequeue: true,
+			wantCond: v1alpha1.ConditionSucceeded, wantStatus: "False", wantReason: v1alpha1.ReasonDatabaseBusy, wantCalls: "1,0"},
+		{name: "database operation that failed late fails with its code", run: runtest.Run("r").Created(t0).Obj(),
+			set: func(p *fakeTargetPreparer) {
+				p.databaseErr = fmt.Errorf("create database d: wait: %w", status.Error(codes.PermissionDenied, "denied (injected)"))
+			}, wantRequeue: true,
+			wantCond: v1alpha1.ConditionSucceeded, wantStatus: "False", wantReason: v1alpha1.ReasonPermissionDenied, wantCalls: "1,0"},
 		{name: "dataset mismatch fails", run: runtest.Run("r").Created(t0).Obj(),
 			set: func(p *fakeTargetPreparer) { p.prepareErr = dataset.ErrMismatch }, wantRequeue: true,
 			wantCond: v1alpha1.ConditionSucceeded, wantStatus: "False", wantReason: v1alpha1.ReasonDatasetMismatch, wantCalls: "1,1"},
@@ -677,6 +703,45 @@ func TestReconcilePreparePaths(t *testing.T) {
 			}
 		})
 	}
+}
+
+// creatingDatabase is a database creation Spanner is still working on.
+var creatingDatabase = target.DatabaseProgress{Operation: "projects/p/instances/i/databases/d/operations/o", Creating: true, Statements: 3}
+
+// TestReconcileRecordsTheDatabaseOperationAndPollsIt: a database still
+// being created holds no reconcile: its operation is recorded, the
+// condition says what is under way, the run is requeued to poll it, and
+// it goes on once the operation is done.
+func TestReconcileRecordsTheDatabaseOperationAndPollsIt(t *testing.T) {
+	run := runtest.Run("r").Created(t0).Obj()
+	f := newFakeReconcile(t, interceptor.Funcs{}, run)
+	f.spanner.database = &creatingDatabase
+	res, err := f.reconcile(run)
+	if err != nil || res.RequeueAfter != 5*time.Second {
+		t.Fatalf("reconcile while the database is created: %+v, %v; want a poll in 5 s", res, err)
+	}
+	got := f.run(run)
+	if op := got.Status.Target.DatabaseOperation; op != creatingDatabase.Operation {
+		t.Errorf("status.target.databaseOperation %q, want %q", op, creatingDatabase.Operation)
+	}
+	c := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionTargetReady)
+	if want := creatingDatabase.Describe(run.Spec.Target.Database); c == nil || c.Message != want {
+		t.Errorf("TargetReady %+v, want the message %q", c, want)
+	}
+	f.wantEvents("Normal " + v1alpha1.ReasonProvisioning)
+
+	f.spanner.mu.Lock()
+	f.spanner.database = nil
+	f.spanner.mu.Unlock()
+	if _, err := f.reconcile(got); err != nil {
+		t.Fatal(err)
+	}
+	got = f.run(run)
+	wantCondition(t, got, v1alpha1.ConditionTargetReady, metav1.ConditionTrue, v1alpha1.ReasonTargetAvailable)
+	if op := got.Status.Target.DatabaseOperation; op != "" {
+		t.Errorf("status.target.databaseOperation %q after the operation finished, want none", op)
+	}
+	f.wantEvents("Normal " + v1alpha1.ReasonTargetAvailable) // Provisioning only once
 }
 
 // TestReconcileEphemeralRunHoldsItsFinalizerBeforeItsInstanceExists: the finalizer

@@ -49,6 +49,17 @@ type TargetStatus struct {
 	// +kubebuilder:validation:MaxLength=512
 	CreateOperation string `json:"createOperation,omitempty"`
 
+	// databaseOperation is the name of the long-running operation creating
+	// the run's database or applying the workload's schema to it
+	// ("projects/P/instances/I/databases/D/operations/O") while Spanner
+	// works on it. The manager polls it on later reconciles instead of
+	// waiting for it (a schema change with indexes takes minutes on Cloud
+	// Spanner), also after a restart. It is a resource name, never a
+	// credential.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	DatabaseOperation string `json:"databaseOperation,omitempty"`
+
 	// created is true when spanbench created the instance for this run
 	// (mode Ephemeral): it carries the run's labels and is deleted when the
 	// run ends or is deleted.

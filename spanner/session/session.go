@@ -66,9 +66,12 @@ func (s *Session) Emulator() bool { return s.Endpoint.IsEmulator() }
 // target.ErrDialectMismatch. With createInstance it first creates the
 // instance with the target's config, size and edition; otherwise the
 // instance must exist and is never modified. ep is where the target is.
+// ctx bounds the wait; a reconciler takes the same steps one at a time
+// (DatabaseOf, target.StepDatabase).
 func EnsureDatabase(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.TargetSpec, schema workload.Schema, createInstance bool) error {
-	if d := t.Dialect.OrDefault(); schema.Dialect() != d {
-		return fmt.Errorf("the workload's schema is %s, the target's dialect %s", schema.Dialect(), d)
+	db, ddl, err := DatabaseOf(ep, t, schema)
+	if err != nil {
+		return err
 	}
 	ia, da, err := target.AdminClients(ctx, ep)
 	if err != nil {
@@ -81,9 +84,19 @@ func EnsureDatabase(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.Target
 			return err
 		}
 	}
+	return target.EnsureDatabase(ctx, target.DatabaseAdminOf(da), db, ddl)
+}
+
+// DatabaseOf is the target's database at ep and the DDL that makes its
+// schema: the workload's, in the schema's dialect, which must be the
+// target's, and the dataset marker table.
+func DatabaseOf(ep endpoint.Endpoint, t v1alpha1.TargetSpec, schema workload.Schema) (target.Database, []string, error) {
+	if d := t.Dialect.OrDefault(); schema.Dialect() != d {
+		return target.Database{}, nil, fmt.Errorf("the workload's schema is %s, the target's dialect %s", schema.Dialect(), d)
+	}
 	ddl := append(schema.DDL(), dataset.MarkerDDL(schema.Dialect()))
 	db := target.Database{Project: t.Project, Instance: t.Instance.Name, Database: t.Database, Dialect: schema.Dialect(), Endpoint: ep}
-	return target.EnsureDatabase(ctx, da, db, ddl)
+	return db, ddl, nil
 }
 
 // Workload binds a workload spec to the session for shard i of n, in the

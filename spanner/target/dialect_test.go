@@ -59,7 +59,7 @@ func TestEnsureDatabaseCreatesAPostgreSQLDatabaseOnce(t *testing.T) {
 	}
 	var first []string
 	for i := range 2 {
-		if err := EnsureDatabase(ctx, da, db, ddl); err != nil {
+		if err := EnsureDatabase(ctx, DatabaseAdminOf(da), db, ddl); err != nil {
 			t.Fatalf("call %d: %v", i+1, err)
 		}
 		stmts := schema()
@@ -81,7 +81,7 @@ func TestEnsureDatabaseCreatesAPostgreSQLDatabaseOnce(t *testing.T) {
 			t.Errorf("the second call changed the schema:\n%q\nto\n%q", first, stmts)
 		}
 	}
-	if missing, err := missingStatements(ctx, da, db.name(), ddl); err != nil || len(missing) > 0 {
+	if missing, err := missingStatements(ctx, DatabaseAdminOf(da), db.name(), ddl); err != nil || len(missing) > 0 {
 		t.Errorf("after EnsureDatabase, missingStatements = %q, %v; want none: the PostgreSQL DDL Spanner returns is not recognised", missing, err)
 	}
 	if d, err := queryDialect(ctx, db); err != nil || d != v1alpha1.DialectPostgreSQL {
@@ -103,7 +103,7 @@ func TestEnsureDatabaseRefusesTheOtherDialect(t *testing.T) {
 		{v1alpha1.DialectPostgreSQL, v1alpha1.DialectGoogleSQL},
 	} {
 		db := Database{Project: "p", Instance: "inst", Database: strings.ToLower(string(tc.have)), Dialect: tc.have, Endpoint: endpoint.Emulator(e.Host())}
-		if err := EnsureDatabase(ctx, da, db, workloadDDL(t, v1alpha1.WorkloadYCSB, tc.have)); err != nil {
+		if err := EnsureDatabase(ctx, DatabaseAdminOf(da), db, workloadDDL(t, v1alpha1.WorkloadYCSB, tc.have)); err != nil {
 			t.Fatalf("creating the %s database: %v", tc.have, err)
 		}
 		before, err := da.GetDatabaseDdl(ctx, &databasepb.GetDatabaseDdlRequest{Database: db.name()})
@@ -112,7 +112,7 @@ func TestEnsureDatabaseRefusesTheOtherDialect(t *testing.T) {
 		}
 		other := db
 		other.Dialect = tc.want
-		err = EnsureDatabase(ctx, da, other, workloadDDL(t, v1alpha1.WorkloadTweet, tc.want))
+		err = EnsureDatabase(ctx, DatabaseAdminOf(da), other, workloadDDL(t, v1alpha1.WorkloadTweet, tc.want))
 		if !errors.Is(err, ErrDialectMismatch) {
 			t.Fatalf("EnsureDatabase(%s) on a %s database: %v; want ErrDialectMismatch", tc.want, tc.have, err)
 		}

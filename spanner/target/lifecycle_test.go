@@ -367,7 +367,7 @@ func TestSplitPointsAreUnsupportedOnTheEmulator(t *testing.T) {
 	if err := EnsureInstance(ctx, AdminOf(ia), Instance{Project: "p", Instance: "inst", Config: "emulator-config", Nodes: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := EnsureDatabase(ctx, da, Database{Project: "p", Instance: "inst", Database: "db"}, []string{"CREATE TABLE usertable (id STRING(MAX) NOT NULL) PRIMARY KEY (id)"}); err != nil {
+	if err := EnsureDatabase(ctx, DatabaseAdminOf(da), Database{Project: "p", Instance: "inst", Database: "db"}, []string{"CREATE TABLE usertable (id STRING(MAX) NOT NULL) PRIMARY KEY (id)"}); err != nil {
 		t.Fatal(err)
 	}
 	err := AddSplitPoints(ctx, da, "p", "inst", "db", "usertable", EvenSplitKeys(3))

@@ -227,80 +227,35 @@ func busy(err error) error {
 // applied, and returns an error without applying anything. A database that
 // cannot take the schema change now is ErrDatabaseBusy. ctx bounds the
 // wait for the schema change.
-func EnsureDatabase(ctx context.Context, admin *database.DatabaseAdminClient, db Database, ddl []string) error {
-	dialect := db.Dialect.OrDefault()
-	apiDialect, ok := apiDialects[dialect]
-	if !ok {
-		return fmt.Errorf("ensure database %s: unknown dialect %q", db.Database, db.Dialect)
-	}
-	parent := "projects/" + db.Project + "/instances/" + db.Instance
-	name := db.name()
-	got, err := admin.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: name})
-	switch {
-	case status.Code(err) == codes.NotFound:
-		created, err := createDatabase(ctx, admin, db, parent, apiDialect, ddl)
-		if err != nil {
+//
+// It loops on StepDatabase, the one owner of these steps, which a
+// reconciler calls once per reconcile instead.
+func EnsureDatabase(ctx context.Context, admin DatabaseAdmin, db Database, ddl []string) error {
+	operation := ""
+	for {
+		p, err := StepDatabase(ctx, admin, db, ddl, operation, ensureStepWait)
+		switch {
+		case err == nil && p.Done:
+			return nil
+		case ctx.Err() != nil && p.Operation != "":
+			// Still running (or no longer readable) when ctx ended.
+			return fmt.Errorf("waiting for database %s (%s): %w", db.name(), p.Describe(db.Database), ctx.Err())
+		case err != nil:
 			return err
 		}
-		if created && dialect == v1alpha1.DialectGoogleSQL {
-			return nil // the DDL came with the creation
-		}
-		if !created { // created concurrently: check it like any other
-			if err := checkDialect(ctx, db, nil); err != nil {
-				return err
-			}
-		}
-	case err != nil:
-		return fmt.Errorf("get database %s: %w", name, err)
-	case got.GetState() == databasepb.Database_CREATING:
-		return fmt.Errorf("%w: database %s is still being created or restored", ErrDatabaseBusy, name)
-	default:
-		if err := checkDialect(ctx, db, got); err != nil {
-			return err
-		}
+		operation = p.Operation
 	}
-
-	missing, err := missingStatements(ctx, admin, name, ddl)
-	if err != nil || len(missing) == 0 {
-		return err
-	}
-	op, err := admin.UpdateDatabaseDdl(ctx, &databasepb.UpdateDatabaseDdlRequest{Database: name, Statements: missing})
-	if err != nil {
-		return fmt.Errorf("update ddl of %s: %w", name, busy(err))
-	}
-	if err := op.Wait(ctx); err != nil {
-		return fmt.Errorf("update ddl of %s: wait: %w", name, busy(err))
-	}
-	return nil
 }
+
+// ensureStepWait is how long EnsureDatabase's steps wait for an operation:
+// each step ends by reading the database afresh, so a longer wait saves
+// calls.
+const ensureStepWait = 10 * time.Second
 
 // apiDialects are the admin API's names of the dialects.
 var apiDialects = map[v1alpha1.Dialect]databasepb.DatabaseDialect{
 	v1alpha1.DialectGoogleSQL:  databasepb.DatabaseDialect_GOOGLE_STANDARD_SQL,
 	v1alpha1.DialectPostgreSQL: databasepb.DatabaseDialect_POSTGRESQL,
-}
-
-// createDatabase creates the database, with ddl for GoogleSQL. created is
-// false when it appeared concurrently (AlreadyExists).
-func createDatabase(ctx context.Context, admin *database.DatabaseAdminClient, db Database, parent string,
-	dialect databasepb.DatabaseDialect, ddl []string) (created bool, err error) {
-	req := &databasepb.CreateDatabaseRequest{Parent: parent, DatabaseDialect: dialect}
-	if dialect == databasepb.DatabaseDialect_POSTGRESQL {
-		req.CreateStatement = `CREATE DATABASE "` + db.Database + `"`
-	} else {
-		req.CreateStatement, req.ExtraStatements = "CREATE DATABASE `"+db.Database+"`", ddl
-	}
-	op, err := admin.CreateDatabase(ctx, req)
-	switch {
-	case status.Code(err) == codes.AlreadyExists:
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("create database %s: %w", db.name(), busy(err))
-	}
-	if _, err := op.Wait(ctx); err != nil {
-		return false, fmt.Errorf("create database %s: wait: %w", db.name(), busy(err))
-	}
-	return true, nil
 }
 
 // checkDialect refuses an existing database whose dialect is not
@@ -363,13 +318,13 @@ func queryDialect(ctx context.Context, db Database) (v1alpha1.Dialect, error) {
 
 // missingStatements returns, in order, the statements of ddl whose object
 // the database lacks.
-func missingStatements(ctx context.Context, admin *database.DatabaseAdminClient, name string, ddl []string) ([]string, error) {
-	resp, err := admin.GetDatabaseDdl(ctx, &databasepb.GetDatabaseDdlRequest{Database: name})
+func missingStatements(ctx context.Context, admin DatabaseAdmin, name string, ddl []string) ([]string, error) {
+	statements, err := admin.GetDatabaseDdl(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("get ddl of %s: %w", name, err)
 	}
 	have := map[object]bool{}
-	for _, s := range resp.GetStatements() {
+	for _, s := range statements {
 		if o, ok := createdObject(s); ok {
 			have[o] = true
 		}

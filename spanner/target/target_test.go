@@ -111,7 +111,7 @@ func TestEnsureDatabase(t *testing.T) {
 	}
 
 	for i := range 2 { // the second call finds everything present
-		if err := EnsureDatabase(ctx, da, benchDB, ddl); err != nil {
+		if err := EnsureDatabase(ctx, DatabaseAdminOf(da), benchDB, ddl); err != nil {
 			t.Fatalf("call %d: %v", i+1, err)
 		}
 		wantObjects(schema(), "TABLE USERTABLE", "INDEX USERTABLE_BY_FIELD0")
@@ -121,7 +121,7 @@ func TestEnsureDatabase(t *testing.T) {
 	// even spelled in another case.
 	ddl[1] = strings.ToUpper(ddl[1])
 	ddl = append(ddl, "CREATE UNIQUE INDEX usertable_by_field1 ON usertable(field1)")
-	if err := EnsureDatabase(ctx, da, benchDB, ddl); err != nil {
+	if err := EnsureDatabase(ctx, DatabaseAdminOf(da), benchDB, ddl); err != nil {
 		t.Fatal(err)
 	}
 	stmts := schema()
@@ -133,7 +133,7 @@ func TestEnsureDatabase(t *testing.T) {
 	// A statement whose effect cannot be looked up is refused on an
 	// existing database, and nothing is applied.
 	bad := append(slices.Clone(ddl), "ALTER TABLE usertable ADD COLUMN field2 BOOL", "CREATE INDEX by_field2 ON usertable(field2)")
-	if err := EnsureDatabase(ctx, da, benchDB, bad); err == nil || !strings.Contains(err.Error(), "ALTER TABLE") {
+	if err := EnsureDatabase(ctx, DatabaseAdminOf(da), benchDB, bad); err == nil || !strings.Contains(err.Error(), "ALTER TABLE") {
 		t.Errorf("EnsureDatabase with an ALTER: %v", err)
 	}
 	if got := len(schema()); got != 3 {
@@ -191,7 +191,7 @@ func TestDataClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	ddl := []string{"CREATE TABLE kv (k STRING(MAX) NOT NULL, v INT64) PRIMARY KEY (k)"}
-	if err := EnsureDatabase(ctx, da, Database{Project: "p", Instance: "inst", Database: "db"}, ddl); err != nil {
+	if err := EnsureDatabase(ctx, DatabaseAdminOf(da), Database{Project: "p", Instance: "inst", Database: "db"}, ddl); err != nil {
 		t.Fatal(err)
 	}
 	c, err := endpoint.Emulator(e.Host()).NewClient(ctx, "projects/p/instances/inst/databases/db", spanner.ClientConfig{})
