@@ -35,10 +35,7 @@ import (
 // one correct outcome: no lost result, no leaked Ephemeral instance, no
 // run (runner pods, report, completion) twice. They are not parallel:
 // each fault hits what every other run of the suite needs (the emulator,
-// the API server, the manager) — but TestRunnerNetworkCut, whose fault
-// stays inside one runner pod's network namespace, runs beside the other
-// parallel tests (not beside these: Go runs the sequential tests first).
-// They run in the kustomize pass only: how
+// the API server, the manager). They run in the kustomize pass only: how
 // spanbench was installed changes nothing of what they test.
 // docs/security.md, "Faults on real pods", has their figures.
 
@@ -189,11 +186,9 @@ func TestManagerKilledDuringAggregation(t *testing.T) {
 // namespace for 5 s (iptables DROP inside the pod's own namespace,
 // entered with nsenter on its process), then restores it. Its calls to
 // the emulator and its watch of the control ConfigMap stall; the run must
-// still merge both runners' results exactly. Parallel: the cut is the
-// pod's own, no other run sees it.
+// still merge both runners' results exactly.
 func TestRunnerNetworkCut(t *testing.T) {
 	kustomizePassOnly(t)
-	t.Parallel()
 	ns := newNamespace(t, "e2e-fault-net")
 	run := faultRun(t, ns)
 	create(t, run)
