@@ -48,8 +48,15 @@ stop_e2e() {
 trap 'stop_e2e' EXIT
 trap 'exit 130' INT TERM
 
+# The unit stage runs at a lower CPU priority: the end-to-end cycle is the
+# longer of the two, and its tests hold real pods and one emulator to
+# wall-clock bounds (a loader test writes 200,000 rows within its run's
+# deadline). At equal priority the unit stage's packages, two at a time,
+# each with an emulator or envtest, cut that emulator's loading from
+# 6,000-10,000 to about 1,500 rows/s. The unit stage still gets whatever
+# the cycle leaves, most of a core or more: the cycle mostly waits.
 unit_rc=0
-"${MAKE}" --no-print-directory test-unit || unit_rc=$?
+nice -n 10 "${MAKE}" --no-print-directory test-unit || unit_rc=$?
 t_unit=$((SECONDS - T0))
 if [[ ${unit_rc} -eq 0 ]]; then
   log "unit stage passed in ${t_unit} s; waiting for the end-to-end cycle (bin/test-e2e.log)"
