@@ -86,8 +86,13 @@ emulator-check: ## fail with a clear message when the Cloud Spanner emulator is 
 test-deps: ## install the Debian packages the suites need: etcd, promtool (prometheus), Chromium
 	hack/install-deps.sh envtest prometheus chromium
 
+# `make test` runs the unit stage and the end-to-end cycle side by side
+# (hack/test.sh; the cycle's output in bin/test-e2e.log). Every Debian
+# package of both is installed first: two apt-get at once would fight over
+# dpkg's lock.
 .PHONY: test
-test: test-unit test-e2e ## every suite: unit, emulator, envtest, Helm chart, then end to end on a local cluster (root)
+test: deps ## every suite: unit, emulator, envtest, Helm chart, and beside them end to end on a local cluster (root)
+	MAKE="$(MAKE)" hack/test.sh
 
 .PHONY: test-unit
 test-unit: test-deps verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool), HTML report (headless Chromium), then a short fuzz

@@ -131,7 +131,16 @@ start() {
   [[ -x "${exe}" ]] || die "${name}: ${exe} not found or not executable"
   log "starting ${name}"
   env "${START_ENV[@]+"${START_ENV[@]}"}" setsid "${exe}" "$@" > "${LOG_DIR}/${name}.log" 2>&1 < /dev/null &
-  echo "$! ${exe}" > "${PID_DIR}/${name}.pid"
+  local pid=$! i
+  echo "${pid} ${exe}" > "${PID_DIR}/${name}.pid"
+  # Until env and setsid have exec'd the component, /proc/PID/exe is
+  # theirs and pid_of takes the component for dead: on a busy host a
+  # cluster-up once gave up on an etcd that was starting ("etcd exited
+  # while waiting for etcd health"). Wait for the exec (or the exit).
+  for ((i = 0; i < 100; i++)); do
+    [[ -e "/proc/${pid}" && "$(readlink "/proc/${pid}/exe" 2>/dev/null)" != "${exe}" ]] || return 0
+    sleep 0.05
+  done
 }
 
 # start_apiserver starts kube-apiserver: the one command line of

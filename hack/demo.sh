@@ -80,10 +80,20 @@ cmd_up() {
   # its own when missing, but jq and openssl are needed before it runs).
   "${HACK}/install-deps.sh" cluster tools
   find_kubectl
-  log "starting the local cluster (hack/cluster-up.sh; Kubernetes binaries are built the first time)"
-  "${HACK}/cluster-up.sh"
-  log "building the spanbench image and loading it into the cluster (hack/build-images.sh)"
-  "${HACK}/build-images.sh" --tag dev --import >/dev/null
+  # The image needs no cluster: it is built while the cluster starts (which
+  # mostly waits for its components), and loaded once containerd runs.
+  log "building the spanbench image (hack/build-images.sh) while the local cluster starts (hack/cluster-up.sh; Kubernetes binaries are built the first time)"
+  local archive_out="${ROOT}/bin/build-images.out" build_pid
+  mkdir -p "${ROOT}/bin"
+  "${HACK}/build-images.sh" --tag dev > "${archive_out}" &
+  build_pid=$!
+  if ! "${HACK}/cluster-up.sh"; then
+    wait "${build_pid}" || true
+    die "the local cluster did not start (hack/cluster-up.sh, output above)"
+  fi
+  wait "${build_pid}" || die "building the spanbench image failed (hack/build-images.sh, output above)"
+  log "loading the spanbench image into the cluster"
+  CONTAINERD_ADDRESS="${CONTAINERD_SOCK}" "${HACK}/image.sh" --import "$(tail -n 1 "${archive_out}")" >/dev/null
   emulator_fresh
 }
 

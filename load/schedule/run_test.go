@@ -170,6 +170,13 @@ func TestRunCancelStopsPromptly(t *testing.T) {
 		step(t, fc, 100*time.Millisecond)
 	}
 	waitFor(t, "3 blocked handlers", func() bool { return h.count() == 3 })
+	// The arrivals at 300 and 400 ms are due too; their workers report them
+	// missed once the scheduler runs them, which on a busy host can come
+	// after the 3 handlers blocked: cancelling before that would drop them.
+	waitFor(t, "the 2 arrivals beyond the 3 in flight reported missed", func() bool {
+		_, missed := h.snapshot()
+		return len(missed) == 2
+	})
 
 	cancel()
 	res := await(t, done)

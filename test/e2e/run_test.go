@@ -267,16 +267,24 @@ func requireOneOutcome(t *testing.T, run *v1alpha1.BenchmarkRun) {
 	if reports != 1 {
 		t.Errorf("want one report ConfigMap, got %d", reports)
 	}
-	events := &corev1.EventList{}
-	if err := suite.c.List(t.Context(), events, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
+	// The manager's event broadcaster writes the event after the status,
+	// asynchronously: on a loaded host it can land after the run was seen
+	// finished (a one-shot List once found none, and the event a moment
+	// later). Wait for it, then count.
 	completed := int32(0)
-	for _, e := range events.Items {
-		if e.InvolvedObject.Name == run.Name && (e.Reason == v1alpha1.ReasonCompleted || e.Reason == v1alpha1.ReasonPartialResults) {
-			completed += max(e.Count, 1)
+	eventually(t, 30*time.Second, "the run's completion event", func(ctx context.Context) (bool, string) {
+		events := &corev1.EventList{}
+		if err := suite.c.List(ctx, events, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
 		}
-	}
+		completed = 0
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == run.Name && (e.Reason == v1alpha1.ReasonCompleted || e.Reason == v1alpha1.ReasonPartialResults) {
+				completed += max(e.Count, 1)
+			}
+		}
+		return completed > 0, fmt.Sprintf("no %s or %s event of run %s yet", v1alpha1.ReasonCompleted, v1alpha1.ReasonPartialResults, run.Name)
+	})
 	if completed != 1 {
 		t.Errorf("want one completion event, got %d", completed)
 	}
