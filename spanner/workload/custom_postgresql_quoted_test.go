@@ -2,7 +2,6 @@ package workload_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -154,25 +153,9 @@ func TestPostgreSQLQuotedMixedCaseNamesLoadAndRun(t *testing.T) {
 	if n := countIndex(t, s, "Albums", "AlbumsByTitle", "Title"); n != 20 {
 		t.Errorf(`the index "AlbumsByTitle" holds %d entries, want 20`, n)
 	}
-	w, err := s.Workload(&spec, "test", 0, 1)
-	if err != nil {
-		t.Fatalf("binding the workload: %v", err)
-	}
-	ops := map[string]*workload.Op{}
-	for _, op := range w.Ops() {
-		ops[op.Spec.Name] = op
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
+	run := opRunner(t, s, &spec)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	run := func(name string) int64 {
-		t.Helper()
-		out, err := ops[name].Do(ctx, rng)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return out.Rows
-	}
 	for range 5 {
 		for name, want := range map[string]int64{"get-singer": 1, "read-singer": 1, "album-by-title": 1, "album-range": 4, "add-sales": 1} {
 			if got := run(name); got != want {

@@ -196,25 +196,7 @@ func TestPostgreSQLCustomWorkloadLoadsAndRunsEveryOperationKind(t *testing.T) {
 	if n := countIndex(t, s, "albums", "albums_by_title", "title"); n != 60 {
 		t.Errorf("the index albums_by_title holds %d entries, want 60", n)
 	}
-	w, err := s.Workload(spec, "test", 0, 1)
-	if err != nil {
-		t.Fatalf("binding the workload: %v", err)
-	}
-	ops := map[string]*workload.Op{}
-	for _, op := range w.Ops() {
-		ops[op.Spec.Name] = op
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	run := func(name string) int64 {
-		t.Helper()
-		out, err := ops[name].Do(ctx, rng)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return out.Rows
-	}
+	run := opRunner(t, s, spec)
 	for range 5 {
 		for name, want := range map[string]int64{"get-singer": 1, "read-singer": 1, "album-by-title": 1, "add-sales": 3, "album-range": 4, "reprice": 1} {
 			if got := run(name); got != want {
@@ -270,4 +252,31 @@ func countIndex(t *testing.T, s *session.Session, table, index, column string) i
 		t.Fatalf("reading index %s: %v", index, err)
 	}
 	return n
+}
+
+// opRunner binds spec to s as run "test" and returns a function that runs
+// the named operation once, failing the test on an error, and returns the
+// rows it returned or changed. The operations share one seeded random
+// source and a 2-minute context.
+func opRunner(t *testing.T, s *session.Session, spec *v1alpha1.WorkloadSpec) func(name string) int64 {
+	t.Helper()
+	w, err := s.Workload(spec, "test", 0, 1)
+	if err != nil {
+		t.Fatalf("binding the workload: %v", err)
+	}
+	ops := map[string]*workload.Op{}
+	for _, op := range w.Ops() {
+		ops[op.Spec.Name] = op
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return func(name string) int64 {
+		t.Helper()
+		out, err := ops[name].Do(ctx, rng)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return out.Rows
+	}
 }
