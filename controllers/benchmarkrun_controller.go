@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 // BenchmarkRunReconciler runs BenchmarkRuns: it prepares the target, starts

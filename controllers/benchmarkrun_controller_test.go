@@ -18,8 +18,8 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // shardResults decodes the shard results the runners wrote.

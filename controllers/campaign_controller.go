@@ -14,7 +14,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
-	"github.com/spanbench/spanbench/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 // BenchmarkCampaignReconciler runs BenchmarkCampaigns: it starts

@@ -26,9 +26,9 @@ import (
 	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/runtest"
-	"github.com/spanbench/spanbench/load/histogram"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/result/histogram"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // The campaign controller's decisions, against controller-runtime's fake

@@ -14,8 +14,8 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/history"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // finishRunsWithServer ends the iteration's runs with reports that hold

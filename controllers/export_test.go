@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol/chunks"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/protocol/chunks"
 )
 
 // Test-only access, for the envtest scenarios of package controllers_test,

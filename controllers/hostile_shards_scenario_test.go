@@ -16,7 +16,7 @@ import (
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // hostileHeapLimit is the most heap the test process (manager, API

@@ -30,7 +30,7 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/target"

@@ -15,11 +15,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/histogram"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/protocol/bucket"
-	"github.com/spanbench/spanbench/protocol/chunks"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/result/histogram"
+	"github.com/spanbench/spanbench/runner/protocol"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/protocol/chunks"
 )
 
 // When every runner has reported (shard_reports.go), the controller

@@ -19,8 +19,8 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/protocol"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 // withBucket gives the scenario a file:// results bucket in a fresh

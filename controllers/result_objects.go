@@ -9,9 +9,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/protocol/bucket"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/protocol"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 // With a results bucket (BenchmarkRunReconciler.Results), a run's shard

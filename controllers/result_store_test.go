@@ -24,12 +24,12 @@ import (
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/load/histogram"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/pod"
-	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/protocol/bucket"
-	"github.com/spanbench/spanbench/protocol/chunks"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/result/histogram"
+	"github.com/spanbench/spanbench/runner/pod"
+	"github.com/spanbench/spanbench/runner/protocol"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/protocol/chunks"
 )
 
 // storeScenario is a run whose runners' access and shard ConfigMaps exist,

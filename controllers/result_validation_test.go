@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // TestEveryHostileShardIsRefusedAndTheOthersStillMerge: each class of

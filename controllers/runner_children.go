@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // ensureChildren runs one stage's ensure. The guardrails are checked again

@@ -15,8 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/protocol/chunks"
+	"github.com/spanbench/spanbench/runner/protocol"
+	"github.com/spanbench/spanbench/runner/protocol/chunks"
 )
 
 func TestNewRunnerServiceAccount(t *testing.T) {

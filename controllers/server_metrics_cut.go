@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // Cloud Monitoring's figures arrive minutes after a run's results are

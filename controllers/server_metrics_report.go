@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // MonitoringSection is status.serverMetrics as the result document's

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/serverstats"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // deleteShardChunks deletes the chunks of the run's shard results once the

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // shardMap is shard i's ConfigMap holding rep, as runner i writes it.

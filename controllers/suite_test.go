@@ -31,7 +31,7 @@ import (
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/testenv"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/emulator"
 	"github.com/spanbench/spanbench/spanner/target"
 )

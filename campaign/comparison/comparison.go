@@ -17,9 +17,9 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/histogram"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/result/histogram"
 )
 
 // Cell is one cell's results in an iteration.

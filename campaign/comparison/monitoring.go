@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // Cloud Monitoring's figures of a run (its result's monitoring section,

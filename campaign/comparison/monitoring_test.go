@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
+	"github.com/spanbench/spanbench/result"
 )
 
 // withMonitoring gives each of c's runs a monitoring section: high- and

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/histogram"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/result/histogram"
 )
 
 // Pool is one cell's figures for one operation over all its runs: the

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
 )
 
 // Keys of an iteration's report ConfigMap: the whole table as

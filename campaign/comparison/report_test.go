@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
 )
 
 // reportTable has a Regressed row with an interval, a Neutral one, and an

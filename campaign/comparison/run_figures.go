@@ -2,7 +2,7 @@ package comparison
 
 import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // runFigure reads one figure of a run's operation that is not derived from

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // Server CPU per operation and server query p99 are one figure per run, from the server section

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
+	"github.com/spanbench/spanbench/result"
 )
 
 // withServerCPU gives each of c's runs a server section whose read costs

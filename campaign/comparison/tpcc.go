@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // tpmC is one figure per TPCC run (the result's tpcc.tpmC: New-Order

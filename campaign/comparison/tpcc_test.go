@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
+	"github.com/spanbench/spanbench/result"
 )
 
 // asNewOrder makes c's runs TPC-C runs: their one operation becomes the

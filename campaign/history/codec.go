@@ -11,7 +11,7 @@ import (
 	"sort"
 
 	"github.com/spanbench/spanbench/campaign/plan"
-	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/result/histogram"
 )
 
 // Limits of one stored entry. A ConfigMap holds at most 1 MiB of data

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/campaign/comparison"
-	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/result/histogram"
 )
 
 // SchemaVersion identifies the entry format. Decode refuses others.

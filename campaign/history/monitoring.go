@@ -5,7 +5,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // MonitoringFigures are a cell's Cloud Monitoring figures in an

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spanbench/spanbench/campaign/comparison"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // ServerFigures are an operation's Spanner figures in an iteration: the

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/spanbench/spanbench/campaign/comparison"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 func f64(v float64) *float64 { return &v }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/result/histogram"
 )
 
 // realisticEntry is a 6-cell × 6-operation iteration whose every

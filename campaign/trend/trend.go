@@ -16,7 +16,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/campaign/history"
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
 )
 
 // Series is one variant's metric across iterations, oldest first.

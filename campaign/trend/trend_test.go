@@ -8,7 +8,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/history"
-	"github.com/spanbench/spanbench/load/histogram"
+	"github.com/spanbench/spanbench/result/histogram"
 )
 
 var day0 = time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)

@@ -16,11 +16,11 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/campaign/plan"
+	"github.com/spanbench/spanbench/campaign/stats"
 	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/report"
+	"github.com/spanbench/spanbench/cmd/spanbench/report"
+	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/emulator"
-	"github.com/spanbench/spanbench/stats"
 )
 
 // campaignFlags are `spanbench campaign`'s flags.

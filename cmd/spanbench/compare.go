@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
 )
 
 // exitRegressed is compare's exit code with --fail-on-regression when a

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/spanbench/spanbench/stats"
+	"github.com/spanbench/spanbench/campaign/stats"
 )
 
 // metric is one figure compare reports per operation.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 const tinyWorkload = `

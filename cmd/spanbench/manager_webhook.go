@@ -10,8 +10,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/spanbench/spanbench/campaign/admission"
-	"github.com/spanbench/spanbench/webhookcert"
+	admission "github.com/spanbench/spanbench/controllers/webhook"
+	webhookcert "github.com/spanbench/spanbench/controllers/webhook/cert"
 )
 
 // webhookFlags say whether and how the manager serves the BenchmarkCampaign

@@ -12,11 +12,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
+	"github.com/spanbench/spanbench/cmd/spanbench/report"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
-	"github.com/spanbench/spanbench/protocol/bucket"
-	"github.com/spanbench/spanbench/report"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/protocol"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/report"
+	"github.com/spanbench/spanbench/cmd/spanbench/report"
 )
 
 // maxComparisonFile bounds what --comparison reads: a campaign object is

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/report"
+	"github.com/spanbench/spanbench/cmd/spanbench/report"
+	"github.com/spanbench/spanbench/result"
 )
 
 // readRuns reads result files to show side by side, unmerged (--overlay).

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/internal/shardtest"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // t0 is the results' start.

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 // resultsFlags name the results bucket (docs/result-format.md): where

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // streamsWorkload is an open-loop stream of stale reads beside a batch of

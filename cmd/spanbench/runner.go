@@ -16,8 +16,8 @@ import (
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 	crzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/spanbench/spanbench/pod"
-	"github.com/spanbench/spanbench/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/pod"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 // Environment the runner Job gives every pod.

@@ -20,13 +20,13 @@ func TestTheRunnerBuildHoldsOnlyTheLoadRoles(t *testing.T) {
 	}
 	deps := strings.Fields(string(out))
 	const mod = "github.com/spanbench/spanbench/"
-	for _, want := range []string{"pod", "shardrun", "load/engine"} {
+	for _, want := range []string{"runner/pod", "runner/shardrun", "runner/engine"} {
 		if !slices.Contains(deps, mod+want) {
 			t.Errorf("the runner build lacks %s%s, which runner pods run", mod, want)
 		}
 	}
 	for _, d := range deps {
-		for _, banned := range []string{mod + "controllers", mod + "report", mod + "campaign/", mod + "webhookcert", "sigs.k8s.io/controller-runtime/pkg/webhook"} {
+		for _, banned := range []string{mod + "controllers", mod + "cmd/spanbench/report", mod + "campaign/", "sigs.k8s.io/controller-runtime/pkg/webhook"} {
 			if strings.HasPrefix(d, banned) {
 				t.Errorf("the runner build links %s: manager, report or campaign code in every runner pod's memory", d)
 			}

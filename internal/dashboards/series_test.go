@@ -13,8 +13,8 @@ import (
 
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/dashboards"
-	"github.com/spanbench/spanbench/load/metrics"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/metrics"
 )
 
 // rulesFile holds the alert rules, which query the same series.

@@ -10,9 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/histogram"
-	"github.com/spanbench/spanbench/load/result"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/result/histogram"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // The seeds' scale (issue 11): a 30-minute run at the default 10 s interval

@@ -3,7 +3,7 @@ package monitoring
 import (
 	"time"
 
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // WarmUpRule is how the server's minutes are read for the end of its

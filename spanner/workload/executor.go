@@ -7,7 +7,7 @@ import (
 	sppb "cloud.google.com/go/spanner/apiv1/spannerpb"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/operation"
+	"github.com/spanbench/spanbench/result/operation"
 )
 
 // Outcome is what one successful operation did: the load layer's, so that

@@ -7,7 +7,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/workload/tpcc"
 )
 

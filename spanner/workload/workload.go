@@ -13,7 +13,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/load/operation"
+	"github.com/spanbench/spanbench/result/operation"
 	"github.com/spanbench/spanbench/spanner/gfe"
 )
 

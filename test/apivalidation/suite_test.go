@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/spanbench/spanbench/campaign/admission"
+	admission "github.com/spanbench/spanbench/controllers/webhook"
 	"github.com/spanbench/spanbench/internal/await"
 
 	"github.com/spanbench/spanbench/internal/testenv"

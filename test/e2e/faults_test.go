@@ -27,7 +27,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
-	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/result"
 )
 
 // The fault tests (issue 10, item 7) break one real component of the

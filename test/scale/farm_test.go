@@ -24,7 +24,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/procrss"
-	"github.com/spanbench/spanbench/pod"
+	"github.com/spanbench/spanbench/runner/pod"
 )
 
 // The pod farm stands in for the kubelet and the Job controller, which

@@ -14,7 +14,7 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"
-	"github.com/spanbench/spanbench/protocol"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // wideRunners is the runner count of BenchmarkRunWith100Runners.

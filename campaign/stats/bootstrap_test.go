@@ -1,0 +1,133 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/spanbench/spanbench/result/histogram"
+)
+
+// TestSparseMergeEqualsHDRMerge: the bootstrap's bucket sums give exactly
+// the percentiles of histograms merged by load/histogram, resampled
+// repeats included, so no resample ever reads a percentile any other way.
+func TestSparseMergeEqualsHDRMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	in := syntheticRun(rng, newHistograms(12), 300, 1)
+	rs, err := newRunSeries("run", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, idx := range [][]int{rs.all(), {0, 0, 0, 5}, {11, 3, 3, 7, 7, 7}} {
+		merged := histogram.New()
+		for _, i := range idx {
+			if err := histogram.Merge(merged, in[i].Latency); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range []float64{0.1, 50, 90, 99, 99.9, 100} {
+			want := merged.ValueAtPercentile(p)
+			if got := rs.statistic(idx, Statistic{Percentile: p}); got != float64(want) {
+				t.Errorf("intervals %v, p%g: bucket sums give %g, merged HDR histogram %d", idx, p, got, want)
+			}
+		}
+	}
+}
+
+// TestBlockResampleDrawsConsecutiveBlocks: n indices, made of runs of
+// consecutive intervals of the block length (the last one cut short).
+func TestBlockResampleDrawsConsecutiveBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, tc := range []struct{ n, l, wantL int }{{40, 0, 7}, {40, 5, 5}, {10, 20, 10}, {1, 0, 1}} {
+		idx := blockResample(nil, tc.n, tc.l, rng)
+		if len(idx) != tc.n {
+			t.Fatalf("n=%d l=%d: %d indices, want %d", tc.n, tc.l, len(idx), tc.n)
+		}
+		for b := 0; b < tc.n; b += tc.wantL {
+			for i := b + 1; i < min(b+tc.wantL, tc.n); i++ {
+				if idx[i] != idx[i-1]+1 || idx[i] >= tc.n {
+					t.Fatalf("n=%d l=%d: block at %d is not consecutive: %v", tc.n, tc.l, b, idx)
+				}
+			}
+		}
+	}
+}
+
+// TestCompareIntervalsIsReproducibleAndHonest: one seed, one answer; a
+// throughput ratio read as Σ ops / Σ seconds; too few intervals is
+// Inconclusive; bad input is an error naming what is wrong.
+func TestCompareIntervalsIsReproducibleAndHonest(t *testing.T) {
+	gen := rand.New(rand.NewPCG(3, 3))
+	b := syntheticRun(gen, newHistograms(20), 50, 1)
+	v := syntheticRun(gen, newHistograms(20), 50, 1.5)
+	opts := Options{MinEffect: 0.05}
+	run := func(seed uint64) Comparison {
+		c, err := CompareIntervals(b, v, Statistic{Percentile: 50}, opts, BootstrapOptions{Resamples: 300}, rand.New(rand.NewPCG(seed, 0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c1, c2 := run(9), run(9); c1 != c2 {
+		t.Errorf("same seed, different answers: %+v vs %+v", c1, c2)
+	}
+	if c := run(9); c.Verdict != Regressed || c.Lo <= 1 || c.Method != MethodBootstrap {
+		t.Errorf("a 50%% slower variant: %+v, want Regressed with an interval above 1", c)
+	}
+
+	v2 := append([]Interval(nil), b...)
+	for i := range v2 {
+		v2[i].Ops *= 2
+	}
+	c, err := CompareIntervals(b, v2, Statistic{Throughput: true}, Options{Direction: HigherIsBetter}, BootstrapOptions{Resamples: 100}, gen)
+	if err != nil || c.Ratio != 2 || c.Verdict != Improved {
+		t.Errorf("doubled ops: ratio %g, %s, err %v; want 2, Improved", c.Ratio, c.Verdict, err)
+	}
+
+	c, err = CompareIntervals(b[:MinIntervals-1], v[:MinIntervals-1], Statistic{Percentile: 99}, opts, BootstrapOptions{}, gen)
+	if err != nil || c.Verdict != Inconclusive || c.HasInterval || !math.IsNaN(c.PValue) {
+		t.Errorf("%d intervals: %+v, err %v; want Inconclusive without an interval or a p-value", MinIntervals-1, c, err)
+	}
+
+	foreign := hdr.New(1, 1000, 2)
+	for _, tc := range []struct {
+		name string
+		b, v []Interval
+		stat Statistic
+		rng  *rand.Rand
+		want string
+	}{
+		{"no baseline", nil, v, Statistic{Percentile: 99}, gen, "baseline has no intervals"},
+		{"nil histogram", b, []Interval{{Seconds: 1}}, Statistic{Percentile: 99}, gen, "variant interval 0"},
+		{"zero seconds", []Interval{{Latency: histogram.New()}}, v, Statistic{Percentile: 99}, gen, "Seconds > 0"},
+		{"foreign geometry", []Interval{{Latency: foreign, Seconds: 1}}, v, Statistic{Percentile: 99}, gen, "geometry"},
+		{"percentile 0", b, v, Statistic{}, gen, "percentile 0"},
+		{"percentile 101", b, v, Statistic{Percentile: 101}, gen, "percentile 101"},
+		{"nil rng", b, v, Statistic{Percentile: 99}, nil, "seeded random source"},
+		{"empty histograms", []Interval{{Latency: histogram.New(), Seconds: 1}}, v, Statistic{Percentile: 99}, gen, "above zero"},
+	} {
+		_, err := CompareIntervals(tc.b, tc.v, tc.stat, opts, BootstrapOptions{}, tc.rng)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestStudentQuantileMatchesTables: t quantiles from printed tables.
+func TestStudentQuantileMatchesTables(t *testing.T) {
+	for _, tc := range []struct {
+		p    float64
+		df   int
+		want float64
+	}{
+		{0.975, 1, 12.706}, {0.975, 2, 4.303}, {0.975, 3, 3.182}, {0.975, 4, 2.776},
+		{0.975, 9, 2.262}, {0.975, 30, 2.042}, {0.95, 5, 2.015}, {0.995, 10, 3.169},
+	} {
+		if got := studentQuantile(tc.p, tc.df); got < tc.want-0.005 || got > tc.want+0.005 {
+			t.Errorf("t(%g; %d) = %.4f, want %.3f", tc.p, tc.df, got, tc.want)
+		}
+	}
+}
