@@ -38,6 +38,15 @@ const (
 // run's name.
 const LabelRun = "bench.spanbench.io/run"
 
+// FinalizerInstance holds a run whose Ephemeral instance may exist: the
+// run object stays until the instance is deleted, so the instance is
+// deleted even when the run is deleted while the manager is down.
+const FinalizerInstance = "bench.spanbench.io/ephemeral-instance"
+
+// MaxServerMetricsItems bounds the status's lists of server metrics (the
+// CRD's MaxItems).
+const MaxServerMetricsItems = 32
+
 // runNamePattern is the metadata.name rule of the CRD: a DNS-1035 label, so
 // that a Service can be named after the run.
 var runNamePattern = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
@@ -48,6 +57,14 @@ func (r *BenchmarkRun) Replicas() int32 {
 		return *p
 	}
 	return DefaultRunnerReplicas
+}
+
+// LoaderPods is the number of loader pods, defaulted.
+func (r *BenchmarkRun) LoaderPods() int32 {
+	if p := r.Spec.Workload.Dataset.LoaderPods; p != nil {
+		return *p
+	}
+	return DefaultLoaderPods
 }
 
 // RunnerJobName is the name of the run's Indexed Job of runners.

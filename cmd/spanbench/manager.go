@@ -12,6 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/collectors"
+	"github.com/spanbench/spanbench/controllers/guardrails"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -33,7 +39,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 	"github.com/spanbench/spanbench/spanner/serverstats"
@@ -51,7 +56,7 @@ type managerFlags struct {
 	runnerTTL              int
 	keepRunners            bool
 	serverStatsSettle      time.Duration
-	limits                 controllers.Limits
+	limits                 guardrails.Limits
 	maxPU                  int
 	clusterID              string
 	sweepProjects          []string
@@ -61,7 +66,7 @@ type managerFlags struct {
 	webhook                webhookFlags
 	serverMetrics          serverMetricsFlags
 	results                resultsFlags
-	resultsStore           controllers.ResultsStore
+	resultsStore           children.ResultsStore
 }
 
 // Defaults of the dataset caps: far above the samples' real scales
@@ -106,7 +111,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader, so that only one manager replica reconciles")
 	fs.StringVar(&f.runnerImage, "runner-image", "", "image of the runner pods (the manager's own image); required")
 	fs.StringVar(&f.pullPolicy, "runner-image-pull-policy", "IfNotPresent", "pull policy of the runner image")
-	fs.DurationVar(&f.startupGrace, "startup-grace", controllers.DefaultStartupGrace, "how far ahead the common start time is published once every runner is ready")
+	fs.DurationVar(&f.startupGrace, "startup-grace", benchmarkrun.DefaultStartupGrace, "how far ahead the common start time is published once every runner is ready")
 	fs.IntVar(&f.runnerTTL, "runner-ttl-seconds", -1, "keep finished runner Jobs this long (-1: until deleted with the run)")
 	fs.BoolVar(&f.keepRunners, "keep-runners", false, "keep runner Jobs and pods after a run ends, for debugging")
 	fs.DurationVar(&f.serverStatsSettle, "server-stats-settle", serverstats.DefaultSettle,
@@ -153,7 +158,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		f.sweepProjects = splitList(v)
 		return nil
 	})
-	fs.DurationVar(&f.sweepInterval, "sweep-interval", controllers.DefaultSweepInterval, "how often to look for instances whose run is gone (0: never)")
+	fs.DurationVar(&f.sweepInterval, "sweep-interval", benchmarkrun.DefaultSweepInterval, "how often to look for instances whose run is gone (0: never)")
 	fs.StringVar(&f.spannerEndpoint, "spanner-endpoint", "", "host:port of the Cloud Spanner API the manager calls for runs that name no emulator, such as a regional endpoint "+
 		"or a Private Service Connect address (default: "+endpoint.CloudDefault+")")
 	emulatorHosts := fs.String("allowed-emulator-hosts", defaultEmulatorHosts, "comma-separated host:port addresses of the Cloud Spanner emulators "+
@@ -193,9 +198,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	f.limits.MaxRunners, f.limits.MaxProcessingUnits = int32(maxRunners), int32(f.maxPU)
 	// Non-nil even when empty: an empty list allows nothing.
-	f.limits.RunnerImages = append(controllers.ImageAllowlist{f.runnerImage}, runnerImages...)
-	f.limits.TolerationKeys = append(controllers.KeyAllowlist{}, splitList(tolerationKeys)...)
-	f.limits.NodeSelectorKeys = append(controllers.KeyAllowlist{}, splitList(nodeSelectorKeys)...)
+	f.limits.RunnerImages = append(guardrails.ImageAllowlist{f.runnerImage}, runnerImages...)
+	f.limits.TolerationKeys = append(guardrails.KeyAllowlist{}, splitList(tolerationKeys)...)
+	f.limits.NodeSelectorKeys = append(guardrails.KeyAllowlist{}, splitList(nodeSelectorKeys)...)
 	return f, nil
 }
 
@@ -276,11 +281,11 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &controllers.BenchmarkRunReconciler{
+	r := &benchmarkrun.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
-		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
-		ServerStats: controllers.ServerStatsConfig{Settle: f.serverStatsSettle},
-		Runner: controllers.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace,
+		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
+		ServerStats: benchmarkrun.ServerStatsConfig{Settle: f.serverStatsSettle},
+		Runner: children.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace,
 			Results: f.resultsStore},
 		ServerMetrics: f.serverMetrics.config(context.Background()),
 		Results:       results,
@@ -292,19 +297,19 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	campaigns := &controllers.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+	campaigns := &benchmarkcampaign.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader(), Results: results}
 	if err := campaigns.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	if f.sweepInterval > 0 {
-		sweeper := &controllers.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster, Cloud: cloud, Emulators: f.emulators,
+		sweeper := &benchmarkrun.InstanceSweeper{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cluster: cluster, Cloud: cloud, Emulators: f.emulators,
 			Projects: f.sweepProjects, Interval: f.sweepInterval, Recorder: mgr.GetEventRecorderFor("spanbench-sweep")}
 		if err := mgr.Add(sweeper); err != nil {
 			return nil, err
 		}
 	}
-	metrics.Registry.MustRegister(&controllers.ResultsCollector{Reader: mgr.GetClient()}, &controllers.CampaignCollector{Reader: mgr.GetClient()})
+	metrics.Registry.MustRegister(&collectors.ResultsCollector{Reader: mgr.GetClient()}, &collectors.CampaignCollector{Reader: mgr.GetClient()})
 	return mgr, nil
 }
 

@@ -5,9 +5,10 @@ package main
 import (
 	"context"
 
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
@@ -23,14 +24,14 @@ type serverMetricsFlags struct {
 // (no credentials, as in a local cluster) turns the collection off with
 // the reason in each run's condition: it must not stop the manager,
 // which serves emulator runs without any Google credentials.
-func (f *serverMetricsFlags) config(ctx context.Context) controllers.ServerMetricsConfig {
+func (f *serverMetricsFlags) config(ctx context.Context) benchmarkrun.ServerMetricsConfig {
 	if !f.enabled {
-		return controllers.ServerMetricsConfig{Off: "the manager runs with --server-metrics=false"}
+		return benchmarkrun.ServerMetricsConfig{Off: "the manager runs with --server-metrics=false"}
 	}
 	c, err := monitoring.NewClient(ctx, monitoring.Endpoint{Address: f.endpoint})
 	if err != nil {
 		ctrl.Log.WithName("server-metrics").Info("Cloud Monitoring is not read", "error", err.Error())
-		return controllers.ServerMetricsConfig{Off: "the manager could not open its Cloud Monitoring client: " + err.Error()}
+		return benchmarkrun.ServerMetricsConfig{Off: "the manager could not open its Cloud Monitoring client: " + err.Error()}
 	}
-	return controllers.ServerMetricsConfig{Client: c}
+	return benchmarkrun.ServerMetricsConfig{Client: c}
 }

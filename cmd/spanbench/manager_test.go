@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/controllers/guardrails"
+
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -147,8 +148,8 @@ func TestManagerAllowlistFlags(t *testing.T) {
 	if l.MaxDatasetRows != 1_000_000_000 || l.MaxDatasetBytes != 1<<40 || l.AllowedProjects != nil || l.AllowEveryTaint {
 		t.Errorf("defaults: %+v; want 10^9 rows, 1Ti, any project, no keyless toleration", l)
 	}
-	if !slices.Equal(l.RunnerImages, controllers.ImageAllowlist{"localhost/spanbench/spanbench:dev"}) ||
-		!slices.Equal(l.TolerationKeys, controllers.KeyAllowlist{"*"}) || !slices.Equal(l.NodeSelectorKeys, controllers.KeyAllowlist{"*"}) {
+	if !slices.Equal(l.RunnerImages, guardrails.ImageAllowlist{"localhost/spanbench/spanbench:dev"}) ||
+		!slices.Equal(l.TolerationKeys, guardrails.KeyAllowlist{"*"}) || !slices.Equal(l.NodeSelectorKeys, guardrails.KeyAllowlist{"*"}) {
 		t.Errorf("default allowlists: images %v, tolerations %v, node selectors %v; want the runner image, *, *", l.RunnerImages, l.TolerationKeys, l.NodeSelectorKeys)
 	}
 

@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spanbench/spanbench/controllers/runreport"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/spanbench/spanbench/cmd/spanbench/report"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
@@ -163,5 +164,5 @@ func clusterReport(ctx context.Context, run clusterRun) (*result.Document, error
 		}
 		defer func() { _ = b.Close() }()
 	}
-	return controllers.ReadReportFrom(ctx, c, b, client.ObjectKey{Namespace: run.namespace, Name: run.name})
+	return runreport.ReadReportFrom(ctx, c, b, client.ObjectKey{Namespace: run.namespace, Name: run.name})
 }

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
@@ -22,18 +23,18 @@ type resultsFlags struct {
 }
 
 // store checks the flags and is what the runners are told of the bucket.
-func (f *resultsFlags) store() (controllers.ResultsStore, error) {
+func (f *resultsFlags) store() (children.ResultsStore, error) {
 	if f.url == "" {
 		if f.hostPath != "" || f.claim != "" {
-			return controllers.ResultsStore{}, errors.New("--results-host-path and --results-volume-claim need a file:// --results-bucket")
+			return children.ResultsStore{}, errors.New("--results-host-path and --results-volume-claim need a file:// --results-bucket")
 		}
-		return controllers.ResultsStore{}, nil
+		return children.ResultsStore{}, nil
 	}
 	u, err := bucket.ParseURL(f.url)
 	if err != nil {
-		return controllers.ResultsStore{}, fmt.Errorf("--results-bucket: %w", err)
+		return children.ResultsStore{}, fmt.Errorf("--results-bucket: %w", err)
 	}
-	s := controllers.ResultsStore{URL: f.url}
+	s := children.ResultsStore{URL: f.url}
 	switch {
 	case u.Scheme != bucket.SchemeFile && (f.hostPath != "" || f.claim != ""):
 		return s, fmt.Errorf("--results-host-path and --results-volume-claim are for a file:// --results-bucket, not %s://", u.Scheme)
@@ -54,7 +55,7 @@ func (f *resultsFlags) store() (controllers.ResultsStore, error) {
 }
 
 // openResults opens the results bucket the flags name; nil without one.
-func openResults(ctx context.Context, s controllers.ResultsStore) (*bucket.Bucket, error) {
+func openResults(ctx context.Context, s children.ResultsStore) (*bucket.Bucket, error) {
 	if s.URL == "" {
 		return nil, nil
 	}

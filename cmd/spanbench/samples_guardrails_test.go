@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/spanbench/spanbench/controllers/guardrails"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
-	"github.com/spanbench/spanbench/controllers"
 )
 
 // TestSamplesPassTheShippedGuardrails: every config/samples run, and every
@@ -46,7 +46,7 @@ func TestSamplesPassTheShippedGuardrails(t *testing.T) {
 }
 
 // shippedLimits are the guardrails of config/manager's manager.
-func shippedLimits(t *testing.T) controllers.Limits {
+func shippedLimits(t *testing.T) guardrails.Limits {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "config", "manager", "manager.yaml"))
 	if err != nil {

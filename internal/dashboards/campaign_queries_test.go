@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers/collectors"
+
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,7 +21,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/dashboards"
 )
 
@@ -53,7 +54,7 @@ func scrapedSeries(t *testing.T) []string {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	return gathered(t, &controllers.CampaignCollector{Reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(c).Build()})
+	return gathered(t, &collectors.CampaignCollector{Reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(c).Build()})
 }
 
 // gathered is what collector serves, in promtool's input_series notation,

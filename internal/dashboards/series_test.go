@@ -1,6 +1,7 @@
 package dashboards_test
 
 import (
+	"github.com/spanbench/spanbench/controllers/collectors"
 	"os"
 	"regexp"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc/codes"
 
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/dashboards"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/metrics"
@@ -28,8 +28,8 @@ func exported(t *testing.T) []string {
 	t.Helper()
 	var names []string
 	descs := make(chan *prometheus.Desc, 64)
-	(&controllers.ResultsCollector{}).Describe(descs)
-	(&controllers.CampaignCollector{}).Describe(descs)
+	(&collectors.ResultsCollector{}).Describe(descs)
+	(&collectors.CampaignCollector{}).Describe(descs)
 	close(descs)
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	for d := range descs {

@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers/collectors"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/dashboards"
 	"github.com/spanbench/spanbench/internal/runtest"
 )
@@ -85,7 +86,7 @@ func serverSeries(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(serverRun(), missedRun()).Build()
-	return gathered(t, &controllers.ResultsCollector{Reader: reader})
+	return gathered(t, &collectors.ResultsCollector{Reader: reader})
 }
 
 // serverVars select both runs and every operation.

@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/result"
 )
 
@@ -244,8 +243,8 @@ func TestEphemeralRunDeletedWhileManagerDown(t *testing.T) {
 	run := faultRun(t, ns)
 	create(t, run)
 	run = waitRun(t, ns, run.Name, runTimeout, "to release its runners", isRunning)
-	if !controllerutil.ContainsFinalizer(run, controllers.FinalizerInstance) {
-		t.Fatalf("an Ephemeral run without the finalizer %s: %v", controllers.FinalizerInstance, run.Finalizers)
+	if !controllerutil.ContainsFinalizer(run, v1alpha1.FinalizerInstance) {
+		t.Fatalf("an Ephemeral run without the finalizer %s: %v", v1alpha1.FinalizerInstance, run.Finalizers)
 	}
 	if !slices.Contains(emulatorInstances(t), run.Spec.Target.Instance.Name) {
 		t.Fatalf("instance %s is not in the emulator while the run runs", run.Spec.Target.Instance.Name)
@@ -293,7 +292,7 @@ func TestEphemeralRunDeletedWhileManagerDown(t *testing.T) {
 func requireInstanceReleased(t *testing.T, run *v1alpha1.BenchmarkRun) {
 	t.Helper()
 	run = waitRun(t, run.Namespace, run.Name, time.Minute, "to release its Ephemeral instance", func(r *v1alpha1.BenchmarkRun) bool {
-		return r.Status.Target != nil && r.Status.Target.DeletionTime != nil && !controllerutil.ContainsFinalizer(r, controllers.FinalizerInstance)
+		return r.Status.Target != nil && r.Status.Target.DeletionTime != nil && !controllerutil.ContainsFinalizer(r, v1alpha1.FinalizerInstance)
 	})
 	if name := run.Spec.Target.Instance.Name; slices.Contains(emulatorInstances(t), name) {
 		t.Errorf("instance %s leaked: status.target says deleted at %s, the emulator still has it", name, run.Status.Target.DeletionTime)

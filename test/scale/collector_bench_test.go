@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers/collectors"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +26,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/runtest"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkResultsCollector1000Runs(b *testing.B) {
 	}
 	start(b, mgr)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&controllers.ResultsCollector{Reader: mgr.GetClient()})
+	reg.MustRegister(&collectors.ResultsCollector{Reader: mgr.GetClient()})
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 	b.Cleanup(srv.Close)
 	// The first scrape starts the runs' informer and waits for it to sync.
@@ -165,7 +166,7 @@ func createFinishedRun(c client.Client, ns string, i int) error {
 	ended := time.Now().Add(-time.Duration(i) * time.Hour)
 	run := runtest.Run(fmt.Sprintf("nightly-%04d", i)).InNamespace(ns).RunnersReady(ended.Add(-time.Hour)).Succeeded(ended).Obj()
 	run.UID, run.Generation = types.UID(""), 0
-	run.Labels = map[string]string{controllers.LabelVariant: []string{"baseline", "candidate"}[i%2]}
+	run.Labels = map[string]string{collectors.LabelVariant: []string{"baseline", "candidate"}[i%2]}
 	status := run.Status
 	ctx := context.Background()
 	if err := c.Create(ctx, run); err != nil {

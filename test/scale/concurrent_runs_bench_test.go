@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/runreport"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"
@@ -113,12 +115,12 @@ func releaseDelays(b *testing.B, c client.Client, ns string) []time.Duration {
 	var out []time.Duration
 	for i := range runs.Items {
 		run := &runs.Items[i]
-		doc, err := controllers.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
+		doc, err := runreport.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
 		if err != nil {
 			b.Fatal(err)
 		}
 		lastReady := slices.MaxFunc(readyTimes(b, c, run), time.Time.Compare)
-		out = append(out, doc.Start.Add(-controllers.DefaultStartupGrace).Sub(lastReady))
+		out = append(out, doc.Start.Add(-benchmarkrun.DefaultStartupGrace).Sub(lastReady))
 	}
 	slices.Sort(out)
 	return out

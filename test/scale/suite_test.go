@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/guardrails"
+
 	"github.com/go-logr/logr"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +31,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/testenv"
 )
 
@@ -82,11 +85,11 @@ func newNamespace(tb testing.TB, c client.Client, prefix string) string {
 
 // scaleLimits are the guardrails of the benchmarks' manager: wide enough
 // for 100 runners.
-func scaleLimits() controllers.Limits {
-	return controllers.Limits{MaxRunners: 100, MaxDuration: time.Hour, MaxProcessingUnits: 5000,
+func scaleLimits() guardrails.Limits {
+	return guardrails.Limits{MaxRunners: 100, MaxDuration: time.Hour, MaxProcessingUnits: 5000,
 		AllowedInstanceConfigs: []string{"regional-asia-northeast1"}, MaxEphemeralDuration: 3 * time.Hour,
-		MaxDatasetRows: 1_000_000, MaxDatasetBytes: 1 << 30, RunnerImages: controllers.ImageAllowlist{"spanbench:test"},
-		TolerationKeys: controllers.KeyAllowlist{"*"}, NodeSelectorKeys: controllers.KeyAllowlist{"*"}}
+		MaxDatasetRows: 1_000_000, MaxDatasetBytes: 1 << 30, RunnerImages: guardrails.ImageAllowlist{"spanbench:test"},
+		TolerationKeys: guardrails.KeyAllowlist{"*"}, NodeSelectorKeys: guardrails.KeyAllowlist{"*"}}
 }
 
 // ownedByRuns is cmd/spanbench's cache selection (package main cannot be
@@ -122,8 +125,8 @@ func newManager(tb testing.TB, ns string) ctrl.Manager {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &controllers.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
-		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}, Runner: controllers.RunnerConfig{Image: "spanbench:test"},
+	r := &benchmarkrun.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
+		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{}, Runner: children.RunnerConfig{Image: "spanbench:test"},
 		Limits: scaleLimits(), ClusterID: "envtest"}
 	if err := r.SetupWithManager(mgr); err != nil {
 		tb.Fatal(err)

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/controllers/runreport"
+
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/runner/protocol"
@@ -82,7 +83,7 @@ type wideTimes struct {
 func wideFigures(b *testing.B, c client.Client, run *v1alpha1.BenchmarkRun, applied time.Time) wideTimes {
 	b.Helper()
 	ready := readyTimes(b, c, run)
-	doc, err := controllers.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
+	doc, err := runreport.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
 	if err != nil {
 		b.Fatal(err)
 	}

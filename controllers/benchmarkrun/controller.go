@@ -1,0 +1,217 @@
+// Package controllers holds spanbench's reconcilers: one per kind, one file
+// per concern (provision, runner children, start barrier, results, metrics),
+// with pure builders for child objects.
+package benchmarkrun
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/guardrails"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
+)
+
+// BenchmarkRunReconciler runs BenchmarkRuns: it prepares the target, starts
+// the runner pods together, and merges their results into the status.
+type BenchmarkRunReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder record.EventRecorder
+	// Clock is injected so that deadlines are testable.
+	Clock clock.PassiveClock
+	// Preparer performs the Spanner admin calls.
+	Preparer TargetPreparer
+	// Runner holds the runner pods' operator-level settings.
+	Runner children.RunnerConfig
+	// Limits are the cost guardrails.
+	Limits guardrails.Limits
+	// ClusterID is recorded in the labels of every instance spanbench
+	// creates, so that the orphan sweep of one cluster's manager never
+	// deletes another cluster's instances; "" is DefaultClusterID.
+	ClusterID string
+	// KeepRunners keeps the runner Job and its pods after a run ends, for
+	// debugging; by default they are deleted (results are not in them).
+	KeepRunners bool
+	// ServerMetrics reads Cloud Monitoring after a Cloud Spanner run
+	// (server_metrics.go); tests point its client at a fake MetricService.
+	ServerMetrics ServerMetricsConfig
+	// ServerStats is how Spanner's own statistics of a succeeded run are
+	// collected (server_stats.go); the zero value reads SPANNER_SYS on
+	// Cloud Spanner, nothing on the emulator.
+	ServerStats ServerStatsConfig
+
+	// aggregating is held by the one aggregation under way
+	// (aggregateOneAtATime).
+	aggregating sync.Mutex
+	// Results is the results bucket (--results-bucket), where the runners
+	// store their shard results and the controller the run's report, as
+	// objects; nil stores them in ConfigMaps. children.RunnerConfig.Results names
+	// the same bucket to the runners.
+	Results *bucket.Bucket
+	// APIReader reads what the manager's cache does not hold: the chunks
+	// of long results (protocol.LoadChunked). SetupWithManager defaults it
+	// to the manager's; without one the client reads them.
+	APIReader client.Reader
+}
+
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns/finalizers,verbs=update
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles,verbs=bind;escalate
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
+// Reconcile moves one run one step forward and writes its status once. A
+// run being deleted only has its Ephemeral instance deleted (finalize).
+func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	run := &v1alpha1.BenchmarkRun{}
+	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !run.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, run)
+	}
+	before := run.DeepCopy()
+	outbox := &statuswrite.Outbox{}
+	res, err := r.reconcile(ctx, run, outbox)
+	if patchErr := r.patchStatus(ctx, before, run); patchErr != nil {
+		if apierrors.IsConflict(patchErr) || apierrors.IsNotFound(patchErr) {
+			return statuswrite.RequeueSoon, nil
+		}
+		return ctrl.Result{}, patchErr
+	}
+	outbox.Emit(r.Recorder, run)
+	if apierrors.IsConflict(err) {
+		// A write of this pass (finalizer, adoption, start time) met a
+		// newer object: the next pass decides again on fresh data.
+		return statuswrite.RequeueSoon, nil
+	}
+	return res, err
+}
+
+// patchStatus writes the status if it changed. Optimistic lock: a decision
+// taken on a stale cached run must not overwrite a newer status; the
+// conflict requeues with fresh data. The lock is on run's resource
+// version: it moves only with this reconcile's own finalizer patches,
+// which were locked on the version read, so the chain is unbroken.
+func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v1alpha1.BenchmarkRun) error {
+	if equality.Semantic.DeepEqual(before.Status, run.Status) {
+		return nil
+	}
+	base := before.DeepCopy()
+	base.ResourceVersion = run.ResourceVersion
+	return r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(statuswrite.FieldOwner))
+}
+
+// SetupWithManager watches runs and the children that move them forward.
+func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.BenchmarkRun{}).
+		Owns(&batchv1.Job{}).
+		Owns(&corev1.ConfigMap{}).
+		Owns(&corev1.ServiceAccount{}).
+		Owns(&rbacv1.Role{}).
+		Owns(&rbacv1.RoleBinding{}).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: MaxConcurrentRunReconciles}).
+		Complete(r)
+}
+
+// runOfPod maps a runner pod to its run by the run label.
+func runOfPod(_ context.Context, o client.Object) []ctrl.Request {
+	name, ok := o.GetLabels()[v1alpha1.LabelRun]
+	if !ok {
+		return nil
+	}
+	return []ctrl.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: name}}}
+}
+
+// reconcile dispatches on the run's phase, derived from its conditions. A
+// run that ended is wrapped up: runners stopped, Ephemeral instance
+// deleted.
+func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (ctrl.Result, error) {
+	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
+	var res ctrl.Result
+	var err error
+	// The workload as it runs, resolved once for the whole pass and handed
+	// to the stages that need it; run.Spec is the cache's and stays as the
+	// user wrote it.
+	w := run.Spec.Workload.Resolved()
+	if err := r.holdResultObjects(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
+	switch v1alpha1.DerivePhase(run.Status.Conditions) {
+	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
+		res, err := r.wrapUp(ctx, run, outbox)
+		if err != nil {
+			return res, err
+		}
+		metrics, err := r.collectServerMetrics(ctx, run)
+		return soonest(res, metrics), err
+	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
+		res, err = r.prepareTarget(ctx, run, &w, outbox)
+	case v1alpha1.PhaseLoading:
+		res, err = r.awaitLoad(ctx, run, &w, outbox)
+	case v1alpha1.PhaseWaitingForRunners:
+		res, err = r.awaitRunners(ctx, run, &w, outbox)
+	case v1alpha1.PhaseRunning:
+		res, err = r.awaitShards(ctx, run, outbox)
+	case v1alpha1.PhaseAggregating:
+		res, err = r.aggregateOneAtATime(ctx, run, outbox)
+	}
+	if run.IsFinished() {
+		// The run ended in this step: wrap it up (delete its instance) next.
+		return statuswrite.RequeueSoon, err
+	}
+	return res, err
+}
+
+// now is the injected clock's time.
+func (r *BenchmarkRunReconciler) now() time.Time { return r.Clock.Now() }
+
+// untilDeadline is the requeue for the current stage's deadline, or the
+// deadline error when it has passed.
+func (r *BenchmarkRunReconciler) untilDeadline(run *v1alpha1.BenchmarkRun) (time.Duration, string, bool) {
+	field, at, ok := run.StageDeadline()
+	if !ok {
+		return time.Minute, "", false
+	}
+	left := at.Sub(r.now())
+	return max(left, time.Second), field, left <= 0
+}
+
+// fail ends the run with a failure reason and a warning event.
+func (r *BenchmarkRunReconciler) fail(run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox, reason, message string) {
+	if run.MarkFailed(reason, message, r.now()) {
+		outbox.Warning(reason, message)
+	}
+}

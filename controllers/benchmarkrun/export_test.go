@@ -1,0 +1,74 @@
+package benchmarkrun
+
+import (
+	"context"
+	"errors"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
+	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/protocol/chunks"
+)
+
+// Test-only access, for the envtest scenarios of package controllers_test,
+// to what the controller builds and does without a running manager.
+
+// RunnerObjectsForTest are the objects the controller creates for run's
+// runners: their service account, Role and RoleBinding, and the shard
+// ConfigMaps.
+func RunnerObjectsForTest(run *v1alpha1.BenchmarkRun) []client.Object {
+	objs := []client.Object{children.NewRunnerServiceAccount(run), children.NewRunnerRole(run), children.NewRunnerRoleBinding(run, children.RunnerServiceAccountName(run))}
+	for i := range int(run.Replicas()) {
+		objs = append(objs, children.NewShardConfigMap(run, i))
+	}
+	return objs
+}
+
+// AggregateForTest aggregates run's shards as a reconcile does once every
+// runner has reported, and returns the events it would record, each as
+// "Type Reason: message".
+func AggregateForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) ([]string, error) {
+	outbox := &statuswrite.Outbox{}
+	_, err := r.aggregate(ctx, run, outbox)
+	return outbox.Events(), err
+}
+
+// noChunks is the chunk loader of the package's tests whose results are
+// all inline: a chunked one is an error.
+func noChunks(index int, _ chunks.Head) (*result.Document, error) {
+	return nil, errors.New("this test stores no chunked result")
+}
+
+// DeleteShardChunksForTest deletes run's shard result chunks as the
+// wrap-up of an ended run does.
+func DeleteShardChunksForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.deleteShardChunks(ctx, run)
+}
+
+// HoldAggregation takes the reconciler's aggregation slot, as another
+// run's aggregation under way would, and returns its release.
+func (r *BenchmarkRunReconciler) HoldAggregation() (release func()) {
+	r.aggregating.Lock()
+	return r.aggregating.Unlock
+}
+
+// DeleteShardObjectsForTest deletes run's shard result objects as the
+// wrap-up of an ended run does.
+func DeleteShardObjectsForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.deleteShardObjects(ctx, run)
+}
+
+// HoldResultObjectsForTest puts the results finalizer on run, as a
+// reconcile of a run that has not ended does with a results bucket.
+func HoldResultObjectsForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.holdResultObjects(ctx, run)
+}
+
+// FinalizeForTest finalizes run, being deleted, as a reconcile does.
+func FinalizeForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	_, err := r.finalize(ctx, run)
+	return err
+}

@@ -1,0 +1,43 @@
+package benchmarkrun
+
+import (
+	"context"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// cleanupRunners deletes the loader and runner Jobs and their pods once a
+// run has ended, unless the operator keeps them. Results live in
+// ConfigMaps, not pods.
+func (r *BenchmarkRunReconciler) cleanupRunners(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	if r.KeepRunners {
+		return nil
+	}
+	return r.deleteJobs(ctx, run)
+}
+
+// deleteJobs deletes the run's loader and runner Jobs and their pods.
+func (r *BenchmarkRunReconciler) deleteJobs(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	if err := r.deleteJob(ctx, run, v1alpha1.LoaderJobName(run)); err != nil {
+		return err
+	}
+	return r.deleteJob(ctx, run, v1alpha1.RunnerJobName(run))
+}
+
+// deleteJob deletes one of the run's Jobs, with its pods; a Job that is
+// gone already is not an error. It looks in the cache first: every
+// reconcile of a finished run wraps it up again, and a Job the cache says
+// is gone, or going, needs no DELETE.
+func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, run *v1alpha1.BenchmarkRun, name string) error {
+	job := &batchv1.Job{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, job)
+	if err != nil || !job.DeletionTimestamp.IsZero() {
+		return client.IgnoreNotFound(err)
+	}
+	err = r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	return client.IgnoreNotFound(err)
+}

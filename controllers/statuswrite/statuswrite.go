@@ -1,0 +1,61 @@
+package statuswrite
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Outbox collects what one reconcile wants to tell users; the events are
+// emitted only after the status write succeeded, so an event never
+// announces a transition the status does not show.
+type Outbox struct {
+	events []event
+}
+
+type event struct {
+	eventType, reason, message string
+}
+
+// Normal adds an event of type Normal.
+func (s *Outbox) Normal(reason, message string) {
+	s.events = append(s.events, event{corev1.EventTypeNormal, reason, message})
+}
+
+// Warning adds an event of type Warning.
+func (s *Outbox) Warning(reason, message string) {
+	s.events = append(s.events, event{corev1.EventTypeWarning, reason, message})
+}
+
+// Emit sends the events about obj (a run or a campaign).
+func (s *Outbox) Emit(rec record.EventRecorder, obj runtime.Object) {
+	if rec == nil {
+		return
+	}
+	for _, e := range s.events {
+		rec.Event(obj, e.eventType, e.reason, e.message)
+	}
+}
+
+// Events are the collected events, each as "Type Reason: message".
+func (s *Outbox) Events() []string {
+	var out []string
+	for _, e := range s.events {
+		out = append(out, e.eventType+" "+e.reason+": "+e.message)
+	}
+	return out
+}
+
+// FieldOwner is the field manager of every status write of spanbench's
+// controllers: managedFields then say which fields the manager owns, and
+// a server-side apply by a user or another tool conflicts by name instead
+// of silently sharing the fields.
+const FieldOwner = "spanbench-manager"
+
+// RequeueSoon asks for a reconciler's next step right away: the status
+// this step wrote says what it is. It replaces the deprecated
+// Result.Requeue.
+var RequeueSoon = ctrl.Result{RequeueAfter: 100 * time.Millisecond}
