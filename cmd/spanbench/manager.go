@@ -12,12 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
-	"github.com/spanbench/spanbench/controllers/benchmarkrun"
-	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
-	"github.com/spanbench/spanbench/controllers/collectors"
-	"github.com/spanbench/spanbench/controllers/guardrails"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -39,6 +33,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/collectors"
+	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 	"github.com/spanbench/spanbench/spanner/serverstats"

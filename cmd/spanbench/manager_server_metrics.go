@@ -5,10 +5,9 @@ package main
 import (
 	"context"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkrun"
-
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 

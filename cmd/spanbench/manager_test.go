@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/controllers/guardrails"
-
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 

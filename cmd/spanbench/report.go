@@ -9,12 +9,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spanbench/spanbench/controllers/runreport"
-
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/spanbench/spanbench/cmd/spanbench/report"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"

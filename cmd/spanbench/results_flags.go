@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
-
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/spanbench/spanbench/controllers/guardrails"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
+	"github.com/spanbench/spanbench/controllers/guardrails"
 )
 
 // TestSamplesPassTheShippedGuardrails: every config/samples run, and every

@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
-	"github.com/spanbench/spanbench/controllers/runreport"
-
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +24,8 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
+	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"

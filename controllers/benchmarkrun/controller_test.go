@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkrun"
-	"github.com/spanbench/spanbench/controllers/collectors"
-	"github.com/spanbench/spanbench/controllers/runreport"
-
 	"github.com/prometheus/client_golang/prometheus"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/collectors"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol"
 )

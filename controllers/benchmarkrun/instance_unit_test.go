@@ -3,12 +3,11 @@ package benchmarkrun
 import (
 	"testing"
 
-	"github.com/spanbench/spanbench/internal/runtest"
-
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/spanner/target"
 )
 

@@ -5,13 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/runtest"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/runner/protocol"
 )
 

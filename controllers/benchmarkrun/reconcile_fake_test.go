@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkrun"
-	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
-	"github.com/spanbench/spanbench/controllers/statuswrite"
-
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	batchv1 "k8s.io/api/batch/v1"
@@ -31,6 +27,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/runner/protocol"

@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/collectors"
-	"github.com/spanbench/spanbench/controllers/runreport"
-
 	"cloud.google.com/go/monitoring/apiv3/v2/monitoringpb"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/collectors"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/fakemonitoring"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"

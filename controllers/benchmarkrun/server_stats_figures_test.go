@@ -11,9 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/spanbench/spanbench/controllers/collectors"
-
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/serverstats"
 )

@@ -6,14 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/runtest"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/runner/protocol"
 )
 

@@ -5,14 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkrun"
-	"github.com/spanbench/spanbench/controllers/runreport"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
 )
 

@@ -5,12 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/runtest"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/runtest"
 )
 
 func TestLimitsRefuseWhatTheOperatorDoesNotAllow(t *testing.T) {

@@ -1,7 +1,6 @@
 package dashboards_test
 
 import (
-	"github.com/spanbench/spanbench/controllers/collectors"
 	"os"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/grpc/codes"
 
+	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/internal/dashboards"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/metrics"

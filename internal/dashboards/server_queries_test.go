@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/collectors"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/internal/dashboards"
 	"github.com/spanbench/spanbench/internal/runtest"
 )

@@ -18,10 +18,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/spanbench/spanbench/runner/clock"
-
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/operation"
+	"github.com/spanbench/spanbench/runner/clock"
 	"github.com/spanbench/spanbench/runner/schedule"
 )
 

@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/sessiontest"
-
 	"cloud.google.com/go/spanner"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/sessiontest"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/shardrun"
 	"github.com/spanbench/spanbench/spanner/session"

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/internal/sessiontest"
-
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/workload"
 )

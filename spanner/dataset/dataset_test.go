@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/sessiontest"
-
 	"cloud.google.com/go/spanner"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/sessiontest"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/workload"
 )

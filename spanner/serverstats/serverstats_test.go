@@ -14,7 +14,6 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/statstest"
-
 	"github.com/spanbench/spanbench/spanner/serverstats"
 )
 

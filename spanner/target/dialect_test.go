@@ -7,16 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spanbench/spanbench/internal/emulatortest"
-	"github.com/spanbench/spanbench/spanner/endpoint"
-
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/spanner/dataset"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 

@@ -11,14 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/emulatortest"
-	"github.com/spanbench/spanbench/spanner/endpoint"
-
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/spanner/emulator"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 

@@ -9,17 +9,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/internal/emulatortest"
-	"github.com/spanbench/spanbench/spanner/endpoint"
-
 	"cloud.google.com/go/spanner"
 	database "cloud.google.com/go/spanner/admin/database/apiv1"
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/spanner/emulator"
+	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
 // Each test starts its own emulator: state must not leak between tests, and

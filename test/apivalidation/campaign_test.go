@@ -15,10 +15,9 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
 	climanifest "github.com/spanbench/spanbench/cmd/spanbench/manifest"
-
-	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // goodCampaigns are BenchmarkCampaigns the API server must accept and

@@ -24,12 +24,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	admission "github.com/spanbench/spanbench/controllers/webhook"
 	"github.com/spanbench/spanbench/internal/await"
-
 	"github.com/spanbench/spanbench/internal/testenv"
-
-	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // requestTimeout bounds every call to the API server.

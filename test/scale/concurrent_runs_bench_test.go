@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkrun"
-	"github.com/spanbench/spanbench/controllers/runreport"
-
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/controllers/runreport"
-
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/runner/protocol"

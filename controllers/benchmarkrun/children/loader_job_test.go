@@ -4,14 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/internal/runtest"
-
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/runtest"
 )
 
 // TestNewLoaderJob: the loader Job runs dataset.loaderPods indexed pods of

@@ -5,13 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spanbench/spanbench/internal/runtest"
-
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/runner/protocol"
 )
 
