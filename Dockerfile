@@ -19,11 +19,11 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY api/ api/
+COPY campaign/ campaign/
 COPY cmd/ cmd/
 COPY controllers/ controllers/
-COPY internal/ internal/
-COPY load/ load/
-COPY pod/ pod/
+COPY result/ result/
+COPY runner/ runner/
 COPY spanner/ spanner/
 ARG VERSION=dev
 # Static (no libc in the final image); -trimpath for reproducible builds.

@@ -107,7 +107,7 @@ test-unit: test-deps verify lint envtest-assets emulator-check ## the suites tha
 # Go 1.26's coordinator can fail a target with a bare "context deadline
 # exceeded" when the time runs out mid-execution (golang/go#75804, fixed in
 # Go 1.27), which failed a clean-clone CI run with no crasher found.
-FUZZERS := ./protocol:FuzzDecodeResult ./load/result:FuzzReadAndMerge ./load/result:FuzzMergePair \
+FUZZERS := ./runner/protocol:FuzzDecodeResult ./result:FuzzReadAndMerge ./result:FuzzMergePair \
 	./campaign/history:FuzzDecode ./cmd/spanbench/manifest:FuzzParse ./api/v1alpha1:FuzzDurationSyntaxIsGoGrammar
 FUZZTIME ?= 1m
 FUZZTIME_UNIT ?= 3000x
@@ -121,5 +121,5 @@ fuzz: ## fuzz untrusted-input parsers, each target for FUZZTIME (default 1m); a 
 
 .PHONY: bench
 bench: envtest-assets emulator-check ## measure the load engine, open loop against a bare loop, and the controller at scale (see docs/performance.md)
-	go test -run '^$$' -bench . -benchtime 1x -count 1 ./load/schedule/ ./load/engine/ ./shardrun/ ./spanner/dataset/ ./load/histogram/ ./load/result/ ./internal/openloop/
+	go test -run '^$$' -bench . -benchtime 1x -count 1 ./runner/schedule/ ./runner/engine/ ./runner/shardrun/ ./spanner/dataset/ ./result/histogram/ ./result/ ./internal/openloop/
 	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) go test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./test/scale/
