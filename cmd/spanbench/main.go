@@ -1,12 +1,7 @@
 // Command spanbench benchmarks Cloud Spanner. This binary holds every role:
-//
-//	spanbench run -f FILE       run a workload from the command line
-//	spanbench campaign -f FILE  run a campaign's cells once and compare them
-//	spanbench manager           run the Kubernetes controller manager
-//	spanbench runner --run NAME run one shard of a BenchmarkRun (in a runner pod)
-//	spanbench report FILE...    print a result, or several merged
-//	spanbench compare A B...    compare variants' results with a baseline's
-//	spanbench version           print the version
+// the CLI's tools (run, campaign, report, compare), the manager and the
+// runner pods' entry point. Its commands are one table, commands in
+// commands.go: `spanbench --help` lists it, dispatch reads it.
 //
 // Built with the tag runner (spanbench-runner, `make build`), it holds
 // only run, runner and version: the runner and loader pods run that
@@ -22,26 +17,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 )
-
-// command is a subcommand.
-type command struct {
-	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}
-
-// commands are the subcommands, in the order usage lists them: the tools
-// of this build (toolCommands: all of them, or none in the runner build)
-// around the load roles every build has.
-var commands = slices.Concat(
-	[]command{{"run", "run a workload or BenchmarkRun manifest against Spanner or a local emulator", runCommand}},
-	toolCommands,
-	[]command{
-		{"runner", "run one shard of a BenchmarkRun (the runner pods' entry point)", runnerCommand},
-		{"version", "print the version", versionCommand},
-	})
 
 func main() {
 	ctx, stop := signalContext(os.Stderr)
@@ -112,10 +89,3 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: spanbench <command> [flags]\n\ncommands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
-	}
-}

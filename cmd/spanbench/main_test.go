@@ -109,3 +109,28 @@ func TestUnknownCommandShowsUsage(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestHelpListsEachCommandOnce: `spanbench --help` lists every command of
+// the table exactly once, in the table's order, and nothing else.
+func TestHelpListsEachCommandOnce(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "help"} {
+		_, _, stderr := runCLI(t, arg)
+		_, list, ok := strings.Cut(stderr, "commands:\n")
+		if !ok {
+			t.Fatalf("spanbench %s printed no command list:\n%s", arg, stderr)
+		}
+		var listed []string
+		for line := range strings.Lines(list) {
+			if f := strings.Fields(line); len(f) > 0 {
+				listed = append(listed, f[0])
+			}
+		}
+		var want []string
+		for _, c := range commands {
+			want = append(want, c.name)
+		}
+		if strings.Join(listed, " ") != strings.Join(want, " ") {
+			t.Errorf("spanbench %s lists %q; want each command of the table once: %q", arg, listed, want)
+		}
+	}
+}
