@@ -1,6 +1,8 @@
-// Package controllers holds spanbench's reconcilers: one per kind, one file
-// per concern (provision, runner children, start barrier, results, metrics),
-// with pure builders for child objects.
+// Package benchmarkrun is the BenchmarkRun reconciler: one file per concern
+// (provision, loading, start barrier, shard reports, aggregation, server
+// statistics and metrics, wrap-up), the pure builders of its children in
+// children/. What the campaign reconciler shares with it lives beside them
+// in controllers/ (statuswrite, runreport, collectors, guardrails).
 package benchmarkrun
 
 import (

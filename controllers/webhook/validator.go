@@ -1,4 +1,5 @@
-// Package admission is the BenchmarkCampaign validating admission webhook:
+// Package webhook is the manager's validating admission webhook, for
+// BenchmarkCampaigns (its certificate in cert/):
 // the API server's schema and CEL rules check a campaign's fields, but
 // cannot apply the matrix's kustomize paths and patches (nor see fields of
 // any JSON type), so this webhook runs the CLI's own checks —

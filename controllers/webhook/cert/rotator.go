@@ -1,4 +1,4 @@
-// Package webhookcert keeps the TLS certificate of the manager's admission
+// Package cert keeps the TLS certificate of the manager's admission
 // webhook without cert-manager: a self-signed CA and a serving certificate
 // live in one Secret the install creates empty, the CA goes into the
 // caBundle of the ValidatingWebhookConfiguration, and the webhook server
