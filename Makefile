@@ -67,8 +67,9 @@ manifests: $(CONTROLLER_GEN) ## regenerate CRDs and RBAC, and the Helm chart's c
 	hack/gen-chart.sh
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) ## fail when generated files drift, or code is not gofmt and go vet clean
+verify: $(CONTROLLER_GEN) ## fail when generated files drift, a layer links what its role must not (hack/verify-layers.sh), or code is not gofmt and go vet clean
 	hack/verify-generated.sh
+	hack/verify-layers.sh
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './bin/*')); \
 	  test -z "$$unformatted" || { echo "gofmt needed:"; echo "$$unformatted"; exit 1; }
 	go vet ./...
