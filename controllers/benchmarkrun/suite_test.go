@@ -48,13 +48,7 @@ func TestMain(m *testing.M) {
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = v1alpha1.AddToScheme(scheme)
 	crds := []string{filepath.Join("..", "..", "config", "crd", "bases")}
-	os.Exit(testenv.Run(m, "benchmarkrun", crds, func(c *rest.Config) error {
-		// The managers' watches are long-lived; a per-request timeout would
-		// cut them.
-		restConfig = rest.CopyConfig(c)
-		restConfig.Timeout = 0
-		return nil
-	}))
+	os.Exit(testenv.Run(m, "benchmarkrun", crds, testenv.ForManagers(&restConfig)))
 }
 
 // harness is one scenario: its own namespace, emulator and manager.

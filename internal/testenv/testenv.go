@@ -71,3 +71,14 @@ func RunWithWebhooks(m *testing.M, name string, crdDirs, webhookPaths []string,
 	}
 	return m.Run()
 }
+
+// ForManagers is the setup of a suite that runs controller managers: it
+// stores in *dst a copy of the control plane's config without the
+// per-request timeout, which would cut the managers' long-lived watches.
+func ForManagers(dst **rest.Config) func(*rest.Config) error {
+	return func(c *rest.Config) error {
+		*dst = rest.CopyConfig(c)
+		(*dst).Timeout = 0
+		return nil
+	}
+}

@@ -53,13 +53,7 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	crds := []string{filepath.Join("..", "..", "config", "crd", "bases")}
-	os.Exit(testenv.Run(m, "scale", crds, func(c *rest.Config) error {
-		// The manager's watches are long-lived; a per-request timeout would
-		// cut them.
-		restConfig = rest.CopyConfig(c)
-		restConfig.Timeout = 0
-		return nil
-	}))
+	os.Exit(testenv.Run(m, "scale", crds, testenv.ForManagers(&restConfig)))
 }
 
 // adminClient is an uncached client with the control plane's admin rights.
