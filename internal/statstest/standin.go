@@ -33,8 +33,8 @@ const Prefix = "STANDIN_"
 // locks) are the key: a shape has one row per interval.
 type Schema struct {
 	dialect v1alpha1.Dialect
-	// without are columns (TABLE_KIND.COLUMN) left out, to stand in for a
-	// database that lacks them.
+	// without are columns (TABLE_KIND.COLUMN) and tables (TABLE_KIND) left
+	// out, to stand in for a database that lacks them.
 	without []string
 }
 
@@ -42,8 +42,9 @@ type Schema struct {
 func NewSchema(d v1alpha1.Dialect) Schema { return Schema{dialect: d} }
 
 // Without is the schema less the columns named kind.COLUMN
-// ("QUERY_STATS_TOP.AVG_REMOTE_SERVER_CALLS"): a database whose tables
-// lack a documented column.
+// ("QUERY_STATS_TOP.AVG_REMOTE_SERVER_CALLS") and the tables named by
+// their kind ("LOCK_STATS_TOP"): a database whose tables lack a
+// documented column, or that lacks a table.
 func (s Schema) Without(columns ...string) Schema {
 	s.without = append(slices.Clone(s.without), columns...)
 	return s
@@ -92,7 +93,9 @@ func (s Schema) DDL() []string {
 	var ddl []string
 	for _, g := range Granularities {
 		for _, t := range serverstats.DocumentedTables() {
-			ddl = append(ddl, s.createTable(t, g))
+			if !slices.Contains(s.without, t.Kind) {
+				ddl = append(ddl, s.createTable(t, g))
+			}
 		}
 	}
 	return ddl

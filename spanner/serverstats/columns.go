@@ -123,8 +123,24 @@ func nullOf(d v1alpha1.Dialect, typ SQLType) string {
 	return "CAST(NULL AS " + string(typ) + ")"
 }
 
-// errNoTable says the database has no table of that name.
-var errNoTable = errors.New("no such table")
+// noTableError says the database has no table of that name; it wraps
+// the database's answer.
+type noTableError struct {
+	table string
+	err   error
+}
+
+func (e *noTableError) Error() string { return e.table + " does not exist: " + e.err.Error() }
+func (e *noTableError) Unwrap() error { return e.err }
+
+// isNoTable tells the answer to a query of a table that does not exist:
+// NotFound in the PostgreSQL dialect, InvalidArgument "Table not found"
+// in GoogleSQL (as the emulator answers; the manager classifies the same
+// two as StatisticsNotFound).
+func isNoTable(err error) bool {
+	c := spanner.ErrCode(err)
+	return c == codes.NotFound || c == codes.InvalidArgument && strings.Contains(strings.ToLower(spanner.ErrDesc(err)), "not found")
+}
 
 // columns are the names (upper-cased) of the columns table has, read
 // from the metadata of a query that returns no row: Spanner documents
@@ -142,8 +158,8 @@ func (rd reader) columns(ctx context.Context, table string) (map[string]bool, er
 			break
 		}
 		if err != nil {
-			if c := spanner.ErrCode(err); c == codes.InvalidArgument || c == codes.NotFound {
-				return nil, fmt.Errorf("%w: %s (%s)", errNoTable, table, c)
+			if isNoTable(err) {
+				return nil, &noTableError{table: table, err: err}
 			}
 			return nil, err
 		}
@@ -162,7 +178,8 @@ type absence struct {
 	source     string
 	missing    []field
 	unreadable bool
-	noTable    bool
+	// noTable is the database's answer when the table does not exist.
+	noTable *noTableError
 }
 
 // planRead probes table and plans its read; ok is false when it cannot be
@@ -171,8 +188,8 @@ type absence struct {
 func (rd reader) planRead(ctx context.Context, t tableRead, table string) (plan, *absence, error) {
 	short := t.schema.Kind + "_" + rd.granularity.Suffix
 	present, err := rd.columns(ctx, table)
-	if errors.Is(err, errNoTable) {
-		return plan{}, &absence{table: short, source: t.schema.Source, noTable: true, unreadable: true}, nil
+	if nt := (*noTableError)(nil); errors.As(err, &nt) {
+		return plan{}, &absence{table: short, source: t.schema.Source, noTable: nt, unreadable: true}, nil
 	}
 	if err != nil {
 		return plan{}, nil, fmt.Errorf("reading the columns of %s: %w", table, err)
@@ -186,7 +203,7 @@ func (rd reader) planRead(ctx context.Context, t tableRead, table string) (plan,
 
 // note says what a's table lacks and what is not captured for it.
 func (a absence) note() string {
-	if a.noTable {
+	if a.noTable != nil {
 		return fmt.Sprintf("%s does not exist (documented at %s): its figures were not captured", a.table, a.source)
 	}
 	names, figures := make([]string, 0, len(a.missing)), []string{}
@@ -207,7 +224,7 @@ func (a absence) note() string {
 // columnsOf are a's absent columns as TABLE.COLUMN, or TABLE when the
 // table is absent.
 func (a absence) columnsOf() []string {
-	if a.noTable {
+	if a.noTable != nil {
 		return []string{a.table}
 	}
 	out := make([]string, 0, len(a.missing))

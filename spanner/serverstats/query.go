@@ -146,12 +146,16 @@ func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRo
 		}
 	}
 	var out statRows
+	var probed, missing int
 	// plan probes a table's columns and plans its read; ok is false when
 	// it cannot be read, which is recorded, not an error.
 	plan := func(tr tableRead, table string) (plan, bool, error) {
 		p, a, err := rd.planRead(ctx, tr, table)
 		if err != nil {
 			return p, false, err
+		}
+		if probed++; a != nil && a.noTable != nil {
+			missing++
 		}
 		if a != nil {
 			out.absent = append(out.absent, *a)
@@ -184,6 +188,11 @@ func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRo
 		if out.txns, err = rd.txns(ctx, selectSQL(rd.dialect, t.txn, txnRead.tag, p.cols), txnTags); err != nil {
 			return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
 		}
+	}
+	if missing == probed {
+		// No statistics table at all: the database (or the prefix) is not
+		// what it seems, which is the collection's failure, not a note.
+		return statRows{}, fmt.Errorf("reading the statistics tables: %w", out.absent[0].noTable)
 	}
 	if len(txnTags) == 0 {
 		return out, nil

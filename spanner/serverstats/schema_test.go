@@ -153,3 +153,39 @@ func checkAbsentColumns(t *testing.T, d v1alpha1.Dialect) {
 		t.Errorf("the read's table lacks its tag column: want not captured, got %+v", read)
 	}
 }
+
+// TestCollectNotesAMissingTableAndFailsWithoutAny: a database that lacks
+// one statistics table (here LOCK_STATS_TOP_*) is read all the same, the
+// missing table named; one with none of them (a wrong database or prefix)
+// fails with the database's own answer, which the manager reports as
+// StatisticsNotFound.
+func TestCollectNotesAMissingTableAndFailsWithoutAny(t *testing.T) {
+	for _, d := range []v1alpha1.Dialect{v1alpha1.DialectGoogleSQL, v1alpha1.DialectPostgreSQL} {
+		t.Run(string(d), func(t *testing.T) {
+			client := startStandinSchema(t, statstest.NewSchema(d).Without("LOCK_STATS_TOP"))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			txnTag := v1alpha1.RequestTag("seed", "update")
+			if _, err := client.Apply(ctx, []*spanner.Mutation{statstest.TxnRow{End: m1, Tag: txnTag, Fprint: 3, Attempts: 100,
+				Commits: 100, CommitLatency: 0.01}.Mutation()}); err != nil {
+				t.Fatalf("filling the stand-in tables: %v", err)
+			}
+			ops := []serverstats.Operation{{Name: "update", TransactionTag: txnTag, Ops: perMinute(100, m1)}}
+			c := serverstats.Collector{Prefix: standinPrefix, Dialect: d, Clock: clocktesting.NewFakePassiveClock(minute(5))}
+			res, err := c.Collect(ctx, client, serverstats.Window{Start: minute(0), End: m1}, ops)
+			if err != nil {
+				t.Fatalf("collecting without the lock table: %v, want the other tables' figures", err)
+			}
+			if res.Operations[0].Transactions == nil || !slices.Equal(res.Absent, []string{"LOCK_STATS_TOP_MINUTE"}) ||
+				!strings.Contains(strings.Join(res.Notes, "\n"), "LOCK_STATS_TOP_MINUTE does not exist") {
+				t.Errorf("transactions %+v, absent %q, notes %q; want the transactions read and the lock table named",
+					res.Operations[0].Transactions, res.Absent, res.Notes)
+			}
+			c.Prefix = "NOPE_"
+			if _, err := c.Collect(ctx, client, serverstats.Window{Start: minute(0), End: m1}, ops); err == nil ||
+				!strings.Contains(err.Error(), "does not exist") {
+				t.Errorf("collecting from no statistics table at all: %v, want the database's answer", err)
+			}
+		})
+	}
+}
