@@ -18,25 +18,18 @@ import (
 	"github.com/spanbench/spanbench/spanner/serverstats"
 )
 
+// sqlTypes are the documented types of the result columns' type codes.
+var sqlTypes = map[sppb.TypeCode]serverstats.SQLType{sppb.TypeCode_TIMESTAMP: serverstats.Timestamp,
+	sppb.TypeCode_STRING: serverstats.String, sppb.TypeCode_INT64: serverstats.Int64, sppb.TypeCode_FLOAT64: serverstats.Float64,
+	sppb.TypeCode_BOOL: serverstats.Bool, sppb.TypeCode_BYTES: serverstats.Bytes}
+
 // sqlType is the documented type a result column of type ty has.
 func sqlType(ty *sppb.Type) serverstats.SQLType {
-	switch ty.GetCode() {
-	case sppb.TypeCode_TIMESTAMP:
-		return serverstats.Timestamp
-	case sppb.TypeCode_STRING:
-		return serverstats.String
-	case sppb.TypeCode_INT64:
-		return serverstats.Int64
-	case sppb.TypeCode_FLOAT64:
-		return serverstats.Float64
-	case sppb.TypeCode_BOOL:
-		return serverstats.Bool
-	case sppb.TypeCode_BYTES:
-		return serverstats.Bytes
-	case sppb.TypeCode_ARRAY:
-		if ty.GetArrayElementType().GetCode() == sppb.TypeCode_STRING {
-			return serverstats.StringArray
-		}
+	if ty.GetCode() == sppb.TypeCode_ARRAY && ty.GetArrayElementType().GetCode() == sppb.TypeCode_STRING {
+		return serverstats.StringArray
+	}
+	if t, ok := sqlTypes[ty.GetCode()]; ok {
+		return t
 	}
 	return serverstats.SQLType(ty.String())
 }
