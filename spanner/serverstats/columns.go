@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"cloud.google.com/go/spanner"
@@ -106,14 +107,7 @@ func (t tableRead) plan(d v1alpha1.Dialect, present map[string]bool) plan {
 	return p
 }
 
-func (t tableRead) lacksField(column string) bool {
-	for _, c := range t.lacks {
-		if c == column {
-			return true
-		}
-	}
-	return false
-}
+func (t tableRead) lacksField(column string) bool { return slices.Contains(t.lacks, column) }
 
 // nullOf is a NULL of type typ in dialect d.
 func nullOf(d v1alpha1.Dialect, typ SQLType) string {
