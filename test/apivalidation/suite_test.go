@@ -71,7 +71,7 @@ func run(m *testing.M) int {
 // issued, and returns once it accepts TLS connections.
 func serveWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions) error {
 	srv := webhook.NewServer(webhook.Options{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir})
-	admission.Register(srv, scheme)
+	admission.Register(srv, scheme, k8sClient)
 	go func() {
 		if err := srv.Start(ctx); err != nil {
 			fmt.Fprintf(os.Stderr, "apivalidation: the webhook server stopped: %v\n", err)
