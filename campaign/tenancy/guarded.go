@@ -12,6 +12,7 @@
 package tenancy
 
 import (
+	"encoding/json"
 	"fmt"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -99,10 +100,16 @@ func Changes(template, run *v1alpha1.BenchmarkRunSpec) []Change {
 		out = append(out, Change{Field: "runners.image", Value: img, AnyOf: []Power{createPods}})
 	}
 	if !apiequality.Semantic.DeepEqual(rr.NodeSelector, tr.NodeSelector) {
-		out = append(out, Change{Field: "runners.nodeSelector", Value: fmt.Sprint(rr.NodeSelector), AnyOf: []Power{createPods}})
+		out = append(out, Change{Field: "runners.nodeSelector", Value: asJSON(rr.NodeSelector), AnyOf: []Power{createPods}})
 	}
 	if !apiequality.Semantic.DeepEqual(rr.Tolerations, tr.Tolerations) {
-		out = append(out, Change{Field: "runners.tolerations", Value: fmt.Sprintf("%+v", rr.Tolerations), AnyOf: []Power{createPods}})
+		out = append(out, Change{Field: "runners.tolerations", Value: asJSON(rr.Tolerations), AnyOf: []Power{createPods}})
 	}
 	return out
+}
+
+// asJSON is v as a refusal quotes it ("null" when removed).
+func asJSON(v any) string {
+	b, _ := json.Marshal(v) // label maps and tolerations always marshal
+	return string(b)
 }
