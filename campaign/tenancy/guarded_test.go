@@ -25,7 +25,9 @@ func TestChangesAreTheGuardedFieldsThatGivePowers(t *testing.T) {
 		{"another account", func(s *v1alpha1.BenchmarkRunSpec) { s.Runners.ServiceAccountName = "other" },
 			"[runners.serviceAccountName=other: [{create pods } {impersonate serviceaccounts other}]]"},
 		{"the account cleared: the run's own", func(s *v1alpha1.BenchmarkRunSpec) { s.Runners.ServiceAccountName = "" }, "[]"},
-		{"another Secret", func(s *v1alpha1.BenchmarkRunSpec) { s.Target.Credentials = &v1alpha1.CredentialsSpec{SecretName: "other"} },
+		{"another Secret", func(s *v1alpha1.BenchmarkRunSpec) {
+			s.Target.Credentials = &v1alpha1.CredentialsSpec{SecretName: "other"}
+		},
 			"[target.credentials.secretName=other: [{get secrets other}]]"},
 		{"another key of the same Secret", func(s *v1alpha1.BenchmarkRunSpec) {
 			s.Target.Credentials = &v1alpha1.CredentialsSpec{SecretName: "key", Key: "k2"}
@@ -34,7 +36,9 @@ func TestChangesAreTheGuardedFieldsThatGivePowers(t *testing.T) {
 		{"another image", func(s *v1alpha1.BenchmarkRunSpec) { s.Runners.Image = "evil:1" }, "[runners.image=evil:1: [{create pods }]]"},
 		{"node selector removed", func(s *v1alpha1.BenchmarkRunSpec) { s.Runners.NodeSelector = nil },
 			"[runners.nodeSelector=null: [{create pods }]]"},
-		{"a toleration added", func(s *v1alpha1.BenchmarkRunSpec) { s.Runners.Tolerations = []v1alpha1.Toleration{{Operator: "Exists"}} },
+		{"a toleration added", func(s *v1alpha1.BenchmarkRunSpec) {
+			s.Runners.Tolerations = []v1alpha1.Toleration{{Operator: "Exists"}}
+		},
 			`[runners.tolerations=[{"operator":"Exists"}]: [{create pods }]]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,8 +49,8 @@ func withPlacement(s *v1alpha1.BenchmarkRunSpec) {
 
 // The powers of teamNS a refusal names.
 const (
-	needsPods      = "create pods in namespace team"
-	needsWIRunner  = "impersonate serviceaccount team/wi-runner"
+	needsPods       = "create pods in namespace team"
+	needsWIRunner   = "impersonate serviceaccount team/wi-runner"
 	needsSpannerKey = "get secret team/spanner-key"
 )
 
