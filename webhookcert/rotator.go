@@ -157,44 +157,44 @@ func (r *Rotator) load(b *bundle) error {
 // inject sets caPEM as the caBundle of every webhook of the
 // configurations.
 func (r *Rotator) inject(ctx context.Context, caPEM []byte) error {
-	if err := r.injectValidating(ctx, caPEM); err != nil || r.MutatingWebhookConfiguration == "" {
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	err := r.injectInto(ctx, "ValidatingWebhookConfiguration", r.WebhookConfiguration, vwc, caPEM, func() (out []*admissionregistrationv1.WebhookClientConfig) {
+		for i := range vwc.Webhooks {
+			out = append(out, &vwc.Webhooks[i].ClientConfig)
+		}
+		return out
+	})
+	if err != nil || r.MutatingWebhookConfiguration == "" {
 		return err
 	}
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Name: r.MutatingWebhookConfiguration}, mwc); err != nil {
-		return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", r.MutatingWebhookConfiguration, err)
-	}
-	changed := false
-	for i := range mwc.Webhooks {
-		if cc := &mwc.Webhooks[i].ClientConfig; !bytes.Equal(cc.CABundle, caPEM) {
-			cc.CABundle, changed = caPEM, true
+	return r.injectInto(ctx, "MutatingWebhookConfiguration", r.MutatingWebhookConfiguration, mwc, caPEM, func() (out []*admissionregistrationv1.WebhookClientConfig) {
+		for i := range mwc.Webhooks {
+			out = append(out, &mwc.Webhooks[i].ClientConfig)
 		}
-	}
-	if !changed {
-		return nil
-	}
-	if err := r.Writer.Update(ctx, mwc); err != nil {
-		return fmt.Errorf("injecting the CA into MutatingWebhookConfiguration %s: %w", r.MutatingWebhookConfiguration, err)
-	}
-	return nil
+		return out
+	})
 }
 
-func (r *Rotator) injectValidating(ctx context.Context, caPEM []byte) error {
-	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Name: r.WebhookConfiguration}, vwc); err != nil {
-		return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", r.WebhookConfiguration, err)
+// injectInto reads the configuration kind name into obj and sets caPEM
+// as the caBundle of each of its webhooks' client configs, writing it
+// back only if one changed.
+func (r *Rotator) injectInto(ctx context.Context, kind, name string, obj client.Object, caPEM []byte,
+	configs func() []*admissionregistrationv1.WebhookClientConfig) error {
+	if err := r.Reader.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
+		return fmt.Errorf("reading %s %s: %w", kind, name, err)
 	}
 	changed := false
-	for i := range vwc.Webhooks {
-		if cc := &vwc.Webhooks[i].ClientConfig; !bytes.Equal(cc.CABundle, caPEM) {
+	for _, cc := range configs() {
+		if !bytes.Equal(cc.CABundle, caPEM) {
 			cc.CABundle, changed = caPEM, true
 		}
 	}
 	if !changed {
 		return nil
 	}
-	if err := r.Writer.Update(ctx, vwc); err != nil {
-		return fmt.Errorf("injecting the CA into ValidatingWebhookConfiguration %s: %w", r.WebhookConfiguration, err)
+	if err := r.Writer.Update(ctx, obj); err != nil {
+		return fmt.Errorf("injecting the CA into %s %s: %w", kind, name, err)
 	}
 	return nil
 }
