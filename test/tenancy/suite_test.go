@@ -172,18 +172,12 @@ func setup(env *envtest.Environment, cfg *rest.Config) error {
 // admin's client (the manager's may create SubjectAccessReviews too), and
 // returns once a campaign is admitted through them.
 func serveWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions) error {
-	srv := webhook.NewServer(webhook.Options{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir})
-	admission.Register(srv, scheme, admin)
-	go func() {
-		if err := srv.Start(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "tenancy: the webhook server stopped: %v\n", err)
-		}
-	}()
-	started := srv.StartedChecker()
+	if err := testenv.ServeWebhook(ctx, wh, func(srv webhook.Server) { admission.Register(srv, scheme, admin) }); err != nil {
+		return err
+	}
+	// The configurations reach the API server's admission through
+	// informers: wait until a campaign is admitted and stamped.
 	ok, last := await.Until(ctx, await.Poll{Within: time.Minute, Every: 100 * time.Millisecond}, func() (bool, string) {
-		if err := started(nil); err != nil {
-			return false, err.Error()
-		}
 		c := &v1alpha1.BenchmarkCampaign{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: teamNS},
 			Spec: v1alpha1.BenchmarkCampaignSpec{Template: v1alpha1.BenchmarkRunTemplate{Spec: runtest.Run("probe").Obj().Spec}}}
 		err := clients[tenant].Create(ctx, c, client.DryRunAll)
