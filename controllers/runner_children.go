@@ -142,8 +142,10 @@ func (r *BenchmarkRunReconciler) ensure(ctx context.Context, run *v1alpha1.Bench
 		if !apierrors.IsAlreadyExists(err) {
 			return err
 		}
-		// Created meanwhile, or the cache lags: judge what is there.
-		err = r.Get(ctx, client.ObjectKeyFromObject(o), existing)
+		// Created meanwhile, or the cache lags behind this manager's own
+		// create: judge what the API server holds, which the cache may
+		// not show yet either.
+		err = r.uncached().Get(ctx, client.ObjectKeyFromObject(o), existing)
 	}
 	if err != nil {
 		return err
