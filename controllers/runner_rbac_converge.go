@@ -36,21 +36,21 @@ import (
 func convergeGrants(existing, want client.Object) bool {
 	switch e := existing.(type) {
 	case *rbacv1.Role:
-		w := want.(*rbacv1.Role)
-		if equality.Semantic.DeepEqual(e.Rules, w.Rules) {
-			return false
-		}
-		e.Rules = w.Rules
-		return true
+		return replaceIfDifferent(&e.Rules, want.(*rbacv1.Role).Rules)
 	case *rbacv1.RoleBinding:
-		w := want.(*rbacv1.RoleBinding)
-		if equality.Semantic.DeepEqual(e.Subjects, w.Subjects) {
-			return false
-		}
-		e.Subjects = w.Subjects
-		return true
+		return replaceIfDifferent(&e.Subjects, want.(*rbacv1.RoleBinding).Subjects)
 	}
 	return false
+}
+
+// replaceIfDifferent sets *have to want unless they are semantically
+// equal, and says whether it did.
+func replaceIfDifferent[T any](have *T, want T) bool {
+	if equality.Semantic.DeepEqual(*have, want) {
+		return false
+	}
+	*have = want
+	return true
 }
 
 // converge brings existing, which the run controls, to the grants of
