@@ -75,7 +75,7 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles,verbs=bind;escalate
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -187,6 +187,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	case v1alpha1.PhaseWaitingForRunners:
 		res, err = r.awaitRunners(ctx, run, &w, outbox)
 	case v1alpha1.PhaseRunning:
+		if err := r.convergeAccess(ctx, run); err != nil {
+			return ctrl.Result{}, err
+		}
 		res, err = r.awaitShards(ctx, run, outbox)
 	case v1alpha1.PhaseAggregating:
 		res, err = r.aggregateOneAtATime(ctx, run, outbox)

@@ -31,7 +31,8 @@ import (
 const ReportKey = "result.json.gz"
 
 // aggregate decodes and merges the shard results exactly, writes the
-// report and the status figures, and ends the run.
+// report and the status figures, and ends the run. The runners are
+// stopped by the wrap-up, once the ended status is stored.
 func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (ctrl.Result, error) {
 	reports, err := r.readShards(ctx, run)
 	if err != nil {
@@ -47,7 +48,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	}
 	if err != nil {
 		r.fail(run, outbox, v1alpha1.ReasonResultInvalid, err.Error())
-		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+		return ctrl.Result{}, nil
 	}
 	applyResult(&run.Status, merged, run)
 	warnIfReadsFoundNothing(run, merged, r.now())
@@ -65,14 +66,14 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	}
 	if len(inconsistent) > 0 {
 		r.fail(run, outbox, v1alpha1.ReasonConsistencyFailed, failConsistency(inconsistent))
-		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+		return ctrl.Result{}, nil
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
 	if run.Status.Report != nil {
 		r.startServerStats(run, merged)
 	}
 	outbox.normal(v1alpha1.ReasonCompleted, msg)
-	return ctrl.Result{}, r.cleanupRunners(ctx, run)
+	return ctrl.Result{}, nil
 }
 
 // mergeShards decodes the succeeded shards' results, the only place they

@@ -108,6 +108,10 @@ trap 'exit 130' INT TERM
 
 t=${SECONDS}
 "${HACK}/demo.sh" up
+# The previous release, for the upgrade test (test/e2e/upgrade_test.go):
+# built once per commit, imported into the cluster.
+SPANBENCH_E2E_PREVIOUS_MANIFESTS="$("${HACK}/previous-release.sh" --import | tail -n 1)"
+export SPANBENCH_E2E_PREVIOUS_MANIFESTS
 T_UP=$((SECONDS - t))
 
 # The suite's runs use the emulator that demo.sh started on the node address
