@@ -23,8 +23,11 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -60,10 +63,13 @@ func ParseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Bucket is an open results bucket.
+// Bucket is an open results bucket, or one run's part of it (Scope).
 type Bucket struct {
 	b   *blob.Bucket
 	url string
+	// scope, when set, is the only prefix (RunPrefix) whose keys Write,
+	// NewReader and DeletePrefix take.
+	scope string
 }
 
 // Open opens the results bucket at rawURL (ParseURL's). A directory is
@@ -135,6 +141,54 @@ func ReportKey(namespace, name, uid string) string {
 	return RunPrefix(namespace, name, uid) + "report"
 }
 
+// ErrOutsideScope is the error of a key outside the bucket's scope
+// (another run's). Write and NewReader return it, or a key that is not
+// clean (one that climbs out with "..", or starts at the root), as an
+// *ObjectError: nothing was read or written.
+var ErrOutsideScope = errors.New("is outside the run's prefix")
+
+// runPrefixSegment is one segment of a RunPrefix: a namespace or run name
+// (a DNS label) or an object UID.
+var runPrefixSegment = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// Scope is b restricted to one run's objects: prefix must be a RunPrefix
+// (namespace/name/uid/), and every key the result takes must be a clean
+// key under it. The runner scopes its bucket to its run, and the manager
+// scopes every read, write and deletion of a run's objects to that run, so
+// that a key that came from a ConfigMap (which anyone who may edit
+// ConfigMaps in the namespace may have edited) can never reach another
+// run's objects. The scoped bucket shares b's store: close b, not it.
+func (b *Bucket) Scope(prefix string) (*Bucket, error) {
+	segs := strings.Split(strings.TrimSuffix(prefix, "/"), "/")
+	if !strings.HasSuffix(prefix, "/") || len(segs) != 3 {
+		return nil, fmt.Errorf("results bucket scope %.80q: want namespace/name/uid/", prefix)
+	}
+	for _, seg := range segs {
+		if len(seg) > 63 || !runPrefixSegment.MatchString(seg) {
+			return nil, fmt.Errorf("results bucket scope %.80q: segment %.80q is not a namespace, name or UID", prefix, seg)
+		}
+	}
+	return &Bucket{b: b.b, url: b.url, scope: prefix}, nil
+}
+
+// checkKey refuses a key that is not clean (empty, too long, absolute,
+// with an empty, "." or ".." segment, a backslash or a control
+// character) or, in a scoped bucket, not under the scope.
+func (b *Bucket) checkKey(key string) error {
+	bad := key == "" || len(key) > maxKeyBytes || strings.HasPrefix(key, "/") || !utf8.ValidString(key) ||
+		strings.ContainsFunc(key, func(r rune) bool { return r == '\\' || unicode.IsControl(r) })
+	for _, seg := range strings.Split(key, "/") {
+		bad = bad || seg == "" || seg == "." || seg == ".."
+	}
+	switch {
+	case bad:
+		return errors.New("is not a clean object key (no empty, '.' or '..' segment, no leading '/', no backslash or control character)")
+	case b.scope != "" && !strings.HasPrefix(key, b.scope):
+		return fmt.Errorf("%w %s", ErrOutsideScope, b.scope)
+	}
+	return nil
+}
+
 // ObjectError says object Key is missing or is not the one its pointer
 // describes: the result's fault, not the store's, and final.
 type ObjectError struct {
@@ -159,6 +213,9 @@ func (e *TooLargeError) Error() string {
 // acknowledged it. More than max bytes is a *TooLargeError and no object.
 // It returns the object's Pointer, for the ConfigMap that signals it.
 func (b *Bucket) Write(ctx context.Context, key string, max int64, write func(io.Writer) error) (Pointer, error) {
+	if err := b.checkKey(key); err != nil {
+		return Pointer{}, &ObjectError{Key: key, Err: err}
+	}
 	// Cancelling the writer's context before Close aborts the write: no
 	// partial object.
 	wctx, cancel := context.WithCancel(ctx)
@@ -201,6 +258,9 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 // the pointer records. Problems of the object (missing, another length or
 // digest) are *ObjectError; others are the store's, which a retry may fix.
 func (b *Bucket) NewReader(ctx context.Context, p Pointer) (io.ReadCloser, error) {
+	if err := b.checkKey(p.Key); err != nil {
+		return nil, &ObjectError{Key: p.Key, Err: err}
+	}
 	r, err := b.b.NewReader(ctx, p.Key, nil)
 	switch {
 	case gcerrors.Code(err) == gcerrors.NotFound:
@@ -249,6 +309,9 @@ func (v *verifyingReader) Close() error { return v.r.Close() }
 // not an error. One listing, then one call per object found: nothing
 // when there is nothing to delete.
 func (b *Bucket) DeletePrefix(ctx context.Context, prefix string, except ...string) (int, error) {
+	if b.scope != "" && !strings.HasPrefix(prefix, b.scope) {
+		return 0, fmt.Errorf("deleting objects under %.80q: %w %s", prefix, ErrOutsideScope, b.scope)
+	}
 	it := b.b.List(&blob.ListOptions{Prefix: prefix})
 	n := 0
 	for {
