@@ -85,6 +85,19 @@ func runObjects(b *bucket.Bucket, run *v1alpha1.BenchmarkRun) (*bucket.Bucket, e
 	return b.Scope(bucket.RunPrefix(run.Namespace, run.Name, string(run.UID)))
 }
 
+// prepareRunDir makes a file:// bucket's directory for run's objects,
+// owned by the runners' uid with mode 0700, before the runner Job: the
+// runner pods mount only it (ResultsStore.mount), and a directory the
+// kubelet made for a missing subPath would belong to root. Nothing for
+// gs:// or without a bucket.
+func (r *BenchmarkRunReconciler) prepareRunDir(run *v1alpha1.BenchmarkRun) error {
+	b, err := runObjects(r.Results, run)
+	if err != nil || b == nil {
+		return err
+	}
+	return b.PrepareScopeDir(int(runnerUID), int(runnerUID))
+}
+
 // objectLoader reads shard index's result object, which p points at.
 type objectLoader func(index int, p bucket.Pointer) (*result.Document, error)
 

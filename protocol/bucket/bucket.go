@@ -22,7 +22,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -70,6 +72,8 @@ type Bucket struct {
 	// scope, when set, is the only prefix (RunPrefix) whose keys Write,
 	// NewReader and DeletePrefix take.
 	scope string
+	// dir is a file:// bucket's directory; "" for gs://.
+	dir string
 }
 
 // Open opens the results bucket at rawURL (ParseURL's). A directory is
@@ -96,7 +100,11 @@ func Open(ctx context.Context, rawURL string) (*Bucket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening results bucket %s: %w", rawURL, err)
 	}
-	return &Bucket{b: b, url: u.String()}, nil
+	bk := &Bucket{b: b, url: u.String()}
+	if u.Scheme == SchemeFile {
+		bk.dir = path.Clean(u.Path)
+	}
+	return bk, nil
 }
 
 // openGCS opens Cloud Storage bucket name with the environment's
@@ -168,7 +176,62 @@ func (b *Bucket) Scope(prefix string) (*Bucket, error) {
 			return nil, fmt.Errorf("results bucket scope %.80q: segment %.80q is not a namespace, name or UID", prefix, seg)
 		}
 	}
-	return &Bucket{b: b.b, url: b.url, scope: prefix}, nil
+	return &Bucket{b: b.b, url: b.url, scope: prefix, dir: b.dir}, nil
+}
+
+// ScopeDir is the directory of a scoped file:// bucket's run, relative to
+// the bucket's directory (namespace/name/uid): what a runner pod mounts,
+// and nothing above it. "" for gs:// or an unscoped bucket.
+func (b *Bucket) ScopeDir() string {
+	if b.dir == "" {
+		return ""
+	}
+	return strings.TrimSuffix(b.scope, "/")
+}
+
+// PrepareScopeDir makes a scoped file:// bucket's run directory
+// (ScopeDir), mode 0700 and owned by uid:gid, the runner pods' user: they
+// mount only it, so the store itself keeps them from every other run's
+// objects, and they can write in it although they do not run as root.
+// A process running as root gives the directory to uid:gid; any other
+// must be uid:gid itself (the manager and the runners share one uid). It
+// does nothing for gs://, whose access is IAM's (docs/result-format.md).
+func (b *Bucket) PrepareScopeDir(uid, gid int) error {
+	if b.dir == "" {
+		return nil
+	}
+	if b.scope == "" {
+		return errors.New("preparing a run's directory needs a bucket scoped to the run")
+	}
+	d := filepath.Join(b.dir, filepath.FromSlash(b.ScopeDir()))
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return fmt.Errorf("making the run's results directory: %w", err)
+	}
+	switch euid := os.Geteuid(); {
+	case euid == 0:
+		if err := os.Chown(d, uid, gid); err != nil {
+			return fmt.Errorf("giving the run's results directory %s to uid %d: %w", d, uid, err)
+		}
+	case euid != uid:
+		return fmt.Errorf("the run's results directory %s belongs to uid %d, not to the runners' uid %d: run the manager as uid %d (the manifests do)", d, euid, uid, uid)
+	}
+	return os.Chmod(d, 0o700)
+}
+
+// CheckWritable says whether a file:// bucket's directory takes new
+// entries: a directory the kubelet created for a hostPath volume belongs
+// to root, and a manager that is not root could then prepare no run.
+// Nothing for gs://.
+func (b *Bucket) CheckWritable() error {
+	if b.dir == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(b.dir, ".spanbench-writable-*")
+	if err != nil {
+		return fmt.Errorf("results bucket directory %s is not writable by uid %d (create it owned by the manager's and the runners' uid, 65532 in the manifests): %w", b.dir, os.Geteuid(), err)
+	}
+	_ = f.Close()
+	return os.Remove(f.Name())
 }
 
 // checkKey refuses a key that is not clean (empty, too long, absolute,

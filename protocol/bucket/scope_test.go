@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spanbench/spanbench/protocol/bucket"
@@ -113,5 +115,54 @@ func TestScopeIsOneRunsPrefix(t *testing.T) {
 		if _, err := b.Scope(bad); err == nil {
 			t.Errorf("Scope(%q) was accepted; want it refused", bad)
 		}
+	}
+}
+
+// TestARunsDirectoryBelongsToTheRunner: PrepareScopeDir makes the run's
+// directory of a file:// bucket, mode 0700, owned by the runners' uid, so
+// that a non-root runner that mounts only it can write its objects there
+// and no other user can; CheckWritable refuses a directory the process
+// cannot write in (a root-owned hostPath for a non-root manager).
+func TestARunsDirectoryBelongsToTheRunner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a directory to another uid needs root; the manager runs as the runners' uid instead")
+	}
+	const runnerUID = 65532
+	b, dir := openDir(t)
+	run, err := b.Scope(bucket.RunPrefix("team", "r1", "uid-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.ScopeDir(); got != "team/r1/uid-1" {
+		t.Errorf("ScopeDir = %q; want team/r1/uid-1", got)
+	}
+	if err := run.PrepareScopeDir(runnerUID, runnerUID); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "team", "r1", "uid-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != runnerUID || st.Gid != runnerUID || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the run's directory is %v, uid %d, gid %d; want drwx------ of %d:%d", fi.Mode(), st.Uid, st.Gid, runnerUID, runnerUID)
+	}
+	// Idempotent: a second reconcile finds it as it is.
+	if err := run.PrepareScopeDir(runnerUID, runnerUID); err != nil {
+		t.Errorf("preparing it again: %v", err)
+	}
+	if err := b.PrepareScopeDir(runnerUID, runnerUID); err == nil {
+		t.Errorf("an unscoped bucket prepared a directory; want a refusal")
+	}
+	if err := b.CheckWritable(); err != nil {
+		t.Errorf("CheckWritable on a writable directory: %v", err)
+	}
+	// Root writes anywhere: a directory that is gone stands in for one
+	// the process may not write in.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CheckWritable(); err == nil || !strings.Contains(err.Error(), "not writable") {
+		t.Errorf("CheckWritable on a missing directory: %v; want it refused as not writable", err)
 	}
 }
