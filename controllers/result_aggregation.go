@@ -317,7 +317,11 @@ func loadReport(ctx context.Context, c client.Reader, b *bucket.Bucket, run *v1a
 	if err := checkReportPointer(run, cm); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
 	}
-	doc, err := protocol.LoadResult(ctx, c, b, cm, ref.Key, protocol.ReportLimits())
+	scoped, err := runObjects(b, run)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := protocol.LoadResult(ctx, c, scoped, cm, ref.Key, protocol.ReportLimits())
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
 	}

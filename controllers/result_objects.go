@@ -44,7 +44,9 @@ func (r *BenchmarkRunReconciler) releaseResultObjects(ctx context.Context, run *
 	prefix := bucket.RunPrefix(run.Namespace, run.Name, string(run.UID))
 	if r.Results == nil {
 		log.FromContext(ctx).Info("the manager has no results bucket: the run's result objects, if any, are left", "prefix", prefix)
-	} else if n, err := r.Results.DeletePrefix(ctx, prefix); err != nil {
+	} else if b, err := runObjects(r.Results, run); err != nil {
+		return err
+	} else if n, err := b.DeletePrefix(ctx, prefix); err != nil {
 		return fmt.Errorf("deleting the run's result objects: %w", err)
 	} else if n > 0 {
 		log.FromContext(ctx).Info("deleted the run's result objects", "objects", n, "prefix", prefix)
@@ -61,11 +63,39 @@ func (r *BenchmarkRunReconciler) deleteShardObjects(ctx context.Context, run *v1
 		return nil
 	}
 	uid := string(run.UID)
-	_, err := r.Results.DeletePrefix(ctx, bucket.RunPrefix(run.Namespace, run.Name, uid), bucket.ReportKey(run.Namespace, run.Name, uid))
+	b, err := runObjects(r.Results, run)
+	if err != nil {
+		return err
+	}
+	_, err = b.DeletePrefix(ctx, bucket.RunPrefix(run.Namespace, run.Name, uid), bucket.ReportKey(run.Namespace, run.Name, uid))
 	if err != nil {
 		return fmt.Errorf("deleting the shards' result objects: %w", err)
 	}
 	return nil
+}
+
+// runObjects is the results bucket scoped to run's objects
+// (bucket.RunPrefix): every key the manager reads, writes or deletes for a
+// run is checked against it, whatever a ConfigMap's pointer says. nil
+// without a bucket.
+func runObjects(b *bucket.Bucket, run *v1alpha1.BenchmarkRun) (*bucket.Bucket, error) {
+	if b == nil {
+		return nil, nil
+	}
+	return b.Scope(bucket.RunPrefix(run.Namespace, run.Name, string(run.UID)))
+}
+
+// prepareRunDir makes a file:// bucket's directory for run's objects,
+// owned by the runners' uid with mode 0700, before the runner Job: the
+// runner pods mount only it (ResultsStore.mount), and a directory the
+// kubelet made for a missing subPath would belong to root. Nothing for
+// gs:// or without a bucket.
+func (r *BenchmarkRunReconciler) prepareRunDir(run *v1alpha1.BenchmarkRun) error {
+	b, err := runObjects(r.Results, run)
+	if err != nil || b == nil {
+		return err
+	}
+	return b.PrepareScopeDir(int(runnerUID), int(runnerUID))
 }
 
 // objectLoader reads shard index's result object, which p points at.
@@ -82,14 +112,22 @@ func (r *BenchmarkRunReconciler) shardObjectLoader(ctx context.Context, run *v1a
 		if want := bucket.ShardKey(run.Namespace, run.Name, string(run.UID), index); p.Key != want {
 			return nil, fmt.Errorf("points at object %.80q; shard %d's is %s", p.Key, index, want)
 		}
-		return protocol.LoadObject(ctx, r.Results, p, protocol.ShardLimits().Budget)
+		b, err := runObjects(r.Results, run)
+		if err != nil {
+			return nil, err
+		}
+		return protocol.LoadObject(ctx, b, p, protocol.ShardLimits().Budget)
 	}
 }
 
 // storeReportObject writes doc as the run's report object and sets the
 // report ConfigMap cm to point at it.
 func (r *BenchmarkRunReconciler) storeReportObject(ctx context.Context, run *v1alpha1.BenchmarkRun, cm *corev1.ConfigMap, doc *result.Document) error {
-	p, err := protocol.StoreResultObject(ctx, r.Results, bucket.ReportKey(run.Namespace, run.Name, string(run.UID)), doc, protocol.ReportLimits())
+	b, err := runObjects(r.Results, run)
+	if err != nil {
+		return err
+	}
+	p, err := protocol.StoreResultObject(ctx, b, bucket.ReportKey(run.Namespace, run.Name, string(run.UID)), doc, protocol.ReportLimits())
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,9 @@ func (r *BenchmarkRunReconciler) ensureRunnerChildren(ctx context.Context, run *
 	for i := range int(run.Replicas()) {
 		objs = append(objs, newShardConfigMap(run, i))
 	}
+	if err := r.prepareRunDir(run); err != nil {
+		return err
+	}
 	return r.ensureAll(ctx, run, append(objs, newRunnerJob(run, r.Runner)))
 }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/protocol/bucket"
 )
 
 // RunnerConfig is the operator-level part of every runner Job, set by the
@@ -65,14 +66,19 @@ func (s ResultsStore) args(run *v1alpha1.BenchmarkRun) []string {
 	return []string{"--results-bucket", s.URL, "--run-uid", string(run.UID)}
 }
 
-// mount adds the bucket's volume to a runner pod, when it has one.
-func (s ResultsStore) mount(spec *corev1.PodSpec) {
+// mount adds the bucket's volume to a runner pod, when it has one: only
+// the run's own directory of it (bucket.RunPrefix, as a subPath), at the
+// same place under MountPath, so that a runner can neither read nor write
+// another run's objects. The manager makes that directory, owned by the
+// runner's uid, before the Job (prepareRunDir).
+func (s ResultsStore) mount(spec *corev1.PodSpec, run *v1alpha1.BenchmarkRun) {
 	if s.URL == "" || s.Volume == nil {
 		return
 	}
 	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: resultsVolume, VolumeSource: *s.Volume.DeepCopy()})
+	dir := strings.TrimSuffix(bucket.RunPrefix(run.Namespace, run.Name, string(run.UID)), "/")
 	c := &spec.Containers[0]
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: resultsVolume, MountPath: s.MountPath})
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: resultsVolume, MountPath: path.Join(s.MountPath, dir), SubPath: dir})
 }
 
 // DefaultRunnerMetricsPort is the runners' metrics port when
@@ -174,7 +180,7 @@ func newRunnerJob(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) *batchv1.Job {
 		"--ready-timeout", runnerReadyTimeout(run, cfg).String()}
 	args = append(args, cfg.Results.args(run)...)
 	tmpl := podTemplate(run, cfg, componentRunner, args)
-	cfg.Results.mount(&tmpl.Spec)
+	cfg.Results.mount(&tmpl.Spec, run)
 	tmpl.Annotations = map[string]string{
 		"prometheus.io/scrape": "true",
 		"prometheus.io/port":   strconv.Itoa(int(port)),
