@@ -29,10 +29,16 @@ const aggregationBusyRetry = time.Second
 // worker. An aggregation's live set is sized to fit the manager's memory
 // limit alone (docs/performance.md, (e) and (f)); two at once could get
 // the manager OOM-killed.
+// A TPCC run's consistency check comes first, in the background: it holds
+// neither a worker nor the aggregation.
 func (r *BenchmarkRunReconciler) aggregateOneAtATime(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *eventOutbox) (ctrl.Result, error) {
+	checks, res, done := r.awaitConsistency(ctx, run, outbox)
+	if !done {
+		return res, nil
+	}
 	if !r.aggregating.TryLock() {
 		return ctrl.Result{RequeueAfter: aggregationBusyRetry}, nil
 	}
 	defer r.aggregating.Unlock()
-	return r.aggregate(ctx, run, outbox)
+	return r.aggregate(ctx, run, outbox, checks)
 }
