@@ -233,7 +233,14 @@ func loaderMessages(outcomes []loaderOutcome, indexes []int) string {
 // completeLoad records the loaded dataset in the database's marker and in
 // the run, and stops the loader Job, whose pods have all finished.
 func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox, units int64) (ctrl.Result, error) {
-	if err := r.Preparer.CompleteDataset(ctx, run, w); err != nil {
+	cp, wc := run.DeepCopy(), w.DeepCopy()
+	_, err, ok := spannerCall(ctx, r, run, "dataset-markers", "", prepareCallMax, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, r.Preparer.CompleteDataset(ctx, cp, wc)
+	})
+	if !ok {
+		return ctrl.Result{RequeueAfter: spannerCallPoll}, nil
+	}
+	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
 	}
 	msg := r.completeLoadProgress(run, units)
