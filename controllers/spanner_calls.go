@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -33,14 +32,25 @@ const MaxConcurrentSpannerCalls = 16
 // deleted, or one whose step moved on, never takes it.
 const spannerCallLeftFor = 10 * time.Minute
 
+// spannerCallReplay is how long after an outcome was first taken a step
+// with the same input takes it again instead of calling anew: a reconcile
+// that took it and then lost its status write (a conflict with a newer
+// run, read from a cache that had not caught up) must find it again, or
+// it would call again from a status that does not record the outcome
+// (and, for an instance being created, lose its operation). Polls of a
+// running operation come back later than this (instancePollEvery,
+// databasePollEvery), so they always call anew.
+const spannerCallReplay = 2 * time.Second
+
 // spannerCallPoll is when a step whose call is still running looks again
 // if no completion queued it first.
 const spannerCallPoll = 30 * time.Second
 
 // SpannerCalls runs the Spanner calls of run reconciles in the
-// background. It is a manager Runnable: the calls' context is the one
-// the manager starts it with, cancelled when the manager stops, and Start
-// returns once every call has returned. SetupWithManager makes one.
+// background. It is a manager Runnable: when the manager stops, Start
+// cancels every call and returns once each has returned. Calls may start
+// before Start (the controller's workers and it start together).
+// SetupWithManager makes one.
 type SpannerCalls struct {
 	clock clock.PassiveClock
 	limit chan struct{}
@@ -48,8 +58,11 @@ type SpannerCalls struct {
 	// channel source, which queues the run.
 	done chan ctrlevent.GenericEvent
 
+	// ctx is every call's parent, cancelled when the manager stops.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	mu      sync.Mutex
-	ctx     context.Context // nil until Start
 	calls   map[spannerCallKey]*pendingCall
 	running sync.WaitGroup
 }
@@ -67,6 +80,7 @@ type pendingCall struct {
 	input  string
 	cancel context.CancelFunc
 	ended  time.Time // zero while running
+	taken  time.Time // zero until a step took the outcome
 	value  any
 	err    error
 }
@@ -74,33 +88,21 @@ type pendingCall struct {
 // NewSpannerCalls makes the runner of Spanner calls; clk stamps when calls
 // end, for dropping outcomes nobody took.
 func NewSpannerCalls(clk clock.PassiveClock) *SpannerCalls {
+	ctx, cancel := context.WithCancel(context.Background())
 	return &SpannerCalls{clock: clk, limit: make(chan struct{}, MaxConcurrentSpannerCalls),
-		done: make(chan ctrlevent.GenericEvent, 1024), calls: map[spannerCallKey]*pendingCall{}}
+		done: make(chan ctrlevent.GenericEvent, 1024), ctx: ctx, cancel: cancel, calls: map[spannerCallKey]*pendingCall{}}
 }
 
 // Start implements manager.Runnable: calls run until ctx ends.
 func (s *SpannerCalls) Start(ctx context.Context) error {
-	s.mu.Lock()
-	s.ctx = ctx
-	s.mu.Unlock()
 	<-ctx.Done()
-	s.mu.Lock()
-	for _, c := range s.calls {
-		if c.cancel != nil {
-			c.cancel()
-		}
-	}
-	s.mu.Unlock()
+	s.cancel()
 	s.running.Wait()
 	return nil
 }
 
-// errNotStarted is a step's outcome before the manager started the calls'
-// runner: the step is simply tried again.
-var errNotStarted = errors.New("the manager's Spanner calls are not started yet")
-
 // Holds reports whether run's step has a call in flight or an outcome
-// not yet taken: false after a restart, which lost both.
+// kept: false after a restart, which lost both.
 func (s *SpannerCalls) Holds(run *v1alpha1.BenchmarkRun, step string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -109,28 +111,29 @@ func (s *SpannerCalls) Holds(run *v1alpha1.BenchmarkRun, step string) bool {
 }
 
 // take returns the outcome of run's step's call for input once it has
-// ended (and forgets it); until then it starts the call, unless it is
-// already running, and ok is false.
+// ended (again within spannerCallReplay of the first take); until then it
+// starts the call, unless it is already running, and ok is false.
 func (s *SpannerCalls) take(run *v1alpha1.BenchmarkRun, step, input string, timeout time.Duration,
 	call func(ctx context.Context) (any, error)) (value any, err error, ok bool) {
 	key := spannerCallKey{run.UID, step}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctx == nil {
-		return nil, errNotStarted, false
-	}
 	s.dropUntaken()
-	if c, found := s.calls[key]; found && c.input == input {
-		if c.ended.IsZero() {
-			return nil, nil, false
-		}
-		delete(s.calls, key)
+	now := s.clock.Now()
+	c, found := s.calls[key]
+	switch {
+	case found && c.input == input && c.ended.IsZero():
+		return nil, nil, false
+	case found && c.input == input && c.taken.IsZero():
+		c.taken = now
 		return c.value, c.err, true
-	} else if found && c.cancel != nil {
+	case found && c.input == input && now.Sub(c.taken) <= spannerCallReplay:
+		return c.value, c.err, true
+	case found && c.cancel != nil:
 		c.cancel() // started for a status that has moved on
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, timeout)
-	c := &pendingCall{input: input, cancel: cancel}
+	c = &pendingCall{input: input, cancel: cancel}
 	s.calls[key] = c
 	// The goroutine reads the run's copy only: the reconcile goes on
 	// with its own.
@@ -160,7 +163,8 @@ func (s *SpannerCalls) take(run *v1alpha1.BenchmarkRun, step, input string, time
 	return nil, nil, false
 }
 
-// dropUntaken forgets outcomes nobody took within spannerCallLeftFor.
+// dropUntaken forgets outcomes that ended spannerCallLeftFor ago: taken,
+// or never taken by a run deleted or moved on.
 func (s *SpannerCalls) dropUntaken() {
 	now := s.clock.Now()
 	for k, c := range s.calls {
@@ -186,9 +190,6 @@ func spannerCall[T any](ctx context.Context, r *BenchmarkRunReconciler, run *v1a
 		return value, err, true
 	}
 	v, err, ok := r.SpannerCalls.take(run, step, input, timeout, func(ctx context.Context) (any, error) { return call(ctx) })
-	if errors.Is(err, errNotStarted) {
-		return value, nil, false
-	}
 	if ok && v != nil {
 		value = v.(T)
 	}
