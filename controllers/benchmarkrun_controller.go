@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/protocol/bucket"
@@ -63,6 +64,10 @@ type BenchmarkRunReconciler struct {
 	// objects; nil stores them in ConfigMaps. RunnerConfig.Results names
 	// the same bucket to the runners.
 	Results *bucket.Bucket
+	// SpannerCalls runs the steps' Spanner calls outside the reconcile
+	// workers (spanner_calls.go); SetupWithManager makes one. Without it
+	// (tests that call Reconcile by hand) they run in the reconcile.
+	SpannerCalls *SpannerCalls
 	// APIReader reads what the manager's cache does not hold: the chunks
 	// of long results (protocol.LoadChunked). SetupWithManager defaults it
 	// to the manager's; without one the client reads them.
@@ -137,6 +142,12 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
+	if r.SpannerCalls == nil {
+		r.SpannerCalls = NewSpannerCalls(r.Clock)
+	}
+	if err := mgr.Add(r.SpannerCalls); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.BenchmarkRun{}).
 		Owns(&batchv1.Job{}).
@@ -145,6 +156,8 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&rbacv1.Role{}).
 		Owns(&rbacv1.RoleBinding{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
+		// A Spanner call that ended queues its run, whose step takes it.
+		WatchesRawSource(source.Channel(r.SpannerCalls.done, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: MaxConcurrentRunReconciles}).
 		Complete(r)
 }

@@ -31,7 +31,7 @@ func RunnerObjectsForTest(run *v1alpha1.BenchmarkRun) []client.Object {
 // "Type Reason: message".
 func AggregateForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) ([]string, error) {
 	outbox := &eventOutbox{}
-	_, err := r.aggregate(ctx, run, outbox)
+	_, err := r.aggregate(ctx, run, outbox, nil)
 	var events []string
 	for _, e := range outbox.events {
 		events = append(events, fmt.Sprintf("%s %s: %s", e.eventType, e.reason, e.message))

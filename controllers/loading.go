@@ -237,7 +237,14 @@ func loaderMessages(outcomes []loaderOutcome, indexes []int) string {
 // Loading) would find the Job gone and create it again, a second set of
 // loader pods.
 func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *eventOutbox, units int64) (ctrl.Result, error) {
-	if err := r.Preparer.CompleteDataset(ctx, run, w); err != nil {
+	cp, wc := run.DeepCopy(), w.DeepCopy()
+	_, err, ok := spannerCall(ctx, r, run, "dataset-markers", "", prepareCallMax, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, r.Preparer.CompleteDataset(ctx, cp, wc)
+	})
+	if !ok {
+		return ctrl.Result{RequeueAfter: spannerCallPoll}, nil
+	}
+	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
 	}
 	msg := r.completeLoadProgress(run, units)
