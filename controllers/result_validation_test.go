@@ -32,7 +32,7 @@ func TestEveryHostileShardIsRefusedAndTheOthersStillMerge(t *testing.T) {
 				{index: 0, ShardReport: protocol.ShardReport{State: protocol.StateSucceeded, Result: goodResult}},
 				{index: 1, ShardReport: protocol.ShardReport{State: protocol.StateSucceeded, Result: c.Result}},
 			}
-			doc, problems, invalid, err := mergeShards(reports, run, time.Now(), shardLoaders{chunked: noChunks})
+			doc, problems, invalid, err := mergeShards(reports, run, time.Now(), nil, shardLoaders{chunked: noChunks})
 			if err != nil {
 				t.Fatalf("the valid shard made no result: %v", err)
 			}
@@ -62,7 +62,7 @@ func TestCountsThatOverflowOnlyWhenMergedRefuseTheSecondShard(t *testing.T) {
 		d.Intervals[0].Operations[0].Rows = 3 << 61
 		reports = append(reports, shardReport{index: i, ShardReport: protocol.ShardReport{State: protocol.StateSucceeded, Result: shardtest.Gzip(d)}})
 	}
-	doc, _, invalid, err := mergeShards(reports, run, time.Now(), shardLoaders{chunked: noChunks})
+	doc, _, invalid, err := mergeShards(reports, run, time.Now(), nil, shardLoaders{chunked: noChunks})
 	if err != nil || len(invalid) != 1 || !strings.Contains(invalid[0], "shard 1: invalid result:") || !strings.Contains(invalid[0], "overflow") {
 		t.Fatalf("merged with invalid %q, error %v; want shard 1 refused for an overflow", invalid, err)
 	}
