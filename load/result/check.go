@@ -194,8 +194,9 @@ func rate(r float64) bool { return r >= 0 && !math.IsInf(r, 0) }
 // the document's span up to its shards' latest end (the last interval may
 // be partial), operations of the spec each once, counts in range.
 func (e *Expect) checkIntervals(d *Document) error {
-	// A runner keeps draining intervals after the load's end until its
-	// last operation returns: the series runs to the latest end.
+	// A runner of an earlier release counted operations where they
+	// completed and drained intervals after the load's end until its last
+	// operation returned: its series runs to the latest end.
 	latest := d.End
 	for _, s := range d.Shards {
 		if s.Ended.After(latest) {
