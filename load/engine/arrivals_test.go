@@ -2,10 +2,8 @@ package engine_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,20 +14,6 @@ import (
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/load/schedule"
 )
-
-// warmUpSpec is a recorded spec of operations op0... with a Fixed warm-up.
-func warmUpSpec(tb testing.TB, warmUp time.Duration, names ...string) result.Spec {
-	tb.Helper()
-	ops := make([]string, len(names))
-	for i, n := range names {
-		ops[i] = fmt.Sprintf(`{"name":%q,"type":"Read","weight":1}`, n)
-	}
-	s, err := result.NewSpec(fmt.Appendf(nil, `{"operations":[%s],"warmUp":{"mode":"Fixed","duration":%q}}`, strings.Join(ops, ","), warmUp))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s
-}
 
 // arrivalsAfter is how many arrivals cfg's open-loop schedule intends at
 // or after offset from its start: what a measured window beginning there
@@ -81,16 +65,8 @@ func TestSlowOperationsAcrossTheWarmUpAreNotCountedTwice(t *testing.T) {
 		}
 	})
 	cfg := noopConfig(t, 100, 3*time.Second, slow)
-	cfg.Interval, cfg.Spec = 500*time.Millisecond, warmUpSpec(t, time.Second, "op0")
-	doc, err := engine.Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, missed := measured(doc)
-	want := arrivalsAfter(t, cfg, time.Second)
-	if ops+missed != want {
-		t.Errorf("the measured window counts %d operations and %d missed sends; its schedule has %d arrivals", ops, missed, want)
-	}
+	cfg.Interval, cfg.Spec = 500*time.Millisecond, specWithWarmUp(t, `{"mode":"Fixed","duration":"1s"}`, "op0")
+	requireMeasuredIsTheSchedule(t, cfg, time.Second)
 }
 
 // TestStarvedHostCountsNoMoreThanTheSchedule reproduces the loaded host
@@ -117,15 +93,23 @@ func TestStarvedHostCountsNoMoreThanTheSchedule(t *testing.T) {
 		return operation.Outcome{Rows: 1}, nil
 	})
 	cfg := noopConfig(t, 100, 3*time.Second, noop)
-	cfg.Interval, cfg.Spec = 250*time.Millisecond, warmUpSpec(t, time.Second, "op0")
+	cfg.Interval, cfg.Spec = 250*time.Millisecond, specWithWarmUp(t, `{"mode":"Fixed","duration":"1s"}`, "op0")
+	requireMeasuredIsTheSchedule(t, cfg, time.Second)
+}
+
+// requireMeasuredIsTheSchedule runs cfg, whose warm-up ends at warmUp,
+// and requires its measured window to count exactly the arrivals its
+// schedule intends after the warm-up, operations and missed sends
+// together: none lost, none counted twice.
+func requireMeasuredIsTheSchedule(t *testing.T, cfg engine.Config, warmUp time.Duration) {
+	t.Helper()
 	doc, err := engine.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ops, missed := measured(doc)
-	want := arrivalsAfter(t, cfg, time.Second)
-	if ops+missed != want {
-		t.Errorf("on a starved host the measured window counts %d operations and %d missed sends; its schedule has %d arrivals (p99 %v µs: how late the sends were)",
+	if want := arrivalsAfter(t, cfg, warmUp); ops+missed != want {
+		t.Errorf("the measured window counts %d operations and %d missed sends; its schedule has %d arrivals (latency p99 %d µs: how late the operations were)",
 			ops, missed, want, doc.Overall.Latency.P99)
 	}
 }
