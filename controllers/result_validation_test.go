@@ -73,9 +73,9 @@ func TestCountsThatOverflowOnlyWhenMergedRefuseTheSecondShard(t *testing.T) {
 }
 
 // TestAShardCountingMoreThanItsScheduleIsRefused: two runners share
-// 100 ops/s in 1 s intervals, so each one's schedule produces 50 arrivals
-// an interval. Shard 1's result is edited so that one interval counts 60
-// successes, its histograms holding them: every other check passes it,
+// 1,000 ops/s in 1 s intervals, so each one's schedule produces 500
+// arrivals an interval. Shard 1's result is edited so that one interval
+// counts 600 successes, its histograms holding them: every other check passes it,
 // and the aggregation refuses it (ResultInvalid, naming shard 1 and the
 // interval) because no interval can count more than its arrivals. Shard
 // 0, within its schedule, still makes the result; untouched, both merge.
@@ -90,7 +90,7 @@ func TestAShardCountingMoreThanItsScheduleIsRefused(t *testing.T) {
 			d := shardtest.Shard(run.Name, run.Spec.Workload, start, i, 2)
 			if tamper && i == 1 {
 				in := &d.Intervals[2]
-				in.Operations[0] = shardtest.Operation(in.Operations[0].Name, result.Counts{OK: 60, Rows: 60})
+				in.Operations[0] = shardtest.Operation(in.Operations[0].Name, result.Counts{OK: 600, Rows: 600})
 				if err := result.Finalize(d); err != nil {
 					t.Fatal(err)
 				}
@@ -107,9 +107,9 @@ func TestAShardCountingMoreThanItsScheduleIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("shard 0 made no result: %v", err)
 	}
-	want := "shard 1: invalid result: shard 1: interval 2 counts 6"
-	if len(invalid) != 1 || !strings.HasPrefix(invalid[0], want) || !strings.Contains(invalid[0], "more than the 50 arrivals its schedule produced in it") || len(problems) != 1 {
-		t.Fatalf("refused %q (problems %q); want shard 1 alone refused: %q... more than the 50 arrivals", invalid, problems, want)
+	want := "shard 1: invalid result: shard 1: interval 2 counts 60"
+	if len(invalid) != 1 || !strings.HasPrefix(invalid[0], want) || !strings.Contains(invalid[0], "more than the 500 arrivals its schedule produced in it") || len(problems) != 1 {
+		t.Fatalf("refused %q (problems %q); want shard 1 alone refused: %q... more than the 500 arrivals", invalid, problems, want)
 	}
 	t.Logf("%s", invalid[0])
 	if len(doc.Shards) != 1 || doc.Shards[0].Index != 0 {
