@@ -5,6 +5,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol/bucket"
 )
 
@@ -55,6 +57,12 @@ type BenchmarkRunReconciler struct {
 	// collected (server_stats.go); the zero value reads SPANNER_SYS on
 	// Cloud Spanner, nothing on the emulator.
 	ServerStats ServerStatsConfig
+	// Arrivals is a run's open-loop schedule as its runners send it
+	// (pod.RunArrivals): the aggregation refuses a shard, and a merge, one
+	// of whose intervals counts more operations and missed sends than the
+	// schedule produced in it. Required: the manager does not link the
+	// scheduler, so the binary hands it over.
+	Arrivals func(*v1alpha1.BenchmarkRun) result.Arrivals
 
 	// aggregating is held by the one aggregation under way
 	// (aggregateOneAtATime).
@@ -139,6 +147,9 @@ func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v
 
 // SetupWithManager watches runs and the children that move them forward.
 func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Arrivals == nil {
+		return errors.New("BenchmarkRunReconciler: Arrivals is required: without the runs' schedules the aggregation cannot bound their counts")
+	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/internal/shardtest"
+	"github.com/spanbench/spanbench/pod"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/endpoint"
@@ -71,7 +72,7 @@ func newFakeReconcile(t *testing.T, funcs interceptor.Funcs, objs ...client.Obje
 		spanner: &fakeTargetPreparer{instance: readyInstance()}, clock: clocktesting.NewFakeClock(t0)}
 	f.r = &controllers.BenchmarkRunReconciler{Client: interceptor.NewClient(stored, funcs), Scheme: scheme,
 		Recorder: f.events, Clock: f.clock, Preparer: f.spanner, Limits: defaultLimits(), ClusterID: harnessClusterID,
-		Runner: controllers.RunnerConfig{Image: "spanbench:test"}}
+		Runner: controllers.RunnerConfig{Image: "spanbench:test"}, Arrivals: pod.RunArrivals}
 	return f
 }
 

@@ -39,7 +39,11 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	merged, problems, invalid, err := mergeShards(reports, run, r.now(), shardLoaders{chunked: r.shardLoader(ctx, run), object: r.shardObjectLoader(ctx, run)})
+	if r.Arrivals == nil {
+		return ctrl.Result{}, errors.New("the reconciler has no schedule to check results against (Arrivals)")
+	}
+	merged, problems, invalid, err := mergeShards(reports, run, r.now(), r.Arrivals(run),
+		shardLoaders{chunked: r.shardLoader(ctx, run), object: r.shardObjectLoader(ctx, run)})
 	var unavailable *protocol.UnavailableError
 	if errors.As(err, &unavailable) {
 		return ctrl.Result{}, err // the API server's trouble, not the result's: retried
@@ -88,6 +92,8 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 // intervals, times, counts and histograms) and merges the valid ones, one
 // at a time: each shard's document is dropped once added, so the manager
 // holds the merged intervals and one shard, whatever the number of shards.
+// arrivals, the run's open-loop schedule (nil for a load without one),
+// bounds every interval's counts, a shard's and the merge's.
 // A shard refused is left out, and the others still make a (partial)
 // result. It reports the shards that failed, sent unreadable reports or
 // invalid results, for the condition message; invalid names the shards
@@ -95,11 +101,12 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 // an object, the object). load reads a chunked result or an object; a
 // *protocol.UnavailableError it returns ends the merge with that error,
 // for the reconcile to retry.
-func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time, load shardLoaders) (doc *result.Document, problems, invalid []string, err error) {
+func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time, arrivals result.Arrivals, load shardLoaders) (doc *result.Document, problems, invalid []string, err error) {
 	expect, err := runExpectation(run, now)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the run's own workload cannot be recorded: %w", err)
 	}
+	expect.Arrivals = arrivals
 	merger := result.NewCheckedMerger(expect)
 	merged := 0
 	for _, o := range reports {

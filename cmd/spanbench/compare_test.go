@@ -40,7 +40,9 @@ func shape(seed uint64, scale float64) runShape {
 // intervals, and a Fixed warm-up that ends on its warmUp-th interval.
 func (s runShape) spec(t *testing.T) result.Spec {
 	t.Helper()
-	rate := int32(100)
+	// Room for every interval's operations (perInterval ± 20 each):
+	// no interval may count more than its schedule's arrivals.
+	rate := int32(2000)
 	w := v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Load: v1alpha1.LoadSpec{Rate: &rate},
 		Duration: &metav1.Duration{Duration: time.Duration(s.intervals) * time.Second},
 		Interval: &metav1.Duration{Duration: time.Second}}

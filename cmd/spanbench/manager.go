@@ -34,6 +34,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
+	"github.com/spanbench/spanbench/pod"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 	"github.com/spanbench/spanbench/spanner/serverstats"
@@ -285,6 +286,7 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 			Results: f.resultsStore},
 		ServerMetrics: f.serverMetrics.config(context.Background()),
 		Results:       results,
+		Arrivals:      pod.RunArrivals,
 	}
 	if f.runnerTTL >= 0 {
 		ttl := int32(f.runnerTTL)

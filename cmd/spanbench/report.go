@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,11 +13,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/load/result"
 	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/protocol/bucket"
 	"github.com/spanbench/spanbench/report"
+	"github.com/spanbench/spanbench/shardrun"
 )
 
 func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -137,6 +140,7 @@ func mergeFiles(paths []string) (*result.Document, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
+			e.Arrivals = fileArrivals(d)
 			m = result.NewCheckedMerger(e)
 		}
 		if err := m.Add(d); err != nil {
@@ -144,6 +148,19 @@ func mergeFiles(paths []string) (*result.Document, error) {
 		}
 	}
 	return m.Result()
+}
+
+// fileArrivals is the open-loop schedule of the run d's spec records, for
+// the check that no interval counts more than it produced. A file does not
+// say its shards' seeds: Poisson arrivals are then not bounded
+// (shardrun.Arrivals).
+func fileArrivals(d *result.Document) result.Arrivals {
+	var w v1alpha1.WorkloadSpec
+	if err := json.Unmarshal(d.Spec.Raw(), &w); err != nil {
+		return nil // FileExpectation decoded it strictly: cannot happen
+	}
+	w = w.Resolved()
+	return shardrun.Arrivals(&w, d.Shards[0].Count, nil)
 }
 
 // clusterReport reads a finished run's report from the cluster.

@@ -19,6 +19,7 @@ import (
 	"github.com/spanbench/spanbench/load/engine"
 	"github.com/spanbench/spanbench/load/metrics"
 	"github.com/spanbench/spanbench/load/result"
+	"github.com/spanbench/spanbench/protocol"
 	"github.com/spanbench/spanbench/shardrun"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/emulator"
@@ -179,7 +180,26 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOwnResult(run, doc, shard, shards, f.seed); err != nil {
+		return nil, err
+	}
 	return doc, checkConsistency(ctx, s, &run.Workload, shards, doc, stderr)
+}
+
+// checkOwnResult holds the result this process measured to the checks a
+// runner's is held to by the manager (result.Expect), its schedule's
+// arrivals included: a result that counts more operations than its
+// schedule produced is refused, never printed.
+func checkOwnResult(run *manifest.Run, doc *result.Document, shard, shards int, seed int64) error {
+	e, err := protocol.ResultExpectation(run.Name, &run.Workload, doc.Start, v1alpha1.DefaultOverrunDeadline, shard, shards)
+	if err != nil {
+		return err
+	}
+	e.Arrivals = shardrun.Arrivals(&run.Workload, shards, func(int) int64 { return seed })
+	if err := e.Check(doc); err != nil {
+		return fmt.Errorf("the result of this run is invalid: %w", err)
+	}
+	return nil
 }
 
 // checkConsistency runs a TPCC workload's consistency conditions after the

@@ -29,6 +29,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers"
 	"github.com/spanbench/spanbench/internal/testenv"
+	"github.com/spanbench/spanbench/pod"
 )
 
 var (
@@ -124,7 +125,7 @@ func newManager(tb testing.TB, ns string) ctrl.Manager {
 	}
 	r := &controllers.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}, Runner: controllers.RunnerConfig{Image: "spanbench:test"},
-		Limits: scaleLimits(), ClusterID: "envtest"}
+		Limits: scaleLimits(), ClusterID: "envtest", Arrivals: pod.RunArrivals}
 	if err := r.SetupWithManager(mgr); err != nil {
 		tb.Fatal(err)
 	}
