@@ -68,10 +68,14 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 		return nil, errors.New("usage: spanbench run -f FILE [flags]")
 	}
 	if f.freshEmulator && (f.spanner || f.endpoint != "") {
-		return nil, errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
+		return nil, errFreshEmulatorAlone
 	}
 	return f, nil
 }
+
+// errFreshEmulatorAlone refuses --fresh-emulator beside a flag that names
+// another endpoint (run and campaign alike).
+var errFreshEmulatorAlone = errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args, stderr)
