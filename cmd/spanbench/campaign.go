@@ -66,7 +66,7 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	c, err := manifest.ReadCampaignFile(f.file)
 	if err != nil {
-		return err
+		return manifestGuidance(err, "campaign", f.file)
 	}
 	cells, baseline, err := plan.Expand(&c.Spec)
 	if err != nil {
@@ -111,6 +111,7 @@ func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.C
 	slots := plan.Order(c.Spec.RunOrder(), c.Spec.OrderSeed(), len(cells), c.Spec.RepetitionCount())
 	stop, created := func() {}, false
 	defer func() { stop() }()
+	origin := endpointOrigin(rf)
 	for i, s := range slots {
 		cell := &cells[s.Cell]
 		run := &manifest.Run{Name: plan.RunName(c.Name, scheduled, cell, s.Repetition), Target: &cell.Spec.Target,
@@ -130,7 +131,7 @@ func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.C
 		rf.seed = c.Spec.OrderSeed() + int64(s.Repetition)
 		doc, err := execute(ctx, run, t, rf, 0, 1, time.Time{}, created, stderr)
 		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", run.Name, err)
+			return nil, targetGuidance(fmt.Errorf("run %s: %w", run.Name, err), "campaign", origin, rf, created)
 		}
 		if f.outDir != "" {
 			if err := writeRunResult(f.outDir, doc); err != nil {

@@ -84,7 +84,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	run, err := manifest.ReadFile(f.file)
 	if err != nil {
-		return err
+		return manifestGuidance(err, "run", f.file)
 	}
 	shard, shards, err := parseShard(f.shard)
 	if err != nil {
@@ -98,6 +98,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	origin := endpointOrigin(f)
 	stop, startedEmulator, err := ensureEmulator(ctx, f, &t, stderr)
 	if err != nil {
 		return err
@@ -105,7 +106,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer stop()
 	doc, err := execute(ctx, run, t, f, shard, shards, start, startedEmulator, stderr)
 	if err != nil {
-		return err
+		return targetGuidance(err, "run", origin, f, startedEmulator)
 	}
 	if f.out != "" {
 		if err := result.WriteFile(f.out, doc); err != nil {
