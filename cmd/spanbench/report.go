@@ -73,6 +73,7 @@ func reportMerged(ctx context.Context, fs *flag.FlagSet, stdout io.Writer, run c
 	switch {
 	case run.name != "" && fs.NArg() == 0:
 		doc, err = clusterReport(ctx, run)
+		err = clusterGuidance(err, "BenchmarkRun "+run.namespace+"/"+run.name)
 	case run.name == "" && fs.NArg() > 0:
 		doc, err = mergeFiles(fs.Args())
 	default:
@@ -114,6 +115,7 @@ func reportComparison(ctx context.Context, stdout io.Writer, campaign, file, nam
 	var err error
 	if campaign != "" {
 		c, err = clusterComparison(ctx, namespace, campaign)
+		err = clusterGuidance(err, "BenchmarkCampaign "+namespace+"/"+campaign)
 	} else {
 		c, err = fileComparison(file)
 	}
@@ -133,7 +135,7 @@ func mergeFiles(paths []string) (*result.Document, error) {
 	for _, path := range paths {
 		d, err := result.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return nil, fileGuidance(err, path, "result document")
 		}
 		if m == nil {
 			e, err := protocol.FileExpectation(d)

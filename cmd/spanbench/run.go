@@ -69,10 +69,14 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 		return nil, errors.New("usage: spanbench run -f FILE [flags]")
 	}
 	if f.freshEmulator && (f.spanner || f.endpoint != "") {
-		return nil, errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
+		return nil, errFreshEmulatorAlone
 	}
 	return f, nil
 }
+
+// errFreshEmulatorAlone refuses --fresh-emulator beside a flag that names
+// another endpoint (run and campaign alike).
+var errFreshEmulatorAlone = errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args, stderr)
@@ -81,7 +85,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	run, err := manifest.ReadFile(f.file)
 	if err != nil {
-		return err
+		return manifestGuidance(err, "run", f.file)
 	}
 	shard, shards, err := parseShard(f.shard)
 	if err != nil {
@@ -95,6 +99,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	origin := endpointOrigin(f)
 	stop, startedEmulator, err := ensureEmulator(ctx, f, &t, stderr)
 	if err != nil {
 		return err
@@ -102,7 +107,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer stop()
 	doc, err := execute(ctx, run, t, f, shard, shards, start, startedEmulator, stderr)
 	if err != nil {
-		return err
+		return targetGuidance(err, "run", origin, f, startedEmulator)
 	}
 	if f.out != "" {
 		if err := result.WriteFile(f.out, doc); err != nil {
