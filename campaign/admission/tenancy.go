@@ -72,7 +72,11 @@ func (v CampaignValidator) checkPowers(ctx context.Context, c *v1alpha1.Benchmar
 	}
 	cells, _, err := plan.Expand(&c.Spec)
 	if err != nil {
-		return nil // Check refused it already
+		// Check plans first and refuses such a campaign; should that ever
+		// change, a campaign whose cells cannot be planned is refused here
+		// rather than admitted unchecked.
+		return apierrors.NewInvalid(v1alpha1.GroupVersion.WithKind("BenchmarkCampaign").GroupKind(), c.Name,
+			field.ErrorList{field.Invalid(field.NewPath("spec", "matrix"), "", err.Error())})
 	}
 	tmpl := &c.Spec.Template.Spec
 	answers := map[tenancy.Power]bool{}

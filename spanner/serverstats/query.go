@@ -136,38 +136,13 @@ type reader struct {
 }
 
 func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRows, error) {
-	reqTags, txnTags := []string{}, []string{} // never nil: nil is the lock statement's "no tags"
-	for _, op := range ops {
-		if op.RequestTag != "" {
-			reqTags = append(reqTags, op.RequestTag)
-		}
-		if op.TransactionTag != "" {
-			txnTags = append(txnTags, op.TransactionTag)
-		}
-	}
-	var out statRows
-	var probed, missing int
-	// plan probes a table's columns and plans its read; ok is false when
-	// it cannot be read, which is recorded, not an error.
-	plan := func(tr tableRead, table string) (plan, bool, error) {
-		p, a, err := rd.planRead(ctx, tr, table)
-		if err != nil {
-			return p, false, err
-		}
-		if probed++; a != nil && a.noTable != nil {
-			missing++
-		}
-		if a != nil {
-			out.absent = append(out.absent, *a)
-			return p, !a.unreadable, nil
-		}
-		return p, true, nil
-	}
+	reqTags, txnTags := tagsOf(ops)
+	pl := &planner{ctx: ctx, rd: rd}
 	for _, s := range []struct {
 		read  tableRead
 		table string
 	}{{queryRead, t.query}, {readRead, t.read}} {
-		p, ok, err := plan(s.read, s.table)
+		p, ok, err := pl.plan(s.read, s.table)
 		if err != nil {
 			return statRows{}, err
 		}
@@ -178,32 +153,73 @@ func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRo
 		if err != nil {
 			return statRows{}, fmt.Errorf("reading %s: %w", s.table, err)
 		}
-		out.stmts = append(out.stmts, rows...)
+		pl.out.stmts = append(pl.out.stmts, rows...)
 	}
-	p, ok, err := plan(txnRead, t.txn)
+	p, ok, err := pl.plan(txnRead, t.txn)
 	if err != nil {
 		return statRows{}, err
 	}
 	if ok {
-		if out.txns, err = rd.txns(ctx, selectSQL(rd.dialect, t.txn, txnRead.tag, p.cols), txnTags); err != nil {
+		if pl.out.txns, err = rd.txns(ctx, selectSQL(rd.dialect, t.txn, txnRead.tag, p.cols), txnTags); err != nil {
 			return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
 		}
 	}
-	if missing == probed {
+	if pl.missing == pl.probed {
 		// No statistics table at all: the database (or the prefix) is not
 		// what it seems, which is the collection's failure, not a note.
-		return statRows{}, fmt.Errorf("reading the statistics tables: %w", out.absent[0].noTable)
+		return statRows{}, fmt.Errorf("reading the statistics tables: %w", pl.out.absent[0].noTable)
 	}
 	if len(txnTags) == 0 {
-		return out, nil
+		return pl.out, nil
 	}
-	if p, ok, err = plan(lockRead, t.lock); err != nil || !ok {
-		return out, err
+	if p, ok, err = pl.plan(lockRead, t.lock); err != nil || !ok {
+		return pl.out, err
 	}
-	if out.locks, err = rd.locks(ctx, lockSQL(rd.dialect, t.lock, p.cols)); err != nil {
+	if pl.out.locks, err = rd.locks(ctx, lockSQL(rd.dialect, t.lock, p.cols)); err != nil {
 		return statRows{}, fmt.Errorf("reading %s: %w", t.lock, err)
 	}
-	return out, nil
+	return pl.out, nil
+}
+
+// tagsOf returns the operations' request and transaction tags, never nil:
+// nil is the lock statement's "no tags".
+func tagsOf(ops []Operation) (reqTags, txnTags []string) {
+	reqTags, txnTags = []string{}, []string{}
+	for _, op := range ops {
+		if op.RequestTag != "" {
+			reqTags = append(reqTags, op.RequestTag)
+		}
+		if op.TransactionTag != "" {
+			txnTags = append(txnTags, op.TransactionTag)
+		}
+	}
+	return reqTags, txnTags
+}
+
+// planner probes the tables' columns and plans their reads, recording
+// what is absent in out and counting the tables probed and missing.
+type planner struct {
+	ctx             context.Context
+	rd              reader
+	out             statRows
+	probed, missing int
+}
+
+// plan probes a table's columns and plans its read; ok is false when it
+// cannot be read, which is recorded, not an error.
+func (pl *planner) plan(tr tableRead, table string) (plan, bool, error) {
+	p, a, err := pl.rd.planRead(pl.ctx, tr, table)
+	if err != nil {
+		return p, false, err
+	}
+	if pl.probed++; a != nil && a.noTable != nil {
+		pl.missing++
+	}
+	if a != nil {
+		pl.out.absent = append(pl.out.absent, *a)
+		return p, !a.unreadable, nil
+	}
+	return p, true, nil
 }
 
 // query runs sql for tags as a single-use strong read (the way Spanner's

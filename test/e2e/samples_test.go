@@ -222,7 +222,7 @@ func readCampaignSample(t *testing.T, file string) campaignSample {
 		t.Fatalf("%s: %v", file, err)
 	}
 	reps := s.c.Spec.RepetitionCount()
-	s.runs = len(cells) * int(reps)
+	s.runs = len(cells) * reps
 	for i := range cells {
 		w := cells[i].Spec.Workload.Resolved()
 		s.load += time.Duration(reps) * w.TotalDuration()
