@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -42,7 +44,14 @@ func TestADenseCampaignComparesWithinHalfTheManagersMemory(t *testing.T) {
 	c.Spec.Template.Spec.Workload = shardtest.DenseWorkload(30 * time.Minute)
 	one := int32(1)
 	c.Spec.Template.Spec.Runners.Replicas = &one
-	f := newFakeCampaign(t, c, interceptor.Funcs{})
+	// The fake client gives objects no UID; the API server does, and a
+	// run's bucket keys are scoped by it.
+	f := newFakeCampaign(t, c, interceptor.Funcs{Create: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if obj.GetUID() == "" {
+			obj.SetUID(types.UID(fmt.Sprintf("uid-%s", obj.GetName())))
+		}
+		return cl.Create(ctx, obj, opts...)
+	}})
 	f.r.Results = b
 	pool := shardtest.NewDensePool(256)
 	// The cells share a database, so their runs go one at a time; the
