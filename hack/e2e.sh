@@ -14,6 +14,9 @@
 #   hack/e2e.sh              the whole cycle; exits with the suite's status,
 #                            or 1 if the teardown left something behind
 #   hack/e2e.sh check-clean  only the leftover check
+#   hack/e2e.sh check-clean BEFORE   the same, failing only on what the
+#                            file BEFORE (hack/e2e.sh leftovers) does not list
+#   hack/e2e.sh leftovers    print what of a local cluster the host holds
 # Env:
 #   E2E_INSTALLS  the install methods, in order (default "kustomize helm";
 #                 each sets SPANBENCH_E2E_INSTALL for its pass)
@@ -34,13 +37,16 @@ LOG_TAG=e2e
 # shellcheck source=cluster-env.sh source-path=SCRIPTDIR
 source "${HACK}/cluster-env.sh"
 
-# check_clean reports anything of the cluster or the suite still on the host.
-# It only looks; it stops nothing.
-check_clean() {
+# leftovers prints, one per line, anything of the cluster or the suite on the
+# host: processes, mounts, the node address, the bridge, iptables chains. It
+# only looks; it stops nothing.
+leftovers() {
   local left=() pid cmd f
   for f in /proc/[0-9]*; do
     pid="${f#/proc/}"
-    cmd="$(tr '\0' ' ' < "${f}/cmdline" 2>/dev/null)" || continue
+    # 2>/dev/null before the redirection: a process may exit between the glob
+    # and the read, and the shell reports a failed redirection itself.
+    cmd="$(tr '\0' ' ' 2>/dev/null < "${f}/cmdline")" || continue
     [[ -n "${cmd}" ]] || continue
     case "${cmd}" in
       # Cluster components, containerd shims, the emulator on the node
@@ -62,22 +68,47 @@ check_clean() {
   local chains
   chains="$( { iptables-save 2>/dev/null || true; } | awk '/^:SPANBENCH-/ {print substr($1, 2)}' | tr '\n' ' ')"
   [[ -z "${chains}" ]] || left+=("iptables chains ${chains}")
-  if [[ ${#left[@]} -gt 0 ]]; then
+  [[ ${#left[@]} -eq 0 ]] || printf '%s\n' "${left[@]}"
+}
+
+# check_clean [BEFORE] fails when the host holds anything of the cluster or
+# the suite that the file BEFORE (leftovers before the cycle) does not list:
+# what an earlier cluster left (say, one killed with its machine's session)
+# is not this cycle's to remove — cluster-up records it as there before, and
+# cluster-down leaves it — so it is reported, not failed on.
+check_clean() {
+  local before="${1:-/dev/null}" now added
+  now="$(leftovers)"
+  added="$(grep -vxF -f "${before}" <<< "${now}" || true)"
+  if [[ -n "${added}" ]]; then
     warn "left behind after the teardown:"
-    printf '  %s\n' "${left[@]}" >&2
+    sed 's/^/  /' <<< "${added}" >&2
     return 1
   fi
-  log "clean: no process, mount, address, bridge or iptables chain of the cluster left"
+  if [[ -n "${now}" ]]; then
+    warn "still on the host from before this cycle (not removed; the checkout that started it stops it with hack/cluster-down.sh):"
+    sed 's/^/  /' <<< "${now}" >&2
+  fi
+  log "clean: no process, mount, address, bridge or iptables chain of this cycle left"
 }
 
 case "${1:-run}" in
-  check-clean) check_clean; exit ;;
+  check-clean) check_clean "${2:-/dev/null}"; exit ;;
+  leftovers) leftovers; exit ;;
   run) ;;
-  *) die "unknown command '$1' (run|check-clean)" ;;
+  *) die "unknown command '$1' (run|check-clean|leftovers)" ;;
 esac
 
 require_root
 T0=${SECONDS}
+# What the host holds before the cycle: the final check reports only what
+# the cycle added.
+BEFORE="$(mktemp)"
+leftovers > "${BEFORE}"
+if [[ -s "${BEFORE}" ]]; then
+  warn "the host already holds parts of a local cluster that was not stopped; this cycle leaves them as they are:"
+  sed 's/^/  /' "${BEFORE}" >&2
+fi
 read -r -a INSTALLS <<< "${E2E_INSTALLS:-kustomize helm}"
 [[ ${#INSTALLS[@]} -gt 0 ]] || die "E2E_INSTALLS is empty"
 for m in "${INSTALLS[@]}"; do
@@ -108,6 +139,10 @@ trap 'exit 130' INT TERM
 
 t=${SECONDS}
 "${HACK}/demo.sh" up
+# The previous release, for the upgrade test (test/e2e/upgrade_test.go):
+# built once per commit, imported into the cluster.
+SPANBENCH_E2E_PREVIOUS_MANIFESTS="$("${HACK}/previous-release.sh" --import | tail -n 1)"
+export SPANBENCH_E2E_PREVIOUS_MANIFESTS
 T_UP=$((SECONDS - t))
 
 # The suite's runs use the emulator that demo.sh started on the node address
@@ -154,7 +189,7 @@ done
 teardown
 clean=0
 if [[ "${E2E_KEEP:-}" != 1 ]]; then
-  check_clean || clean=1
+  check_clean "${BEFORE}" || clean=1
 fi
 summary="environment up ${T_UP} s"
 for x in "${timings[@]}"; do summary+=", ${x}"; done
@@ -162,5 +197,6 @@ log "timings: ${summary}, teardown ${T_DOWN} s; total $((SECONDS - T0)) s"
 if [[ ${rc} -ne 0 ]]; then
   die "the e2e suite failed with the ${failed[*]} install (last exit ${rc}); see bin/e2e-<method>.log"
 fi
+rm -f "${BEFORE}"
 [[ ${clean} -eq 0 ]] || die "the teardown left things behind (listed above)"
 log "e2e passed (${INSTALLS[*]})"

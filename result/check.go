@@ -44,6 +44,12 @@ type Expect struct {
 	Shard, Shards int
 	// HistogramMemory bounds the memory of the merged histograms.
 	HistogramMemory int64
+	// Arrivals, when set, is the run's open-loop schedule: no interval of
+	// a document, a shard's or the merge, may count more operations and
+	// missed sends than its shards' schedules produced in it
+	// (checkArrivals). Nil for a run without one (a closed loop, or streams,
+	// whose sections are bounded by nothing but MaxCount).
+	Arrivals Arrivals
 }
 
 // MaxCoarsening is the largest factor by which a document's intervals may
@@ -99,7 +105,7 @@ func (e *Expect) Check(d *Document) error {
 	case d.Spec.Hash() != e.Spec.Hash():
 		return invalid("the result's spec differs from the run's (spec hashes %x and %x)", d.Spec.Hash(), e.Spec.Hash())
 	}
-	for _, check := range []func(*Document) error{e.checkTimes, e.checkShards, e.checkIntervals, checkText, e.checkStreams} {
+	for _, check := range []func(*Document) error{e.checkTimes, e.checkShards, e.checkIntervals, e.checkArrivals, checkText, e.checkStreams} {
 		if err := check(d); err != nil {
 			return err
 		}
@@ -188,8 +194,9 @@ func rate(r float64) bool { return r >= 0 && !math.IsInf(r, 0) }
 // the document's span up to its shards' latest end (the last interval may
 // be partial), operations of the spec each once, counts in range.
 func (e *Expect) checkIntervals(d *Document) error {
-	// A runner keeps draining intervals after the load's end until its
-	// last operation returns: the series runs to the latest end.
+	// A runner of an earlier release counted operations where they
+	// completed and drained intervals after the load's end until its last
+	// operation returned: its series runs to the latest end.
 	latest := d.End
 	for _, s := range d.Shards {
 		if s.Ended.After(latest) {

@@ -3,7 +3,8 @@
 // depends on. The format is versioned and documented in docs/result-format.md.
 //
 // Intervals are the source of truth: each holds, per operation, the counts
-// and the encoded HDR histograms of what completed in it. Totals are derived
+// and the encoded HDR histograms of the operations intended in it (sent in
+// it, in a closed loop), wherever they completed. Totals are derived
 // from the intervals after the warm-up by Finalize, so a merge of shards
 // (intervals merged by index, then Finalize) is exact by construction.
 package result

@@ -238,7 +238,15 @@ func (m *Merger) Result() (*Document, error) {
 		}
 		return out, m.resultStreams(out)
 	}
-	return out, m.acc.finish(out)
+	if err := m.acc.finish(out); err != nil {
+		return out, err
+	}
+	if m.expect != nil {
+		// Each shard was checked as it came; the merge is too, so that a
+		// shard merged twice, or intervals added twice, cannot pass.
+		return out, m.expect.checkArrivals(out)
+	}
+	return out, nil
 }
 
 func checkMergeable(docs []*Document) error {

@@ -216,6 +216,9 @@ type StreamWindow struct {
 func (e *Expect) forStream(w StreamWindow) Expect {
 	s := *e
 	s.Stream, s.Streams = w.Name, nil
+	// A stream's schedule is its own load's, not the run's: not bounded
+	// here (Expect.Arrivals).
+	s.Arrivals = nil
 	s.Start, s.Duration = e.Start.Add(w.Offset), w.Duration
 	// The streams' merged histograms share the run's memory.
 	s.HistogramMemory = e.HistogramMemory / int64(len(e.Streams))

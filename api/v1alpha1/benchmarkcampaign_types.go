@@ -95,7 +95,7 @@ const (
 
 // CampaignVerdict is the one-word answer of a comparison row, an iteration
 // or the campaign.
-// +kubebuilder:validation:Enum=Improved;Neutral;Regressed;Inconclusive
+// +kubebuilder:validation:Enum=Improved;Neutral;Regressed;Inconclusive;Invalid
 type CampaignVerdict string
 
 // The verdicts, the same words as package stats uses.
@@ -104,6 +104,10 @@ const (
 	VerdictNeutral      CampaignVerdict = "Neutral"
 	VerdictRegressed    CampaignVerdict = "Regressed"
 	VerdictInconclusive CampaignVerdict = "Inconclusive"
+	// VerdictInvalid: a run's report failed the checks the run's own
+	// aggregation applies, so nothing is claimed from it; the row's
+	// reason names the run and the check.
+	VerdictInvalid CampaignVerdict = "Invalid"
 )
 
 // IterationOutcome is where an iteration stands.

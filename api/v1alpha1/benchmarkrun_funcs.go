@@ -298,7 +298,29 @@ func (s *BenchmarkRunSpec) Validate(path *field.Path) field.ErrorList {
 	if s.Target.SplitPoints != nil && s.Workload.Type == WorkloadTPCC {
 		errs = append(errs, field.Forbidden(path.Child("target", "splitPoints"), "split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built"))
 	}
+	errs = append(errs, s.validateSplitPointsFit(path.Child("target", "splitPoints"))...)
 	return errs
+}
+
+// validateSplitPointsFit refuses more split points than the dataset has
+// rows (YCSB and Tweet, whose keys the split points divide): the extra
+// splits would hold no row, and Spanner would merge them again.
+func (s *BenchmarkRunSpec) validateSplitPointsFit(path *field.Path) field.ErrorList {
+	sp := s.Target.SplitPoints
+	if sp == nil || s.Workload.Type == WorkloadTPCC || s.Workload.Type == WorkloadCustom {
+		return nil
+	}
+	n := int64(len(sp.Keys))
+	if sp.Keys == nil && sp.Count != nil {
+		n = int64(*sp.Count)
+	}
+	if n > MaxSplitPoints {
+		return nil // reported on keys or count
+	}
+	if rows := *defaulted(s.Workload.Dataset.Rows, DefaultDatasetRows); n > rows {
+		return field.ErrorList{field.Invalid(path, n, fmt.Sprintf("more split points than the dataset has rows (workload.dataset.rows: %d, default %d): a split would hold no row", rows, DefaultDatasetRows))}
+	}
+	return nil
 }
 
 func (d *DeadlinesSpec) validate(path *field.Path) field.ErrorList {

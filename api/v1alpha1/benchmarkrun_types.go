@@ -10,6 +10,7 @@ import (
 // The rule is on BenchmarkRun.spec, not on this type, so that a campaign's
 // template (the same type) stays editable.
 // +kubebuilder:validation:XValidation:rule="!has(self.target.splitPoints) || self.workload.type != 'TPCC'",message="target.splitPoints: split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built",fieldPath=".target.splitPoints"
+// +kubebuilder:validation:XValidation:rule="!has(self.target.splitPoints) || self.workload.type == 'TPCC' || self.workload.type == 'Custom' || (has(self.target.splitPoints.keys) && size(self.target.splitPoints.keys) > 1000) || (has(self.target.splitPoints.count) && self.target.splitPoints.count > 1000) || (has(self.target.splitPoints.keys) ? size(self.target.splitPoints.keys) : has(self.target.splitPoints.count) ? self.target.splitPoints.count : 0) <= (has(self.workload.dataset) && has(self.workload.dataset.rows) ? self.workload.dataset.rows : 1000)",message="target.splitPoints: more split points than the dataset has rows (workload.dataset.rows, default 1000): a split would hold no row",fieldPath=".target.splitPoints"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload.streams) || self.workload.streams.all(s, !has(s.runners) || s.runners.all(i, i < (has(self.runners) && has(self.runners.replicas) ? self.runners.replicas : 1)))",message="workload.streams.runners: runner indexes must be below runners.replicas (default 1)",fieldPath=".workload.streams"
 type BenchmarkRunSpec struct {
 	// target is the Spanner database to benchmark.

@@ -90,6 +90,18 @@ func (r *RunnerResources) validate(path *field.Path) field.ErrorList {
 		errs = append(errs, quantity(p.Child("memory"), l.q.Memory, bytesPattern, maxIntOrStringInt)...)
 		errs = append(errs, quantity(p.Child("ephemeral-storage"), l.q.EphemeralStorage, bytesPattern, maxIntOrStringInt)...)
 	}
+	if len(errs) > 0 || r.Requests == nil || r.Limits == nil {
+		return errs // each quantity must be valid before it is compared
+	}
+	requests, limits := r.Requests.list(), r.Limits.list()
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+		req, hasReq := requests[name]
+		lim, hasLim := limits[name]
+		if hasReq && hasLim && req.Cmp(lim) > 0 {
+			// Pod validation would refuse it only when the Job creates a pod.
+			errs = append(errs, field.Invalid(path.Child("requests", string(name)), req.String(), fmt.Sprintf("must not be more than limits.%s (%s)", name, lim.String())))
+		}
+	}
 	return errs
 }
 

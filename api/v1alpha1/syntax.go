@@ -55,6 +55,11 @@ const (
 	// LocationSyntax is a Spanner replica location (a region), such as
 	// asia-northeast1 or us-east1.
 	LocationSyntax = `^([a-z][-a-z0-9]*[a-z0-9])?$`
+	// EmulatorHostSyntax is an emulator's address, host:port, or empty: a
+	// DNS name or IPv4 address, or an IPv6 address in brackets, then a
+	// port from 1 to 65535. No scheme, path or user: the manager dials
+	// exactly this (net.SplitHostPort reads every text it matches).
+	EmulatorHostSyntax = `^(([A-Za-z0-9]([-A-Za-z0-9_]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9_]*[A-Za-z0-9])?)*|[[][0-9A-Fa-f:.]+[]]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$`
 )
 
 var (
@@ -68,6 +73,7 @@ var (
 	imagePattern          = regexp.MustCompile(ImageSyntax)
 	instanceConfigPattern = regexp.MustCompile(InstanceConfigSyntax)
 	locationPattern       = regexp.MustCompile(LocationSyntax)
+	emulatorHostPattern   = regexp.MustCompile(EmulatorHostSyntax)
 )
 
 // Lengths of the strings above, as the schema's MaxLength markers set them.

@@ -50,7 +50,7 @@ func (t *TargetSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, t.Instance.validate(path.Child("instance"))...)
 	errs = append(errs, name(path.Child("database"), t.Database, 2, 30, databasePattern)...)
 	errs = append(errs, oneOf(path.Child("dialect"), t.Dialect, DialectGoogleSQL, DialectPostgreSQL)...)
-	errs = append(errs, maxLen(path.Child("emulatorHost"), t.EmulatorHost, 253)...)
+	errs = append(errs, syntax(path.Child("emulatorHost"), t.EmulatorHost, 253, emulatorHostPattern)...)
 	if c := t.Credentials; c != nil {
 		p := path.Child("credentials")
 		if c.SecretName == "" {

@@ -56,11 +56,13 @@ type TargetSpec struct {
 	// +optional
 	Dialect Dialect `json:"dialect,omitempty"`
 
-	// emulatorHost is the host:port of a Cloud Spanner emulator. When set,
+	// emulatorHost is the host:port of a Cloud Spanner emulator, such as
+	// spanner-emulator.spanbench-system:9010 or [::1]:9010. When set,
 	// every call goes there, without credentials, and the engine adapts to
 	// the emulator's limits (serialised read-write transactions).
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^(([A-Za-z0-9]([-A-Za-z0-9_]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9_]*[A-Za-z0-9])?)*|[[][0-9A-Fa-f:.]+[]]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$`
 	EmulatorHost string `json:"emulatorHost,omitempty"`
 
 	// credentials is a Secret holding a service-account key that the

@@ -9,7 +9,8 @@ package v1alpha1
 // with the same reason) and its figures are not a result; False with
 // ReasonConsistencySkipped when the conditions could not be checked (the
 // database could not be read in time), which leaves the run's outcome as
-// it was.
+// it was. While the manager checks, in the background, the run stays
+// Aggregating and the condition is Unknown with ReasonConsistencyChecking.
 const ConditionConsistencyChecked = "ConsistencyChecked"
 
 // Reasons of ConditionConsistencyChecked.
@@ -22,6 +23,9 @@ const (
 	// ReasonConsistencySkipped: the conditions were not checked; the
 	// message says why.
 	ReasonConsistencySkipped = "Skipped"
+	// ReasonConsistencyChecking: the check is under way; a manager that
+	// restarted meanwhile checks again, and the message says so.
+	ReasonConsistencyChecking = "Checking"
 )
 
 // TPCCStatus is a TPC-C run's headline figures.

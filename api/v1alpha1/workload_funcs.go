@@ -532,6 +532,7 @@ func (w *WorkloadSpec) validateDurations(path *field.Path) field.ErrorList {
 		errs = append(errs, wu.validate(path.Child("warmUp"), run)...)
 		if runKnown {
 			errs = append(errs, wu.validateRoom(path.Child("warmUp"), run, w.intervalOrDefault())...)
+			errs = append(errs, wu.validateMeasured(path.Child("warmUp"), run, w.intervalOrDefault())...)
 		}
 	}
 	return append(errs, w.validateRows(path.Child("dataset", "rows"))...)
@@ -541,15 +542,13 @@ func (w *WorkloadSpec) validateDurations(path *field.Path) field.ErrorList {
 // the run, when the run's length is known and valid.
 func (w *WorkloadSpec) validateWithinRun(path *field.Path, run time.Duration, runKnown bool) field.ErrorList {
 	var errs field.ErrorList
-	if iv := w.Interval; iv != nil {
-		switch {
-		case iv.Duration < MinInterval || iv.Duration > MaxInterval:
-			errs = append(errs, field.Invalid(path.Child("interval"), iv.Duration.String(), "must be a duration from 1s to 1h"))
-		case runKnown && iv.Duration > run && iv.Duration != DefaultInterval:
-			// The default is exempt: Resolved gives it to runs shorter than
-			// 10s too, and a resolved spec must still validate.
-			errs = append(errs, field.Invalid(path.Child("interval"), iv.Duration.String(), fmt.Sprintf("must not be longer than the run's duration (%s), unless it is the default 10s", run)))
-		}
+	switch iv := w.intervalOrDefault(); {
+	case iv < MinInterval || iv > MaxInterval:
+		errs = append(errs, field.Invalid(path.Child("interval"), iv.String(), "must be a duration from 1s to 1h"))
+	case runKnown && iv > run:
+		// The default too: a run shorter than its one interval ends
+		// before its first point is complete and measures nothing.
+		errs = append(errs, field.Invalid(path.Child("interval"), iv.String(), fmt.Sprintf("the run's duration (%s) must hold at least one interval (default 10s): shorten the interval or lengthen the run", run)))
 	}
 	if r := w.Load.Ramp; r != nil && w.Duration != nil && runKnown && r.Duration.Duration > run {
 		errs = append(errs, field.Invalid(path.Child("load", "ramp", "duration"), r.Duration.Duration.String(), fmt.Sprintf("must not be longer than the run's duration (%s)", run)))
@@ -584,6 +583,32 @@ func (wu *WarmUpSpec) validateRoom(path *field.Path, run, interval time.Duration
 		return field.ErrorList{field.Invalid(path, "", fmt.Sprintf("an Auto warm-up needs room for its window: %d x %s is more than max (%s; default: half the run's duration)", window, interval, limit))}
 	}
 	return nil
+}
+
+// validateMeasured checks that at least one interval of the run follows
+// its warm-up: a Fixed warm-up's duration, or the longest an Auto one may
+// last (max). Results exclude whole intervals (a Fixed warm-up is rounded
+// up to them), so a run with less than one interval after its warm-up
+// would report nothing. Values out of their own bounds are reported on
+// their own.
+func (wu *WarmUpSpec) validateMeasured(path *field.Path, run, interval time.Duration) field.ErrorList {
+	if interval < MinInterval || interval > MaxInterval {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, f := range []struct {
+		name string
+		d    *metav1.Duration
+		mode WarmUpMode
+	}{{"duration", wu.Duration, WarmUpFixed}, {"max", wu.Max, WarmUpAuto}} {
+		if f.d == nil || wu.Mode != f.mode || f.d.Duration <= 0 || f.d.Duration >= run || f.d.Duration > MaxRunDuration {
+			continue
+		}
+		if f.d.Duration+interval > run {
+			errs = append(errs, field.Invalid(path.Child(f.name), f.d.Duration.String(), fmt.Sprintf("must leave at least one interval (%s) of the run (%s) after the warm-up", interval, run)))
+		}
+	}
+	return errs
 }
 
 // keyedOps are the operations that read or change rows the dataset holds.

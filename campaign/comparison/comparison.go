@@ -28,6 +28,10 @@ type Cell struct {
 	Name string
 	// Runs are the result documents of its repetitions, in any order.
 	Runs []*result.Document
+	// Invalid says why runs of the cell have no document: their reports
+	// failed the checks a run's aggregation applies. Every row of the
+	// cell is then Invalid with these reasons, never a verdict.
+	Invalid []string
 }
 
 // Table is an iteration's comparison.
@@ -55,7 +59,7 @@ func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int, seed in
 		return Table{}, fmt.Errorf("baseline cell %d of %d", baseline, len(cells))
 	}
 	base := cells[baseline]
-	if len(base.Runs) == 0 {
+	if len(base.Runs) == 0 && len(base.Invalid) == 0 {
 		return Table{}, fmt.Errorf("the baseline cell %s has no results", base.Name)
 	}
 	opts, err := options(spec)
@@ -68,8 +72,12 @@ func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int, seed in
 		if i == baseline {
 			continue
 		}
-		if len(c.Runs) == 0 {
+		if len(c.Runs) == 0 && len(c.Invalid) == 0 {
 			return Table{}, fmt.Errorf("cell %s has no results", c.Name)
+		}
+		if len(base.Invalid)+len(c.Invalid) > 0 {
+			t.Rows = append(t.Rows, invalidRows(spec, base, c)...)
+			continue
 		}
 		for _, m := range spec.EffectiveMetrics() {
 			for _, op := range operations(m, base.Runs) {
@@ -332,7 +340,8 @@ func intervals(d *result.Document, op string) ([]stats.Interval, []int64, error)
 	return out, failed, nil
 }
 
-// Overall is the verdict of a set of rows: Regressed if any row is, else
+// Overall is the verdict of a set of rows: Invalid if any row is (a
+// result failed its checks: nothing is claimed), else Regressed if any row is, else
 // Improved if any row is, else Neutral if every row is, else Inconclusive.
 func Overall(rows []stats.Row) stats.Verdict {
 	count := map[stats.Verdict]int{}
@@ -340,6 +349,8 @@ func Overall(rows []stats.Row) stats.Verdict {
 		count[r.Comparison.Verdict]++
 	}
 	switch {
+	case count[stats.Invalid] > 0:
+		return stats.Invalid
 	case count[stats.Regressed] > 0:
 		return stats.Regressed
 	case count[stats.Improved] > 0:
@@ -351,7 +362,7 @@ func Overall(rows []stats.Row) stats.Verdict {
 }
 
 // Status is the table as a campaign's status holds it: at most
-// v1alpha1.MaxComparisonRows rows, Regressed first, then Improved,
+// v1alpha1.MaxComparisonRows rows, Invalid first, then Regressed, Improved,
 // Inconclusive and Neutral (the rows a reader must see come first), with
 // the number left out.
 func (t Table) Status(iteration string) v1alpha1.ComparisonStatus {
@@ -367,12 +378,12 @@ func (t Table) Status(iteration string) v1alpha1.ComparisonStatus {
 	return out
 }
 
-// byImportance is a copy of rows, Regressed first, then Improved,
+// byImportance is a copy of rows, Invalid first, then Regressed, Improved,
 // Inconclusive and Neutral, each in the table's order: where rows must be
 // left out, the ones a reader must see stay.
 func byImportance(rows []stats.Row) []stats.Row {
 	out := append([]stats.Row(nil), rows...)
-	rank := map[stats.Verdict]int{stats.Regressed: 0, stats.Improved: 1, stats.Inconclusive: 2, stats.Neutral: 3}
+	rank := map[stats.Verdict]int{stats.Invalid: -1, stats.Regressed: 0, stats.Improved: 1, stats.Inconclusive: 2, stats.Neutral: 3}
 	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Comparison.Verdict] < rank[out[j].Comparison.Verdict] })
 	return out
 }
@@ -406,4 +417,30 @@ func statusRow(r stats.Row) v1alpha1.ComparisonRow {
 		row.PValue = num(c.PValue, 3)
 	}
 	return row
+}
+
+// invalidRows are the rows of variant c when either side holds a run
+// whose report failed its checks: each metric Invalid, with the reasons.
+// Their operations are the metric's, or those of the valid runs there
+// are; with none, one row per metric names no operation.
+func invalidRows(spec *v1alpha1.ComparisonSpec, base, c Cell) []stats.Row {
+	reason := strings.Join(append(append([]string(nil), base.Invalid...), c.Invalid...), "; ")
+	var rows []stats.Row
+	for _, m := range spec.EffectiveMetrics() {
+		ops := m.Operations
+		switch {
+		case len(ops) > 0:
+		case len(base.Runs) > 0:
+			ops = operations(m, base.Runs)
+		case len(c.Runs) > 0:
+			ops = operations(m, c.Runs)
+		default:
+			ops = []string{""}
+		}
+		for _, op := range ops {
+			rows = append(rows, stats.Row{Variant: c.Name, Metric: strings.TrimSpace(MetricName(op, m.Statistic)),
+				Comparison: stats.Comparison{Verdict: stats.Invalid, Reason: reason, NBaseline: len(base.Runs), NVariant: len(c.Runs)}})
+		}
+	}
+	return rows
 }

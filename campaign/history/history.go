@@ -62,7 +62,7 @@ type Operation struct {
 	Throughput float64 `json:"throughput"`
 	// Latency summarises the merged latency histogram.
 	Latency histogram.Summary `json:"latency"`
-	// Histogram is the merged latency histogram in load/histogram's binary
+	// Histogram is the merged latency histogram in result/histogram's binary
 	// form (Encoder.EncodeBinary); absent when dropped to fit.
 	Histogram []byte `json:"histogram,omitempty"`
 	// Server is the operation's Spanner figures (server.go); absent when a

@@ -16,7 +16,7 @@ import (
 // the operation and the operations it completed, over Seconds.
 type Interval struct {
 	// Latency is the interval's histogram, in the shared geometry of
-	// load/histogram; it is read, never modified.
+	// result/histogram; it is read, never modified.
 	Latency *hdr.Histogram
 	// Ops is the number of operations counted for throughput.
 	Ops int64

@@ -12,7 +12,7 @@ import (
 )
 
 // TestSparseMergeEqualsHDRMerge: the bootstrap's bucket sums give exactly
-// the percentiles of histograms merged by load/histogram, resampled
+// the percentiles of histograms merged by result/histogram, resampled
 // repeats included, so no resample ever reads a percentile any other way.
 func TestSparseMergeEqualsHDRMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))

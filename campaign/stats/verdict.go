@@ -20,11 +20,14 @@ type Verdict string
 
 // The verdicts. Improved and Regressed are claims; Neutral is the claim that
 // any change is smaller than the minimum effect; Inconclusive claims nothing.
+// Invalid claims nothing either, for a reason the reader must act on: a
+// result compared failed its checks (an edited or malformed report).
 const (
 	Improved     Verdict = "Improved"
 	Neutral      Verdict = "Neutral"
 	Regressed    Verdict = "Regressed"
 	Inconclusive Verdict = "Inconclusive"
+	Invalid      Verdict = "Invalid"
 )
 
 // Options says what a comparison must establish.

@@ -226,13 +226,14 @@ var webhookObjects = []string{
 	"Secret/spanbench-webhook-cert",
 	"Service/spanbench-webhook",
 	"ValidatingWebhookConfiguration/spanbench-validating-webhook",
+	"MutatingWebhookConfiguration/spanbench-mutating-webhook",
 }
 
 // Every object but the cluster-scoped ones lands in the release namespace.
 func TestTemplateNamespacesObjects(t *testing.T) {
 	t.Parallel()
 	clusterScoped := map[string]bool{"ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true,
-		"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true, "ValidatingWebhookConfiguration": true}
+		"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true, "ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true}
 	for key, u := range template(t, "--values", allOnValues) {
 		if ns := u.GetNamespace(); clusterScoped[u.GetKind()] != (ns == "") || (ns != "" && ns != namespace) {
 			t.Errorf("%s: namespace %q, want %q for namespaced kinds and none for cluster-scoped ones", key, ns, namespace)
@@ -258,6 +259,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--allowed-node-selector-keys=*",
 		"--webhook=true", "--webhook-port=9443", "--webhook-secret=spanbench-system/spanbench-webhook-cert",
 		"--webhook-service=spanbench-system/spanbench-webhook", "--webhook-configuration=spanbench-validating-webhook",
+		"--webhook-mutating-configuration=spanbench-mutating-webhook",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("default args %q lack %q", args, want)

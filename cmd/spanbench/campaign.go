@@ -26,7 +26,7 @@ import (
 // campaignFlags are `spanbench campaign`'s flags.
 type campaignFlags struct {
 	file, endpoint, emulatorPath, outDir, progress, html string
-	spanner                                              bool
+	spanner, freshEmulator                               bool
 }
 
 func parseCampaignFlags(args []string, stderr io.Writer) (*campaignFlags, error) {
@@ -35,6 +35,7 @@ func parseCampaignFlags(args []string, stderr io.Writer) (*campaignFlags, error)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.file, "f", "", "BenchmarkCampaign manifest (YAML or JSON); required")
 	fs.StringVar(&f.endpoint, "endpoint", "", "host:port of a running Cloud Spanner emulator (default: $SPANNER_EMULATOR_HOST, else the template's target.emulatorHost, else start a fresh emulator)")
+	fs.BoolVar(&f.freshEmulator, "fresh-emulator", false, "start a fresh emulator and run every run against it, whatever the template's target.emulatorHost names (the samples name make demo's, which pods reach)")
 	fs.BoolVar(&f.spanner, "spanner", false, "run against Cloud Spanner itself, with Application Default Credentials, on the template's target (the instance must exist)")
 	fs.StringVar(&f.emulatorPath, "emulator-path", "", "the emulator's gateway_main (default: $"+emulator.PathEnv+", else "+emulator.DefaultPath+")")
 	fs.StringVar(&f.outDir, "out-dir", "", "write each run's result document (JSON) to DIR/<run>.json")
@@ -46,6 +47,9 @@ func parseCampaignFlags(args []string, stderr io.Writer) (*campaignFlags, error)
 	if f.file == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return nil, errors.New("usage: spanbench campaign -f FILE [flags]")
+	}
+	if f.freshEmulator && (f.spanner || f.endpoint != "") {
+		return nil, errFreshEmulatorAlone
 	}
 	return f, nil
 }
@@ -62,7 +66,7 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	c, err := manifest.ReadCampaignFile(f.file)
 	if err != nil {
-		return err
+		return manifestGuidance(err, "campaign", f.file)
 	}
 	cells, baseline, err := plan.Expand(&c.Spec)
 	if err != nil {
@@ -98,7 +102,8 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 // database's dataset: the dataset marker skips reloading an identical one.
 func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.Cell, f *campaignFlags, scheduled time.Time,
 	stderr io.Writer) ([]comparison.Cell, error) {
-	rf := &runFlags{endpoint: f.endpoint, emulatorPath: f.emulatorPath, spanner: f.spanner, progress: f.progress}
+	rf := &runFlags{endpoint: f.endpoint, emulatorPath: f.emulatorPath, spanner: f.spanner, freshEmulator: f.freshEmulator,
+		progress: f.progress, file: f.file}
 	results := make([]comparison.Cell, len(cells))
 	for i := range cells {
 		results[i].Name = cells[i].Name
@@ -106,6 +111,7 @@ func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.C
 	slots := plan.Order(c.Spec.RunOrder(), c.Spec.OrderSeed(), len(cells), c.Spec.RepetitionCount())
 	stop, created := func() {}, false
 	defer func() { stop() }()
+	origin := endpointOrigin(rf)
 	for i, s := range slots {
 		cell := &cells[s.Cell]
 		run := &manifest.Run{Name: plan.RunName(c.Name, scheduled, cell, s.Repetition), Target: &cell.Spec.Target,
@@ -125,7 +131,7 @@ func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.C
 		rf.seed = c.Spec.OrderSeed() + int64(s.Repetition)
 		doc, err := execute(ctx, run, t, rf, 0, 1, time.Time{}, created, stderr)
 		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", run.Name, err)
+			return nil, targetGuidance(fmt.Errorf("run %s: %w", run.Name, err), "campaign", origin, rf, created)
 		}
 		if f.outDir != "" {
 			if err := writeRunResult(f.outDir, doc); err != nil {

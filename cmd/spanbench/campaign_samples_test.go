@@ -20,6 +20,9 @@ const (
 	sampleRunsMax  = 10
 	minIntervals   = 10 // what the comparison of one run a cell bootstraps over, at least
 	runNameMaxSize = 50 // a BenchmarkRun's name bound
+	// demoEmulatorHost is make demo's emulator, on the local cluster's
+	// node address, which every sample's target names.
+	demoEmulatorHost = "10.245.255.1:9010"
 )
 
 // TestEveryCampaignSamplePlans takes each config/samples/campaign-*.yaml
@@ -76,7 +79,7 @@ func TestEveryCampaignSamplePlans(t *testing.T) {
 }
 
 // checkSampleCell checks one cell of a campaign sample: scaled for the
-// emulator, comparable, and run on the CLI's own emulator.
+// emulator, comparable, and on make demo's emulator.
 func checkSampleCell(t *testing.T, c *v1alpha1.BenchmarkCampaign, cell *plan.Cell) {
 	t.Helper()
 	w := cell.Spec.Workload.Resolved()
@@ -89,8 +92,9 @@ func checkSampleCell(t *testing.T, c *v1alpha1.BenchmarkCampaign, cell *plan.Cel
 	if w.Dataset.Rows != nil && *w.Dataset.Rows > sampleRowsMax {
 		t.Errorf("cell %s: %d rows, more than %d", cell.Name, *w.Dataset.Rows, sampleRowsMax)
 	}
-	if h := cell.Spec.Target.EmulatorHost; h != "" {
-		t.Errorf("cell %s names emulatorHost %s: spanbench campaign -f would use it instead of starting its own", cell.Name, h)
+	if h := cell.Spec.Target.EmulatorHost; h != demoEmulatorHost {
+		t.Errorf("cell %s names emulatorHost %q; the samples name make demo's emulator, %s, so that they run as written on its cluster",
+			cell.Name, h, demoEmulatorHost)
 	}
 	var ops []string
 	for i := range w.Operations {

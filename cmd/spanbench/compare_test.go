@@ -40,7 +40,9 @@ func shape(seed uint64, scale float64) runShape {
 // intervals, and a Fixed warm-up that ends on its warmUp-th interval.
 func (s runShape) spec(t *testing.T) result.Spec {
 	t.Helper()
-	rate := int32(100)
+	// Room for every interval's operations (perInterval ± 20 each):
+	// no interval may count more than its schedule's arrivals.
+	rate := int32(2000)
 	w := v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Load: v1alpha1.LoadSpec{Rate: &rate},
 		Duration: &metav1.Duration{Duration: time.Duration(s.intervals) * time.Second},
 		Interval: &metav1.Duration{Duration: time.Second}}
@@ -278,7 +280,9 @@ func TestCompareRefusesBadInputClearly(t *testing.T) {
 		{"not JSON", []string{garbage, base}, "garbage.json: decoding result"},
 		{"other operations", []string{base, scan}, "scan measured operations [read scan], but the baseline base measured [read update]"},
 		{"repetitions of other workloads", []string{base + "," + scan, base}, "repetitions of one cell must run one workload"},
-		{"only warm-up", []string{base, warm}, "warm.json: no measured intervals after the warm-up"},
+		// A warm-up covering the whole run is refused by the spec's own
+		// rule (one interval must be left after it) before the series is read.
+		{"only warm-up", []string{base, warm}, "warm.json: the result's spec is not valid: spec.warmUp.duration"},
 		{"empty file in a list", []string{base + ",", base}, "names an empty file"},
 		{"bad min-effect", []string{"--min-effect", "much", base, base}, `"much" is not a fraction`},
 		{"bad confidence", []string{"--confidence", "95", base, base}, "confidence 95 is not in (0, 1)"},

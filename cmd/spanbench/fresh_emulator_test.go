@@ -13,7 +13,7 @@ import (
 // --fresh-emulator starts one of spanbench's own on loopback instead, and
 // owns its instance. It goes with neither --endpoint nor --spanner.
 func TestFreshEmulatorIgnoresTheManifestsEmulator(t *testing.T) {
-	const demo = "10.245.255.1:9010"
+	const demo = demoEmulatorHost
 	f, err := parseRunFlags([]string{"-f", "sample.yaml", "--fresh-emulator"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,10 @@ func TestFreshEmulatorIgnoresTheManifestsEmulator(t *testing.T) {
 	}
 	for _, extra := range []string{"--endpoint=127.0.0.1:9010", "--spanner"} {
 		if _, err := parseRunFlags([]string{"-f", "sample.yaml", "--fresh-emulator", extra}, io.Discard); err == nil {
-			t.Errorf("--fresh-emulator %s was accepted", extra)
+			t.Errorf("run --fresh-emulator %s was accepted", extra)
+		}
+		if _, err := parseCampaignFlags([]string{"-f", "sample.yaml", "--fresh-emulator", extra}, io.Discard); err == nil {
+			t.Errorf("campaign --fresh-emulator %s was accepted", extra)
 		}
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/guardrails"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 	"github.com/spanbench/spanbench/spanner/serverstats"
@@ -172,6 +173,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.Func("webhook-secret", "NAMESPACE/NAME of the Secret holding the webhook's CA and certificate (default spanbench-system/spanbench-webhook-cert)", namespacedName(&f.webhook.Secret))
 	fs.Func("webhook-service", "NAMESPACE/NAME of the webhook's Service, which the serving certificate names (default spanbench-system/spanbench-webhook)", namespacedName(&f.webhook.Service))
 	fs.StringVar(&f.webhook.Configuration, "webhook-configuration", "spanbench-validating-webhook", "the ValidatingWebhookConfiguration whose webhooks get the CA as caBundle")
+	fs.StringVar(&f.webhook.MutatingConfiguration, "webhook-mutating-configuration", "spanbench-mutating-webhook", "the MutatingWebhookConfiguration (the campaign writer's stamp) whose webhooks get the CA as caBundle")
 	fs.BoolVar(&f.serverMetrics.enabled, "server-metrics", true, "read Cloud Monitoring's CPU, latency and request figures of each Cloud Spanner run into "+
 		"status.serverMetrics (needs roles/monitoring.viewer; never for emulator runs)")
 	fs.StringVar(&f.serverMetrics.endpoint, "monitoring-endpoint", monitoring.CloudDefault, "host:port of the Cloud Monitoring API the manager reads")
@@ -288,6 +290,7 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 			Results: f.resultsStore},
 		ServerMetrics: f.serverMetrics.config(context.Background()),
 		Results:       results,
+		Arrivals:      pod.RunArrivals,
 	}
 	if f.runnerTTL >= 0 {
 		ttl := int32(f.runnerTTL)

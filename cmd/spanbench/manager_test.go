@@ -116,7 +116,8 @@ func TestManagerWebhookFlags(t *testing.T) {
 	}
 	w := d.webhook
 	if !w.enabled || w.Port != 9443 || w.Secret.String() != "spanbench-system/spanbench-webhook-cert" ||
-		w.Service.String() != "spanbench-system/spanbench-webhook" || w.Configuration != "spanbench-validating-webhook" {
+		w.Service.String() != "spanbench-system/spanbench-webhook" || w.Configuration != "spanbench-validating-webhook" ||
+		w.MutatingConfiguration != "spanbench-mutating-webhook" {
 		t.Errorf("webhook defaults %+v, want on at 9443 with config/webhook's names", w)
 	}
 	if got := w.DNSNames(); !slices.Equal(got, []string{"spanbench-webhook.spanbench-system.svc", "spanbench-webhook.spanbench-system.svc.cluster.local"}) {

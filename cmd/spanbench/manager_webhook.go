@@ -39,5 +39,5 @@ func setupWebhook(mgr ctrl.Manager, w *webhookFlags) error {
 	if !w.enabled {
 		return nil
 	}
-	return webhookcert.AddServer(mgr, w.Options, func(srv webhook.Server) { admission.Register(srv, mgr.GetScheme()) })
+	return webhookcert.AddServer(mgr, w.Options, func(srv webhook.Server) { admission.Register(srv, mgr.GetScheme(), mgr.GetClient()) })
 }

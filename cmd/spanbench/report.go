@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,11 +13,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/cmd/spanbench/report"
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
+	"github.com/spanbench/spanbench/runner/shardrun"
 )
 
 func reportCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -70,6 +73,7 @@ func reportMerged(ctx context.Context, fs *flag.FlagSet, stdout io.Writer, run c
 	switch {
 	case run.name != "" && fs.NArg() == 0:
 		doc, err = clusterReport(ctx, run)
+		err = clusterGuidance(err, "BenchmarkRun "+run.namespace+"/"+run.name)
 	case run.name == "" && fs.NArg() > 0:
 		doc, err = mergeFiles(fs.Args())
 	default:
@@ -111,6 +115,7 @@ func reportComparison(ctx context.Context, stdout io.Writer, campaign, file, nam
 	var err error
 	if campaign != "" {
 		c, err = clusterComparison(ctx, namespace, campaign)
+		err = clusterGuidance(err, "BenchmarkCampaign "+namespace+"/"+campaign)
 	} else {
 		c, err = fileComparison(file)
 	}
@@ -130,13 +135,14 @@ func mergeFiles(paths []string) (*result.Document, error) {
 	for _, path := range paths {
 		d, err := result.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return nil, fileGuidance(err, path, "result document")
 		}
 		if m == nil {
 			e, err := protocol.FileExpectation(d)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
+			e.Arrivals = fileArrivals(d)
 			m = result.NewCheckedMerger(e)
 		}
 		if err := m.Add(d); err != nil {
@@ -144,6 +150,19 @@ func mergeFiles(paths []string) (*result.Document, error) {
 		}
 	}
 	return m.Result()
+}
+
+// fileArrivals is the open-loop schedule of the run d's spec records, for
+// the check that no interval counts more than it produced. A file does not
+// say its shards' seeds: Poisson arrivals are then not bounded
+// (shardrun.Arrivals).
+func fileArrivals(d *result.Document) result.Arrivals {
+	var w v1alpha1.WorkloadSpec
+	if err := json.Unmarshal(d.Spec.Raw(), &w); err != nil {
+		return nil // FileExpectation decoded it strictly: cannot happen
+	}
+	w = w.Resolved()
+	return shardrun.Arrivals(&w, d.Shards[0].Count, nil)
 }
 
 // clusterReport reads a finished run's report from the cluster.

@@ -54,9 +54,20 @@ func (f *resultsFlags) store() (children.ResultsStore, error) {
 }
 
 // openResults opens the results bucket the flags name; nil without one.
+// A file:// bucket's directory must take the runs' directories: one the
+// kubelet made root-owned for a hostPath stops the manager here, not each
+// run later.
 func openResults(ctx context.Context, s children.ResultsStore) (*bucket.Bucket, error) {
 	if s.URL == "" {
 		return nil, nil
 	}
-	return bucket.Open(ctx, s.URL)
+	b, err := bucket.Open(ctx, s.URL)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.CheckWritable(); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	return b, nil
 }

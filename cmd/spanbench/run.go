@@ -19,6 +19,7 @@ import (
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/engine"
 	"github.com/spanbench/spanbench/runner/metrics"
+	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/runner/shardrun"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/emulator"
@@ -68,10 +69,14 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 		return nil, errors.New("usage: spanbench run -f FILE [flags]")
 	}
 	if f.freshEmulator && (f.spanner || f.endpoint != "") {
-		return nil, errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
+		return nil, errFreshEmulatorAlone
 	}
 	return f, nil
 }
+
+// errFreshEmulatorAlone refuses --fresh-emulator beside a flag that names
+// another endpoint (run and campaign alike).
+var errFreshEmulatorAlone = errors.New("--fresh-emulator starts its own emulator: it goes with neither --spanner nor --endpoint")
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args, stderr)
@@ -80,7 +85,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	run, err := manifest.ReadFile(f.file)
 	if err != nil {
-		return err
+		return manifestGuidance(err, "run", f.file)
 	}
 	shard, shards, err := parseShard(f.shard)
 	if err != nil {
@@ -94,6 +99,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	origin := endpointOrigin(f)
 	stop, startedEmulator, err := ensureEmulator(ctx, f, &t, stderr)
 	if err != nil {
 		return err
@@ -101,7 +107,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	defer stop()
 	doc, err := execute(ctx, run, t, f, shard, shards, start, startedEmulator, stderr)
 	if err != nil {
-		return err
+		return targetGuidance(err, "run", origin, f, startedEmulator)
 	}
 	if f.out != "" {
 		if err := result.WriteFile(f.out, doc); err != nil {
@@ -179,7 +185,26 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOwnResult(run, doc, shard, shards, f.seed); err != nil {
+		return nil, err
+	}
 	return doc, checkConsistency(ctx, s, &run.Workload, shards, doc, stderr)
+}
+
+// checkOwnResult holds the result this process measured to the checks a
+// runner's is held to by the manager (result.Expect), its schedule's
+// arrivals included: a result that counts more operations than its
+// schedule produced is refused, never printed.
+func checkOwnResult(run *manifest.Run, doc *result.Document, shard, shards int, seed int64) error {
+	e, err := protocol.ResultExpectation(run.Name, &run.Workload, doc.Start, v1alpha1.DefaultOverrunDeadline, shard, shards)
+	if err != nil {
+		return err
+	}
+	e.Arrivals = shardrun.Arrivals(&run.Workload, shards, func(int) int64 { return seed })
+	if err := e.Check(doc); err != nil {
+		return fmt.Errorf("the result of this run is invalid: %w", err)
+	}
+	return nil
 }
 
 // checkConsistency runs a TPCC workload's consistency conditions after the

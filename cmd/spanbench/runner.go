@@ -92,10 +92,16 @@ func runnerCommand(ctx context.Context, args []string, _, stderr io.Writer) erro
 		return err
 	}
 	if f.resultsBucket != "" && !f.load {
-		if opts.Results, err = bucket.Open(ctx, f.resultsBucket); err != nil {
+		b, err := bucket.Open(ctx, f.resultsBucket)
+		if err != nil {
 			return err
 		}
-		defer func() { _ = opts.Results.Close() }()
+		defer func() { _ = b.Close() }()
+		// The runner writes only under its run's prefix: a key outside it
+		// is refused before anything reaches the store.
+		if opts.Results, err = b.Scope(bucket.RunPrefix(opts.Namespace, opts.Run, f.runUID)); err != nil {
+			return err
+		}
 		opts.RunUID = f.runUID
 	}
 	if f.load {

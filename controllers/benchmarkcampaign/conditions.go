@@ -61,7 +61,7 @@ func setCampaignConditions(c *v1alpha1.BenchmarkCampaign, s *stall, now time.Tim
 		set(v1alpha1.CampaignReconciling, false, reasonIdle, "")
 		set(v1alpha1.CampaignReady, true, reasonIdle, "no iteration running")
 	}
-	regressed, reason, msg := regression(c) // campaign_trend.go
+	regressed, reason, msg := regression(c) // trend.go
 	set(v1alpha1.CampaignRegressed, regressed, reason, msg)
 }
 

@@ -20,8 +20,8 @@ import (
 
 // BenchmarkCampaignReconciler runs BenchmarkCampaigns: it starts
 // iterations, stamps out each iteration's BenchmarkRuns in the campaign's
-// order (campaign_iteration.go, campaign_ordering.go) and, when they have
-// all ended, compares them (campaign_comparison.go). It never edits a run
+// order (iteration.go, ordering.go) and, when they have
+// all ended, compares them (comparison.go). It never edits a run
 // it created: runs are the run controller's.
 type BenchmarkCampaignReconciler struct {
 	client.Client

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -138,7 +139,7 @@ func (f *fakeCampaign) finishRuns(scale func(run *v1alpha1.BenchmarkRun) float64
 // finishCampaignRun writes the run's report and marks it Succeeded.
 func finishCampaignRun(t *testing.T, c client.Client, run *v1alpha1.BenchmarkRun, scale float64) {
 	t.Helper()
-	data, err := protocol.EncodeResult(campaignResultDoc(t, run.Name, scale))
+	data, err := protocol.EncodeResult(campaignResultDoc(t, run, scale))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,37 +160,61 @@ func writeReportAndSucceed(t *testing.T, c client.Client, run *v1alpha1.Benchmar
 	}
 }
 
-// campaignResultDoc is a finalized result of one run: 20 one-second
-// intervals of 200 reads, latency about 1 ms × scale, seeded by the name.
-func campaignResultDoc(t *testing.T, run string, scale float64) *result.Document {
+// campaignResultDoc is a finalized merged result of run, valid against
+// it as the run controller's aggregation writes it (its recorded spec,
+// its intervals, one shard per runner): each operation's latencies about
+// 1 ms × scale, as many per interval as its share of the rate, seeded by
+// the run's name. It sets the run's start time when it has none.
+func campaignResultDoc(t *testing.T, run *v1alpha1.BenchmarkRun, scale float64) *result.Document {
 	t.Helper()
-	spec, err := result.NewSpec([]byte(`{"type":"YCSB","operations":[{"name":"read","type":"Read","weight":1}],` +
-		`"load":{"rate":200},"duration":"20s","warmUp":{"mode":"None"}}`))
+	if run.Status.StartTime == nil {
+		run.Status.StartTime = &metav1.Time{Time: t0}
+	}
+	w := run.Spec.Workload.Resolved()
+	start, n := run.Status.StartTime.Time, int(run.Replicas())
+	e, err := protocol.ResultExpectation(run.Name, &run.Spec.Workload, start, run.Spec.Deadlines.Resolve().Overrun, -1, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var seed uint64
-	for _, b := range []byte(run) {
+	for _, b := range []byte(run.Name) {
 		seed = seed*31 + uint64(b)
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
-	d := &result.Document{SchemaVersion: result.SchemaVersion, Run: run, Spec: spec, Start: t0,
-		End: t0.Add(20 * time.Second), IntervalSeconds: 1}
-	for i := range 20 {
-		h := histogram.New()
-		for range 200 {
-			if err := h.RecordValue(int64(1000 * scale * (1 + 0.2*rng.ExpFloat64()))); err != nil {
-				t.Fatal(err)
+	interval := w.Interval.Duration
+	intervals := int((w.TotalDuration() + interval - 1) / interval)
+	perInterval := max(1, int(float64(ptr.Deref(w.Load.Rate, 100))*interval.Seconds())/len(w.Operations)/n)
+	m := result.NewCheckedMerger(e)
+	for i := range n {
+		d := &result.Document{SchemaVersion: result.SchemaVersion, Run: run.Name, Spec: e.Spec, Start: start, End: start.Add(w.TotalDuration()),
+			IntervalSeconds: interval.Seconds(), Target: result.Target{Endpoint: "emulator"},
+			Shards: []result.Shard{{Index: i, Count: n, Started: start, Ended: start.Add(w.TotalDuration())}}}
+		for in := range intervals {
+			iv := result.Interval{Index: in}
+			for _, op := range w.Operations {
+				h := histogram.New()
+				for range perInterval {
+					if err := h.RecordValue(int64(1000 * scale * (1 + 0.2*rng.ExpFloat64()))); err != nil {
+						t.Fatal(err)
+					}
+				}
+				o, err := result.NewIntervalOperation(op.Name, result.Counts{OK: uint64(perInterval)}, h, h, histogram.New())
+				if err != nil {
+					t.Fatal(err)
+				}
+				iv.Operations = append(iv.Operations, o)
 			}
+			d.Intervals = append(d.Intervals, iv)
 		}
-		enc, err := histogram.Encode(h)
-		if err != nil {
+		if err := result.Finalize(d); err != nil {
 			t.Fatal(err)
 		}
-		d.Intervals = append(d.Intervals, result.Interval{Index: i, TargetRate: 200, Operations: []result.IntervalOperation{{
-			Name: "read", Counts: result.Counts{OK: 200}, Histograms: result.Histograms{LatencyHistogram: enc, ServiceHistogram: enc}}}})
+		if err := m.Add(d); err != nil {
+			t.Fatalf("shard %d of run %s's test result: %v", i, run.Name, err)
+		}
 	}
-	if err := result.Finalize(d); err != nil {
+	d, err := m.Result()
+	if err != nil {
 		t.Fatal(err)
 	}
 	return d
@@ -201,7 +226,7 @@ func testCampaign(name string, reps, maxParallel int32, axes ...v1alpha1.MatrixA
 	c := &v1alpha1.BenchmarkCampaign{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: runtest.Namespace, UID: "uid-" + "campaign-" + "x", Generation: 1},
 		Spec: v1alpha1.BenchmarkCampaignSpec{
-			Template:    v1alpha1.BenchmarkRunTemplate{Spec: runtest.Run("template").Obj().Spec},
+			Template:    v1alpha1.BenchmarkRunTemplate{Spec: campaignTemplateSpec()},
 			Repetitions: &reps, MaxParallel: &maxParallel,
 		},
 	}
@@ -210,6 +235,15 @@ func testCampaign(name string, reps, maxParallel int32, axes ...v1alpha1.MatrixA
 		c.Spec.Matrix = &v1alpha1.MatrixSpec{Axes: axes}
 	}
 	return c
+}
+
+// campaignTemplateSpec is runtest's run measured for 20 one-second
+// intervals: enough for a one-repetition comparison's bootstrap.
+func campaignTemplateSpec() v1alpha1.BenchmarkRunSpec {
+	spec := runtest.Run("template").Obj().Spec
+	spec.Workload.Duration = &metav1.Duration{Duration: 20 * time.Second}
+	spec.Workload.Interval = &metav1.Duration{Duration: time.Second}
+	return spec
 }
 
 // axis is a matrix axis; values are label=JSON pairs.

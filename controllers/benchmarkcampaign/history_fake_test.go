@@ -19,7 +19,7 @@ import (
 )
 
 // The campaign's history, pruning and trend against the fake client (see
-// campaign_fake_test.go); campaign_history_scenario_test.go runs them on
+// fake_test.go); history_scenario_test.go runs them on
 // the real API server.
 
 // iterate starts one iteration by a new runNow token and ends its runs,

@@ -23,11 +23,11 @@ import (
 // template hash) before any of its runs exists; its runs are then named
 // from that record alone, so a restarted manager finds them by name and
 // never creates one twice. What they run comes from the iteration's
-// snapshot (campaign_snapshot.go), taken before the first of them.
+// snapshot (snapshot.go), taken before the first of them.
 
 // startDue starts an iteration when one is due: on a new runNow token;
 // without a schedule, on a new spec generation too (one iteration for
-// both); with one, at its times (campaign_schedule.go). A due iteration
+// both); with one, at its times (schedule.go). A due iteration
 // that is not scheduled waits while another runs, unless
 // concurrencyPolicy is Allow.
 func (r *BenchmarkCampaignReconciler) startDue(ctx context.Context, p *pass) (ctrl.Result, error) {
@@ -201,7 +201,7 @@ func (r *BenchmarkCampaignReconciler) endIteration(ctx context.Context, p *pass,
 		p.c.Status.Verdict = status.Verdict
 	}
 	it.Outcome = end.outcome
-	// The history, the trend and pruning (campaign_history.go) come first:
+	// The history, the trend and pruning (history.go) come first:
 	// a summary that could not be saved yet puts the iteration back to
 	// Running, and the next pass ends it again.
 	if err := r.iterationEnded(ctx, p, it, end.results); err != nil || it.Outcome == v1alpha1.IterationRunning {

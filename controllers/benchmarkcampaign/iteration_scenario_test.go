@@ -24,7 +24,7 @@ import (
 // concurrency policies, suspend and runNow, a missed deadline, order and
 // the one-database rule seen from the runs' creation, a manager killed
 // mid-iteration, and a template edit mid-iteration. The harness is
-// campaign_scenario_test.go's: the campaign reconciler runs alone
+// scenario_test.go's: the campaign reconciler runs alone
 // (startCampaignManager), and the scenario (campaignScenario) ends runs
 // as the run controller would (finishCampaignRun) and moves the injected
 // clock.
@@ -247,7 +247,7 @@ func TestCampaignScenarioTemplateEditAppliesFromTheNextIteration(t *testing.T) {
 	// comparison (p50 only); then the manager restarts.
 	s.edit("edit", func(spec *v1alpha1.BenchmarkCampaignSpec) {
 		spec.Template.Metadata.Labels["template"] = "v2"
-		spec.Template.Spec.Workload.Duration = &metav1.Duration{Duration: 3 * time.Second}
+		spec.Template.Spec.Workload.Duration = &metav1.Duration{Duration: 30 * time.Second}
 		spec.Comparison.Metrics = []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP50}}
 	})
 	stop()
@@ -255,8 +255,8 @@ func TestCampaignScenarioTemplateEditAppliesFromTheNextIteration(t *testing.T) {
 	got := s.completeIteration("edit")
 	it1 := got.Status.Iterations[0]
 	for _, run := range s.runsOf("edit", it1.Name) {
-		if run.Labels["template"] != "v1" || run.Spec.Workload.Duration.Duration != 2*time.Second {
-			t.Errorf("run %s of the running iteration: template label %q, duration %v; want the iteration's spec (v1, 2s)",
+		if run.Labels["template"] != "v1" || run.Spec.Workload.Duration.Duration != 20*time.Second {
+			t.Errorf("run %s of the running iteration: template label %q, duration %v; want the iteration's spec (v1, 20s)",
 				run.Name, run.Labels["template"], run.Spec.Workload.Duration.Duration)
 		}
 	}
@@ -275,8 +275,8 @@ func TestCampaignScenarioTemplateEditAppliesFromTheNextIteration(t *testing.T) {
 	})
 	it2 := got.Status.Iterations[1]
 	for _, run := range s.runsOf("edit", it2.Name) {
-		if run.Labels["template"] != "v2" || run.Spec.Workload.Duration.Duration != 3*time.Second {
-			t.Errorf("run %s of the next iteration: template label %q, duration %v; want the edited spec (v2, 3s)",
+		if run.Labels["template"] != "v2" || run.Spec.Workload.Duration.Duration != 30*time.Second {
+			t.Errorf("run %s of the next iteration: template label %q, duration %v; want the edited spec (v2, 30s)",
 				run.Name, run.Labels["template"], run.Spec.Workload.Duration.Duration)
 		}
 	}

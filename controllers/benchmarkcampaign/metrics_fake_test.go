@@ -83,7 +83,7 @@ spanbench_campaign_comparison_baseline` + row("Throughput") + ` 800
 # HELP spanbench_campaign_verdict The campaign's verdict (status.verdict) in the verdict label; always 1.
 # TYPE spanbench_campaign_verdict gauge
 spanbench_campaign_verdict{campaign="nightly",namespace="bench",verdict="Regressed"} 1
-# HELP spanbench_campaign_comparison_verdict The row's verdict (Improved, Neutral, Regressed, Inconclusive) in the verdict label; always 1.
+# HELP spanbench_campaign_comparison_verdict The row's verdict (Improved, Neutral, Regressed, Inconclusive, Invalid) in the verdict label; always 1.
 # TYPE spanbench_campaign_comparison_verdict gauge
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="asia-northeast1",statistic="ServerHighPriorityCPU",variant="asia1",verdict="Inconclusive"} 1
 spanbench_campaign_comparison_verdict{campaign="nightly",namespace="bench",operation="commit",statistic="ErrorRate",variant="asia1",verdict="Inconclusive"} 1

@@ -65,7 +65,11 @@ func (r *BenchmarkCampaignReconciler) startRuns(ctx context.Context, p *pass, ip
 		if active >= p.c.Spec.Parallelism() || busy[db] {
 			return nil
 		}
-		run, err := r.ensureCampaignRun(ctx, p, newCampaignRun(p.c, ip, it, s))
+		run := newCampaignRun(p.c, ip, it, s)
+		if ok, err := r.mayCreate(ctx, p, run); !ok || err != nil { // tenancy.go
+			return err
+		}
+		run, err := r.ensureCampaignRun(ctx, p, run)
 		if err != nil || p.stall != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ func (f *fakeCampaign) finishRunsWithServer(cpuMicros float64) {
 		if run.IsFinished() {
 			continue
 		}
-		d := campaignResultDoc(f.t, run.Name, 1)
+		d := campaignResultDoc(f.t, &run, 1)
 		cpu, execs := cpuMicros/1e6, 4.0
 		d.Server = &result.Server{Version: result.ServerSchemaVersion, Source: "SPANNER_SYS.", CollectedAt: t0,
 			Operations: []result.ServerOperation{{Name: "read", ClientOps: 4000, Statements: &result.ServerStatements{Minutes: 1,

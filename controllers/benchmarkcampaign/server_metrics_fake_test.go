@@ -27,7 +27,8 @@ func (f *fakeCampaign) finishRunsWithMonitoring(leaderCPU func(run *v1alpha1.Ben
 		if run.IsFinished() {
 			continue
 		}
-		d := campaignResultDoc(f.t, run.Name, 1)
+		run.Status.StartTime = &metav1.Time{Time: t0.Add(-time.Minute)}
+		d := campaignResultDoc(f.t, &run, 1)
 		if p := leaderCPU(&run); p > 0 {
 			d.Monitoring = &result.Monitoring{Version: result.MonitoringSchemaVersion, AlignmentSeconds: 60,
 				CPU: []result.MonitoringCPU{{Priority: "high", Location: "asia-northeast1", MeanRatio: p / 100, MaxRatio: p / 100}}}
@@ -38,7 +39,6 @@ func (f *fakeCampaign) finishRunsWithMonitoring(leaderCPU func(run *v1alpha1.Ben
 		}
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(&run), Namespace: run.Namespace,
 			Labels: v1alpha1.RunLabels(&run)}, BinaryData: map[string][]byte{runreport.ReportKey: data}}
-		run.Status.StartTime = &metav1.Time{Time: t0.Add(-time.Minute)}
 		writeReportAndSucceed(f.t, f.stored, &run, cm)
 	}
 }

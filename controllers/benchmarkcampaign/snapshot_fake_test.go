@@ -19,7 +19,7 @@ import (
 )
 
 // An iteration's snapshot of its spec, when it is lost, broken or its name
-// is taken (campaign_snapshot.go).
+// is taken (snapshot.go).
 
 // twoCells is a campaign of two cells on one database: its runs come one
 // at a time, so an iteration is caught between them.

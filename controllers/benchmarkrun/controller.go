@@ -7,6 +7,7 @@ package benchmarkrun
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -23,11 +24,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
+	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
@@ -59,6 +62,12 @@ type BenchmarkRunReconciler struct {
 	// collected (server_stats.go); the zero value reads SPANNER_SYS on
 	// Cloud Spanner, nothing on the emulator.
 	ServerStats ServerStatsConfig
+	// Arrivals is a run's open-loop schedule as its runners send it
+	// (pod.RunArrivals): the aggregation refuses a shard, and a merge, one
+	// of whose intervals counts more operations and missed sends than the
+	// schedule produced in it. Required: the manager does not link the
+	// scheduler, so the binary hands it over.
+	Arrivals func(*v1alpha1.BenchmarkRun) result.Arrivals
 
 	// aggregating is held by the one aggregation under way
 	// (aggregateOneAtATime).
@@ -68,6 +77,10 @@ type BenchmarkRunReconciler struct {
 	// objects; nil stores them in ConfigMaps. children.RunnerConfig.Results names
 	// the same bucket to the runners.
 	Results *bucket.Bucket
+	// SpannerCalls runs the steps' Spanner calls outside the reconcile
+	// workers (spanner_calls.go); SetupWithManager makes one. Without it
+	// (tests that call Reconcile by hand) they run in the reconcile.
+	SpannerCalls *SpannerCalls
 	// APIReader reads what the manager's cache does not hold: the chunks
 	// of long results (protocol.LoadChunked). SetupWithManager defaults it
 	// to the manager's; without one the client reads them.
@@ -80,7 +93,7 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles,verbs=bind;escalate
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -133,8 +146,17 @@ func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v
 
 // SetupWithManager watches runs and the children that move them forward.
 func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Arrivals == nil {
+		return errors.New("BenchmarkRunReconciler: Arrivals is required: without the runs' schedules the aggregation cannot bound their counts")
+	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.SpannerCalls == nil {
+		r.SpannerCalls = NewSpannerCalls(r.Clock)
+	}
+	if err := mgr.Add(r.SpannerCalls); err != nil {
+		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.BenchmarkRun{}).
@@ -144,6 +166,8 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&rbacv1.Role{}).
 		Owns(&rbacv1.RoleBinding{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
+		// A Spanner call that ended queues its run, whose step takes it.
+		WatchesRawSource(source.Channel(r.SpannerCalls.done, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: MaxConcurrentRunReconciles}).
 		Complete(r)
 }
@@ -186,6 +210,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	case v1alpha1.PhaseWaitingForRunners:
 		res, err = r.awaitRunners(ctx, run, &w, outbox)
 	case v1alpha1.PhaseRunning:
+		if err := r.convergeAccess(ctx, run); err != nil {
+			return ctrl.Result{}, err
+		}
 		res, err = r.awaitShards(ctx, run, outbox)
 	case v1alpha1.PhaseAggregating:
 		res, err = r.aggregateOneAtATime(ctx, run, outbox)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
+	"github.com/spanbench/spanbench/spanner/target"
 )
 
 // databasePollEvery spaces the reconciles that poll the database's
@@ -25,7 +26,13 @@ const databasePollEvery = 5 * time.Second
 // is a target error as any other (targetError).
 func (r *BenchmarkRunReconciler) ensureDatabase(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec,
 	outbox *statuswrite.Outbox, deadline stageDeadline) (res ctrl.Result, done bool) {
-	p, err := r.Preparer.Database(ctx, run, w)
+	cp, wc := run.DeepCopy(), w.DeepCopy()
+	p, err, ok := spannerCall(ctx, r, run, "database", databaseOperation(run), deadline.call, func(ctx context.Context) (target.DatabaseProgress, error) {
+		return r.Preparer.Database(ctx, cp, wc)
+	})
+	if !ok {
+		return stillCalling(deadline), false
+	}
 	if t := run.Status.Target; t != nil {
 		t.DatabaseOperation = p.Operation
 	}

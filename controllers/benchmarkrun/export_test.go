@@ -32,7 +32,7 @@ func RunnerObjectsForTest(run *v1alpha1.BenchmarkRun) []client.Object {
 // "Type Reason: message".
 func AggregateForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) ([]string, error) {
 	outbox := &statuswrite.Outbox{}
-	_, err := r.aggregate(ctx, run, outbox)
+	_, err := r.aggregate(ctx, run, outbox, nil)
 	return outbox.Events(), err
 }
 

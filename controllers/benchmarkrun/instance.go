@@ -60,7 +60,13 @@ func (r *BenchmarkRunReconciler) ensureInstance(ctx context.Context, run *v1alph
 			return ctrl.Result{}, false, err
 		}
 	}
-	info, err := r.Preparer.Instance(ctx, run, r.owner(run))
+	cp, owner := run.DeepCopy(), r.owner(run)
+	info, err, ok := spannerCall(ctx, r, run, "instance", createOperation(run), deadline.call, func(ctx context.Context) (target.InstanceInfo, error) {
+		return r.Preparer.Instance(ctx, cp, owner)
+	})
+	if !ok {
+		return stillCalling(deadline), false, nil
+	}
 	if err != nil {
 		return r.targetError(run, outbox, err, deadline), false, nil
 	}

@@ -13,6 +13,13 @@ import (
 // cleanupRunners deletes the loader and runner Jobs and their pods once a
 // run has ended, unless the operator keeps them. Results live in
 // ConfigMaps, not pods.
+//
+// It is the only deletion of a run's children while the run exists, and
+// it runs at wrap-up only: when the run read from the cache has ended,
+// which means the ended status is stored. A child deleted earlier, by a
+// pass whose status write then conflicted or was not yet seen, would be
+// created again by the next pass on the stale run: the same name, a new
+// object, its pods started again.
 func (r *BenchmarkRunReconciler) cleanupRunners(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
 	if r.KeepRunners {
 		return nil

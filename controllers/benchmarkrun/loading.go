@@ -233,19 +233,25 @@ func loaderMessages(outcomes []loaderOutcome, indexes []int) string {
 }
 
 // completeLoad records the loaded dataset in the database's marker and in
-// the run, and stops the loader Job, whose pods have all finished.
+// the run. The loader Job, whose pods have all finished, stays until the
+// run ends (job_cleanup.go): deleted here, before the status that says the
+// load is done is stored and seen, a pass on a stale cached run (still
+// Loading) would find the Job gone and create it again, a second set of
+// loader pods.
 func (r *BenchmarkRunReconciler) completeLoad(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *statuswrite.Outbox, units int64) (ctrl.Result, error) {
-	if err := r.Preparer.CompleteDataset(ctx, run, w); err != nil {
+	cp, wc := run.DeepCopy(), w.DeepCopy()
+	_, err, ok := spannerCall(ctx, r, run, "dataset-markers", "", prepareCallMax, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, r.Preparer.CompleteDataset(ctx, cp, wc)
+	})
+	if !ok {
+		return ctrl.Result{RequeueAfter: spannerCallPoll}, nil
+	}
+	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("recording the loaded dataset: %w", err)
 	}
 	msg := r.completeLoadProgress(run, units)
 	run.SetCondition(v1alpha1.ConditionDatasetLoaded, metav1.ConditionTrue, v1alpha1.ReasonDatasetReady, msg, r.now())
 	outbox.Normal(v1alpha1.ReasonDatasetReady, msg)
-	if !r.KeepRunners {
-		if err := r.deleteJob(ctx, run, v1alpha1.LoaderJobName(run)); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
 	return statuswrite.RequeueSoon, nil
 }
 

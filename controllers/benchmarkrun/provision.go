@@ -43,11 +43,13 @@ type stageDeadline struct {
 	field string
 	// late is true once the deadline has passed.
 	late bool
+	// call bounds one of the stage's Spanner calls.
+	call time.Duration
 }
 
 func (r *BenchmarkRunReconciler) stageDeadline(run *v1alpha1.BenchmarkRun) stageDeadline {
 	requeue, field, late := r.untilDeadline(run)
-	return stageDeadline{requeue: requeue, field: field, late: late}
+	return stageDeadline{requeue: requeue, field: field, late: late, call: max(min(requeue, prepareCallMax), prepareCallMin)}
 }
 
 // prepareTarget checks the guardrails, makes the instance, database and
@@ -66,21 +68,28 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 		run.SetCondition(v1alpha1.ConditionTargetReady, metav1.ConditionFalse, v1alpha1.ReasonProvisioning, "preparing the instance, database and schema", r.now())
 		outbox.Normal(v1alpha1.ReasonProvisioning, "preparing the instance, database and schema")
 	}
+	// Every Spanner call of these steps runs in the background
+	// (spanner_calls.go): a step whose call has not ended returns, and
+	// the call's end queues the run again.
 	deadline := r.stageDeadline(run)
-	pctx, cancel := context.WithTimeout(ctx, max(min(deadline.requeue, prepareCallMax), prepareCallMin))
-	defer cancel()
-	if res, done, err := r.ensureInstance(pctx, run, outbox, deadline); !done {
+	if res, done, err := r.ensureInstance(ctx, run, outbox, deadline); !done {
 		return res, err
 	}
-	if res, done := r.ensureDatabase(pctx, run, w, outbox, deadline); !done {
+	if res, done := r.ensureDatabase(ctx, run, w, outbox, deadline); !done {
 		return res, nil
 	}
-	plan, err := r.Preparer.Prepare(pctx, run, w)
+	cp, wc := run.DeepCopy(), w.DeepCopy()
+	plan, err, ok := spannerCall(ctx, r, run, "dataset-plan", "", deadline.call, func(ctx context.Context) (DatasetPlan, error) {
+		return r.Preparer.Prepare(ctx, cp, wc)
+	})
+	if !ok {
+		return stillCalling(deadline), nil
+	}
 	if err != nil {
 		return r.targetError(run, outbox, err, deadline), nil
 	}
 	recordDataset(run, plan)
-	if res, done := r.applySplitPoints(pctx, run, w, outbox, deadline); !done {
+	if res, done := r.applySplitPoints(ctx, run, w, outbox, deadline); !done {
 		return res, nil
 	}
 	msg := "database and schema are ready"

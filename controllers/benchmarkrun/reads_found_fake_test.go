@@ -33,7 +33,9 @@ func TestReconcileWarnsWhenMostReadsFoundNothing(t *testing.T) {
 		{"few empty", 29_000, 1_000, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := runtest.Run("r").Created(t0).RunnersReady(t0).
+			// 30,000/s in 1 s intervals: room in one interval for the
+			// 30,000 reads the shard counts there.
+			run := runtest.Run("r").Rate(30_000).Created(t0).RunnersReady(t0).
 				Condition(v1alpha1.ConditionLoadCompleted, metav1.ConditionTrue, v1alpha1.ReasonShardsReported, t0).Obj()
 			f := newFakeReconcile(t, interceptor.Funcs{}, run)
 			storeShardResult(t, f, run, result.Counts{OK: tc.ok, Rows: tc.ok, NotFound: tc.notFound})

@@ -30,13 +30,19 @@ import (
 // the status.
 
 // aggregate decodes and merges the shard results exactly, writes the
-// report and the status figures, and ends the run.
-func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (ctrl.Result, error) {
+// report (with checks, a TPCC run's consistency conditions) and the status
+// figures, and ends the run. The runners are stopped by the wrap-up, once
+// the ended status is stored.
+func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox, checks []result.Check) (ctrl.Result, error) {
 	reports, err := r.readShards(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	merged, problems, invalid, err := mergeShards(reports, run, r.now(), shardLoaders{chunked: r.shardLoader(ctx, run), object: r.shardObjectLoader(ctx, run)})
+	if r.Arrivals == nil {
+		return ctrl.Result{}, errors.New("the reconciler has no schedule to check results against (Arrivals)")
+	}
+	merged, problems, invalid, err := mergeShards(reports, run, r.now(), r.Arrivals(run),
+		shardLoaders{chunked: r.shardLoader(ctx, run), object: r.shardObjectLoader(ctx, run)})
 	var unavailable *protocol.UnavailableError
 	if errors.As(err, &unavailable) {
 		return ctrl.Result{}, err // the API server's trouble, not the result's: retried
@@ -46,12 +52,18 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	}
 	if err != nil {
 		r.fail(run, outbox, v1alpha1.ReasonResultInvalid, err.Error())
-		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+		return ctrl.Result{}, nil
 	}
 	applyResult(&run.Status, merged, run)
 	warnIfReadsFoundNothing(run, merged, r.now())
 	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
-	inconsistent := r.checkConsistency(ctx, run, merged, outbox)
+	if checks != nil {
+		if merged.TPCC == nil {
+			merged.TPCC = &result.TPCC{}
+		}
+		merged.TPCC.Checks = checks
+	}
+	inconsistent := failedChecks(checks)
 	applyTPCC(&run.Status, merged)
 	if err := r.writeReport(ctx, run, merged); err != nil {
 		problems = append(problems, "no report: "+err.Error())
@@ -64,14 +76,14 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	}
 	if len(inconsistent) > 0 {
 		r.fail(run, outbox, v1alpha1.ReasonConsistencyFailed, failConsistency(inconsistent))
-		return ctrl.Result{}, r.cleanupRunners(ctx, run)
+		return ctrl.Result{}, nil
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
 	if run.Status.Report != nil {
 		r.startServerStats(run, merged)
 	}
 	outbox.Normal(v1alpha1.ReasonCompleted, msg)
-	return ctrl.Result{}, r.cleanupRunners(ctx, run)
+	return ctrl.Result{}, nil
 }
 
 // mergeShards decodes the succeeded shards' results, the only place they
@@ -79,6 +91,8 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 // intervals, times, counts and histograms) and merges the valid ones, one
 // at a time: each shard's document is dropped once added, so the manager
 // holds the merged intervals and one shard, whatever the number of shards.
+// arrivals, the run's open-loop schedule (nil for a load without one),
+// bounds every interval's counts, a shard's and the merge's.
 // A shard refused is left out, and the others still make a (partial)
 // result. It reports the shards that failed, sent unreadable reports or
 // invalid results, for the condition message; invalid names the shards
@@ -86,11 +100,12 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 // an object, the object). load reads a chunked result or an object; a
 // *protocol.UnavailableError it returns ends the merge with that error,
 // for the reconcile to retry.
-func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time, load shardLoaders) (doc *result.Document, problems, invalid []string, err error) {
+func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Time, arrivals result.Arrivals, load shardLoaders) (doc *result.Document, problems, invalid []string, err error) {
 	expect, err := runreport.RunExpectation(run, now)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the run's own workload cannot be recorded: %w", err)
 	}
+	expect.Arrivals = arrivals
 	merger := result.NewCheckedMerger(expect)
 	merged := 0
 	for _, o := range reports {
@@ -103,7 +118,7 @@ func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Tim
 				if errors.As(err, &unavailable) {
 					return nil, nil, nil, err
 				}
-				msg := fmt.Sprintf("shard %d: invalid result: %s", o.index, shorten(err.Error(), maxProblemBytes))
+				msg := fmt.Sprintf("shard %d: invalid result: %s", o.index, statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes))
 				problems, invalid = append(problems, msg), append(invalid, msg)
 				continue
 			}
@@ -123,12 +138,10 @@ func mergeShards(reports []shardReport, run *v1alpha1.BenchmarkRun, now time.Tim
 	return doc, problems, invalid, nil
 }
 
-// Bounds of the problems a condition message lists: the errors quote
-// untrusted data, and a condition's message holds at most 32 KiB.
-const (
-	maxProblemBytes  = 512
-	maxProblemsBytes = 8 << 10
-)
+// maxProblemsBytes bounds the problems a condition message lists (each
+// within statuswrite.MaxProblemBytes): a condition's message holds at most
+// 32 KiB.
+const maxProblemsBytes = 8 << 10
 
 // joinProblems lists problems for a condition message, within
 // maxProblemsBytes.
@@ -145,14 +158,6 @@ func joinProblems(problems []string) string {
 		b.WriteString(p)
 	}
 	return b.String()
-}
-
-// shorten cuts s to at most n bytes on a rune boundary.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n-3], "") + "..."
 }
 
 // chunkedLoader reads shard index's chunked result, which h describes.

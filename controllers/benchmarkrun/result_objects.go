@@ -9,6 +9,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
@@ -44,7 +46,9 @@ func (r *BenchmarkRunReconciler) releaseResultObjects(ctx context.Context, run *
 	prefix := bucket.RunPrefix(run.Namespace, run.Name, string(run.UID))
 	if r.Results == nil {
 		log.FromContext(ctx).Info("the manager has no results bucket: the run's result objects, if any, are left", "prefix", prefix)
-	} else if n, err := r.Results.DeletePrefix(ctx, prefix); err != nil {
+	} else if b, err := runreport.RunObjects(r.Results, run); err != nil {
+		return err
+	} else if n, err := b.DeletePrefix(ctx, prefix); err != nil {
 		return fmt.Errorf("deleting the run's result objects: %w", err)
 	} else if n > 0 {
 		log.FromContext(ctx).Info("deleted the run's result objects", "objects", n, "prefix", prefix)
@@ -61,11 +65,28 @@ func (r *BenchmarkRunReconciler) deleteShardObjects(ctx context.Context, run *v1
 		return nil
 	}
 	uid := string(run.UID)
-	_, err := r.Results.DeletePrefix(ctx, bucket.RunPrefix(run.Namespace, run.Name, uid), bucket.ReportKey(run.Namespace, run.Name, uid))
+	b, err := runreport.RunObjects(r.Results, run)
+	if err != nil {
+		return err
+	}
+	_, err = b.DeletePrefix(ctx, bucket.RunPrefix(run.Namespace, run.Name, uid), bucket.ReportKey(run.Namespace, run.Name, uid))
 	if err != nil {
 		return fmt.Errorf("deleting the shards' result objects: %w", err)
 	}
 	return nil
+}
+
+// prepareRunDir makes a file:// bucket's directory for run's objects,
+// owned by the runners' uid with mode 0700, before the runner Job: the
+// runner pods mount only it (ResultsStore.mount), and a directory the
+// kubelet made for a missing subPath would belong to root. Nothing for
+// gs:// or without a bucket.
+func (r *BenchmarkRunReconciler) prepareRunDir(run *v1alpha1.BenchmarkRun) error {
+	b, err := runreport.RunObjects(r.Results, run)
+	if err != nil || b == nil {
+		return err
+	}
+	return b.PrepareScopeDir(int(children.RunnerUID), int(children.RunnerUID))
 }
 
 // objectLoader reads shard index's result object, which p points at.
@@ -82,14 +103,22 @@ func (r *BenchmarkRunReconciler) shardObjectLoader(ctx context.Context, run *v1a
 		if want := bucket.ShardKey(run.Namespace, run.Name, string(run.UID), index); p.Key != want {
 			return nil, fmt.Errorf("points at object %.80q; shard %d's is %s", p.Key, index, want)
 		}
-		return protocol.LoadObject(ctx, r.Results, p, protocol.ShardLimits().Budget)
+		b, err := runreport.RunObjects(r.Results, run)
+		if err != nil {
+			return nil, err
+		}
+		return protocol.LoadObject(ctx, b, p, protocol.ShardLimits().Budget)
 	}
 }
 
 // storeReportObject writes doc as the run's report object and sets the
 // report ConfigMap cm to point at it.
 func (r *BenchmarkRunReconciler) storeReportObject(ctx context.Context, run *v1alpha1.BenchmarkRun, cm *corev1.ConfigMap, doc *result.Document) error {
-	p, err := protocol.StoreResultObject(ctx, r.Results, bucket.ReportKey(run.Namespace, run.Name, string(run.UID)), doc, protocol.ReportLimits())
+	b, err := runreport.RunObjects(r.Results, run)
+	if err != nil {
+		return err
+	}
+	p, err := protocol.StoreResultObject(ctx, b, bucket.ReportKey(run.Namespace, run.Name, string(run.UID)), doc, protocol.ReportLimits())
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func (s *storeScenario) object(i int) *pod.ResultObject {
 // reconciler is the controller of the scenario, with its results bucket.
 func (s *storeScenario) reconciler() *benchmarkrun.BenchmarkRunReconciler {
 	return &benchmarkrun.BenchmarkRunReconciler{Client: s.c, APIReader: s.c, Scheme: scheme, Clock: clock.RealClock{},
-		Preparer: benchmarkrun.SpannerPreparer{}, Results: s.results}
+		Preparer: benchmarkrun.SpannerPreparer{}, Results: s.results, Arrivals: pod.RunArrivals}
 }
 
 func newStoreScenario(t *testing.T, name string, replicas int32, duration time.Duration) *storeScenario {

@@ -50,6 +50,9 @@ func (r *BenchmarkRunReconciler) ensureRunnerChildren(ctx context.Context, run *
 	for i := range int(run.Replicas()) {
 		objs = append(objs, children.NewShardConfigMap(run, i))
 	}
+	if err := r.prepareRunDir(run); err != nil {
+		return err
+	}
 	return r.ensureAll(ctx, run, append(objs, children.NewRunnerJob(run, r.Runner)))
 }
 
@@ -69,7 +72,8 @@ func (r *BenchmarkRunReconciler) ensureLoaderChildren(ctx context.Context, run *
 // podAccess is what loader and runner pods share: the control ConfigMap,
 // their service account (unless the user brings one) and their
 // least-privilege Role and RoleBinding. Their content does not depend on
-// the stage that creates them first, since ensure never updates.
+// the stage that creates them first: ensure updates only the grants, to
+// this release's.
 func (r *BenchmarkRunReconciler) podAccess(run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) ([]client.Object, error) {
 	control, err := children.NewControlConfigMap(run, r.control(run, w))
 	if err != nil {
@@ -130,6 +134,8 @@ func observedTarget(run *v1alpha1.BenchmarkRun) v1alpha1.TargetSpec {
 // ensure creates o owned by run. An existing object is adopted only when
 // it already belongs to this run (by owner or by our run label, unowned);
 // anything else is refused, so spanbench never takes over a user's object.
+// A Role or RoleBinding that is the run's gets this release's grants
+// (runner_rbac_converge.go); nothing else of an existing object changes.
 // It looks in the cache first: every reconcile of a loading or starting
 // run ensures all its children, and a load with many loader pods reports
 // often, so the usual case (everything exists) costs no API call.
@@ -144,20 +150,23 @@ func (r *BenchmarkRunReconciler) ensure(ctx context.Context, run *v1alpha1.Bench
 		if !apierrors.IsAlreadyExists(err) {
 			return err
 		}
-		// Created meanwhile, or the cache lags: judge what is there.
-		err = r.Get(ctx, client.ObjectKeyFromObject(o), existing)
+		// Created meanwhile, or the cache lags behind this manager's own
+		// create: judge what the API server holds, which the cache may
+		// not show yet either.
+		err = r.uncached().Get(ctx, client.ObjectKeyFromObject(o), existing)
 	}
 	if err != nil {
 		return err
 	}
 	if metav1.IsControlledBy(existing, run) {
-		return nil
+		return r.converge(ctx, existing, o)
 	}
 	if metav1.GetControllerOf(existing) == nil && existing.GetLabels()[v1alpha1.LabelRun] == run.Name {
 		before := existing.DeepCopyObject().(client.Object)
 		if err := controllerutil.SetControllerReference(run, existing, r.Scheme); err != nil {
 			return err
 		}
+		convergeGrants(existing, o)
 		return r.Patch(ctx, existing, client.MergeFrom(before))
 	}
 	return &refusedError{kind: fmt.Sprintf("%T", o), name: o.GetName()}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/runreport"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/result"
 )
 
@@ -15,7 +16,7 @@ import (
 // written into the run's stored report as its monitoring section, and the
 // report is derived again from its stored intervals: result.Finalize cuts
 // the intervals before the server's end when the section says the server
-// ended the warm-up (load/result/server_warmup.go). The status's figures
+// ended the warm-up (result/server_warmup.go). The status's figures
 // (and so the Prometheus series) are then the report's again. Because the
 // section lives in the report, every later derivation — a reader's
 // check, the SPANNER_SYS collection reading the report — cuts the same
@@ -32,7 +33,7 @@ func (r *BenchmarkRunReconciler) recordServerMetrics(ctx context.Context, run *v
 		return collected + "; the run has no report to write them into", nil
 	}
 	doc, cm, err := r.runReport(ctx, run)
-	if apiTrouble(err) {
+	if runreport.APITrouble(err) {
 		return "", err
 	}
 	if err == nil {
@@ -40,7 +41,7 @@ func (r *BenchmarkRunReconciler) recordServerMetrics(ctx context.Context, run *v
 		err = result.Finalize(doc)
 	}
 	if err != nil {
-		return collected + "; not written into the report: " + shorten(err.Error(), maxProblemBytes), nil
+		return collected + "; not written into the report: " + statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes), nil
 	}
 	if err := r.updateReport(ctx, cm, run, doc); err != nil {
 		return "", err

@@ -20,6 +20,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/internal/fakemonitoring"
 	"github.com/spanbench/spanbench/internal/runtest"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
@@ -88,7 +89,7 @@ func newServerMetricsScenario(t *testing.T, name string, edit func(*v1alpha1.Ben
 	t.Cleanup(func() { _ = mc.Close() })
 	clock := clocktesting.NewFakeClock(smReady.Add(-time.Second))
 	r := &benchmarkrun.BenchmarkRunReconciler{Client: c, Scheme: scheme, Recorder: record.NewFakeRecorder(100), Clock: clock,
-		ServerMetrics: benchmarkrun.ServerMetricsConfig{Client: mc}}
+		ServerMetrics: benchmarkrun.ServerMetricsConfig{Client: mc}, Arrivals: pod.RunArrivals}
 	return &serverMetricsScenario{t: t, c: c, r: r, clock: clock, fake: fake, key: client.ObjectKeyFromObject(run)}
 }
 

@@ -10,7 +10,6 @@ import (
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -180,11 +179,11 @@ func (r *BenchmarkRunReconciler) collectServerStats(ctx context.Context, run *v1
 		return ctrl.Result{RequeueAfter: max(ready.Sub(now), time.Second)}, true, nil
 	}
 	doc, cm, err := r.runReport(ctx, run)
-	if apiTrouble(err) {
+	if runreport.APITrouble(err) {
 		return ctrl.Result{}, true, err // the API server's, not the report's: retried with backoff
 	}
 	if err != nil {
-		r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: the run's report cannot be read: "+shorten(err.Error(), maxProblemBytes))
+		r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: the run's report cannot be read: "+statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes))
 		return ctrl.Result{}, false, nil
 	}
 	stats, apportioned, err := r.readServerStats(ctx, run, doc)
@@ -259,16 +258,16 @@ func ClassifyServerStatsError(err error) (reason, msg string, transient bool) {
 			"(it needs spanner.databases.select on the database, e.g. roles/spanner.databaseReader)", false
 	case code == codes.NotFound,
 		code == codes.InvalidArgument && strings.Contains(strings.ToLower(desc), "not found"):
-		return v1alpha1.ReasonStatisticsNotFound, "NotFound: the database or its statistics tables do not exist: " + shorten(desc, maxProblemBytes), false
+		return v1alpha1.ReasonStatisticsNotFound, "NotFound: the database or its statistics tables do not exist: " + statuswrite.Shorten(desc, statuswrite.MaxProblemBytes), false
 	case code == codes.Unavailable, code == codes.DeadlineExceeded, code == codes.ResourceExhausted,
 		code == codes.Aborted, code == codes.Internal, code == codes.Canceled:
 		return v1alpha1.ReasonServerStatsFailed, code.String() + " reading the statistics", true
 	case code == codes.Unknown:
 		// Not a gRPC status: a local error (decoding rows, a refused
 		// prefix), whose text is ours.
-		return v1alpha1.ReasonServerStatsFailed, shorten(err.Error(), maxProblemBytes), false
+		return v1alpha1.ReasonServerStatsFailed, statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes), false
 	}
-	return v1alpha1.ReasonServerStatsFailed, code.String() + ": " + shorten(desc, maxProblemBytes), false
+	return v1alpha1.ReasonServerStatsFailed, code.String() + ": " + statuswrite.Shorten(desc, statuswrite.MaxProblemBytes), false
 }
 
 // spannerDesc is the server's description of a Spanner error, without the
@@ -359,13 +358,6 @@ func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.Be
 	return doc, cm, err
 }
 
-// apiTrouble says err is the API server's failure to answer, as opposed
-// to a report that is missing or unreadable.
-func apiTrouble(err error) bool {
-	var status apierrors.APIStatus
-	return errors.As(err, &status) && !apierrors.IsNotFound(err)
-}
-
 // updateReport writes doc back into the run's report ConfigMap, locked on
 // the version read. A chunked report's chunks are rewritten in place
 // first: a reader between the two writes sees chunks that do not match
@@ -390,5 +382,5 @@ func collectedMessage(s *result.Server) string {
 	if len(s.Notes) > 0 {
 		msg += "; " + strings.Join(s.Notes, "; ")
 	}
-	return shorten(msg, maxProblemsBytes)
+	return statuswrite.Shorten(msg, maxProblemsBytes)
 }

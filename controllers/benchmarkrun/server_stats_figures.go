@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/serverstats"
 )
@@ -73,7 +74,7 @@ func applyServerStats(status *v1alpha1.BenchmarkRunStatus, s *result.Server) {
 		if i == 8 {
 			break
 		}
-		sum.Notes = append(sum.Notes, shorten(n, maxServerNoteBytes))
+		sum.Notes = append(sum.Notes, statuswrite.Shorten(n, maxServerNoteBytes))
 	}
 	for i := range status.Operations {
 		if o := s.Operation(status.Operations[i].Name); o != nil {
@@ -87,7 +88,7 @@ func applyServerStats(status *v1alpha1.BenchmarkRunStatus, s *result.Server) {
 func serverFigures(o *result.ServerOperation) *v1alpha1.ServerOperationFigures {
 	f := &v1alpha1.ServerOperationFigures{}
 	if len(o.NotCaptured) > 0 {
-		f.NotCapturedIn = shorten(strings.Join(o.NotCaptured, "; "), 512)
+		f.NotCapturedIn = statuswrite.Shorten(strings.Join(o.NotCaptured, "; "), 512)
 		f.NotCaptured = o.Statements == nil && o.Transactions == nil && o.Locks == nil
 	}
 	if st := o.Statements; st != nil {

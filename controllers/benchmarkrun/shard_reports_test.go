@@ -48,7 +48,7 @@ func TestWhileRunningOnlyTheShardsStatesAreRead(t *testing.T) {
 		t.Fatalf("shard 1 read as %+v (error %v); want ready, still running", o.ShardReport, o.err)
 	}
 
-	_, problems, _, err := mergeShards(reports, run, time.Now(), shardLoaders{chunked: noChunks})
+	_, problems, _, err := mergeShards(reports, run, time.Now(), nil, shardLoaders{chunked: noChunks})
 	if err == nil || len(problems) != 2 || !strings.Contains(problems[0], "shard 0: invalid result: the result is not gzip") {
 		t.Errorf("aggregating gave problems %q, error %v; want shard 0's result refused as not gzip, and no usable result", problems, err)
 	}

@@ -34,7 +34,13 @@ func (r *BenchmarkRunReconciler) applySplitPoints(ctx context.Context, run *v1al
 	if run.Status.Target != nil {
 		run.Status.Target.SplitPoints = counts
 	}
-	err := r.Preparer.AddSplitPoints(ctx, run, w, keys)
+	cp, wc := run.DeepCopy(), w.DeepCopy()
+	_, err, ok := spannerCall(ctx, r, run, "split-points", "", deadline.call, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, r.Preparer.AddSplitPoints(ctx, cp, wc, keys)
+	})
+	if !ok {
+		return stillCalling(deadline), false
+	}
 	switch {
 	case errors.Is(err, target.ErrSplitPointsUnsupported):
 		msg := fmt.Sprintf("the endpoint does not implement AddSplitPoints (the Cloud Spanner emulator does not), so table %s was not pre-split; the run goes on without it", table)

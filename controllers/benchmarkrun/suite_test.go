@@ -144,7 +144,7 @@ func (h *harness) startManagerWith(opts managerOptions) {
 	}
 	r := &benchmarkrun.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: opts.preparer, Runner: children.RunnerConfig{Image: "spanbench:test", StartupGrace: time.Second},
-		Limits: limits, ClusterID: harnessClusterID, ServerStats: opts.serverStats}
+		Limits: limits, ClusterID: harnessClusterID, ServerStats: opts.serverStats, Arrivals: pod.RunArrivals}
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
@@ -30,41 +32,110 @@ import (
 
 // consistencyTimeout bounds the checks: one strong read-only transaction
 // of five aggregate queries, each a scan of one table (docs/workloads.md
-// gives their cost per warehouse). It is spent inside one reconcile.
+// gives their cost per warehouse). They run in the background
+// (spanner_calls.go): no reconcile waits for them.
 const consistencyTimeout = 2 * time.Minute
 
-// checkConsistency runs the checks a TPCC run asks for into doc and the
-// run's status. It reports the failed checks' names, empty when none
-// failed or none ran.
-func (r *BenchmarkRunReconciler) checkConsistency(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document, outbox *statuswrite.Outbox) (failed []string) {
+// consistencyStep names the check among a run's Spanner calls.
+const consistencyStep = "tpcc-consistency"
+
+// consistencyOutcome is what one check found, or why it could not run.
+type consistencyOutcome struct {
+	checks []result.Check
+	took   time.Duration
+}
+
+// awaitConsistency checks the consistency conditions a TPCC run asks for,
+// in the background, before its aggregation. done is false while the
+// check runs (the run stays Aggregating, ConsistencyChecked Unknown with
+// ReasonConsistencyChecking; res is the fallback poll). Once it ended, its
+// outcome is in the condition and status.tpcc.checks, where a later pass
+// (after a failed aggregation, or a restart) reads it instead of checking
+// again; checks are the conditions found, nil when none were checked.
+func (r *BenchmarkRunReconciler) awaitConsistency(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (checks []result.Check, res ctrl.Result, done bool) {
 	w := run.Spec.Workload
 	if w.Type != v1alpha1.WorkloadTPCC || w.TPCC == nil || !w.TPCC.ConsistencyChecks {
-		return nil
+		return nil, ctrl.Result{}, true
 	}
-	start := r.now()
-	if err := r.readConsistency(ctx, run, doc); err != nil {
+	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionConsistencyChecked)
+	if c != nil && c.Reason != v1alpha1.ReasonConsistencyChecking {
+		return recordedChecks(run.Status.TPCC), ctrl.Result{}, true
+	}
+	restarted := c != nil && (r.SpannerCalls == nil || !r.SpannerCalls.Holds(run, consistencyStep))
+	target, clk := run.DeepCopy(), r.Clock
+	out, err, ok := spannerCall(ctx, r, run, consistencyStep, "", consistencyTimeout, func(ctx context.Context) (consistencyOutcome, error) {
+		start := clk.Now()
+		var doc result.Document
+		if err := r.readConsistency(ctx, target, &doc); err != nil {
+			return consistencyOutcome{}, err
+		}
+		return consistencyOutcome{checks: doc.TPCC.Checks, took: clk.Since(start)}, nil
+	})
+	if !ok {
+		msg := "checking the TPC-C consistency conditions against the database"
+		if restarted {
+			msg += " again: the manager restarted during the check"
+		}
+		if c == nil || restarted {
+			run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionUnknown, v1alpha1.ReasonConsistencyChecking, msg, r.now())
+		}
+		return nil, ctrl.Result{RequeueAfter: spannerCallPoll}, false
+	}
+	if err != nil {
 		msg := "not checked: " + consistencyError(err)
 		run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencySkipped, msg, r.now())
 		outbox.Warning(EventConsistencyNotChecked, msg)
-		return nil
+		return nil, ctrl.Result{}, true
 	}
-	took := r.now().Sub(start).Round(time.Millisecond)
+	r.recordConsistency(run, out, outbox)
+	return out.checks, ctrl.Result{}, true
+}
+
+// recordConsistency sets the condition of an ended check and records its
+// conditions in status.tpcc.checks.
+func (r *BenchmarkRunReconciler) recordConsistency(run *v1alpha1.BenchmarkRun, out consistencyOutcome, outbox *statuswrite.Outbox) {
+	if run.Status.TPCC == nil {
+		run.Status.TPCC = &v1alpha1.TPCCStatus{}
+	}
+	run.Status.TPCC.Checks = checkStatuses(out.checks)
+	took := out.took.Round(time.Millisecond)
+	failed := failedChecks(out.checks)
+	if len(failed) == 0 {
+		msg := fmt.Sprintf("all %d TPC-C consistency conditions held (checked in %s)", len(out.checks), took)
+		run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionTrue, v1alpha1.ReasonConsistencyPassed, msg, r.now())
+		outbox.Normal(EventConsistencyPassed, msg)
+		return
+	}
 	var details []string
-	for _, c := range doc.TPCC.Checks {
+	for _, c := range out.checks {
 		if !c.Passed {
-			failed = append(failed, c.Name)
 			details = append(details, c.Name+": "+c.Detail)
 		}
 	}
-	if len(failed) == 0 {
-		msg := fmt.Sprintf("all %d TPC-C consistency conditions held (checked in %s)", len(doc.TPCC.Checks), took)
-		run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionTrue, v1alpha1.ReasonConsistencyPassed, msg, r.now())
-		outbox.Normal(EventConsistencyPassed, msg)
+	msg := statuswrite.Shorten(fmt.Sprintf("%d of %d TPC-C consistency conditions failed (checked in %s): %s", len(failed), len(out.checks), took, strings.Join(details, "; ")), maxProblemsBytes)
+	run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencyFailed, msg, r.now())
+}
+
+// failedChecks names the checks that did not hold.
+func failedChecks(checks []result.Check) (failed []string) {
+	for _, c := range checks {
+		if !c.Passed {
+			failed = append(failed, c.Name)
+		}
+	}
+	return failed
+}
+
+// recordedChecks are the checks an earlier pass recorded in the status.
+func recordedChecks(t *v1alpha1.TPCCStatus) []result.Check {
+	if t == nil {
 		return nil
 	}
-	msg := shorten(fmt.Sprintf("%d of %d TPC-C consistency conditions failed (checked in %s): %s", len(failed), len(doc.TPCC.Checks), took, strings.Join(details, "; ")), maxProblemsBytes)
-	run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencyFailed, msg, r.now())
-	return failed
+	var out []result.Check
+	for _, c := range t.Checks {
+		out = append(out, result.Check{Name: c.Name, Passed: c.Passed, Detail: c.Detail})
+	}
+	return out
 }
 
 // Events of the checks (a failure's event is the run's failure event).
@@ -80,8 +151,6 @@ func (r *BenchmarkRunReconciler) readConsistency(ctx context.Context, run *v1alp
 	if !ok {
 		return errors.New("this manager's Spanner access cannot open databases")
 	}
-	ctx, cancel := context.WithTimeout(ctx, consistencyTimeout)
-	defer cancel()
 	s, err := opener.OpenDatabase(ctx, run)
 	if err != nil {
 		return err
@@ -105,7 +174,7 @@ func consistencyError(err error) string {
 
 // failConsistency is the run's failure message when conditions failed.
 func failConsistency(failed []string) string {
-	return shorten("the database is inconsistent after the run, so its figures are not a result: TPC-C consistency condition(s) failed: "+
+	return statuswrite.Shorten("the database is inconsistent after the run, so its figures are not a result: TPC-C consistency condition(s) failed: "+
 		strings.Join(failed, "; ")+" (condition ConsistencyChecked says where)", maxProblemsBytes)
 }
 
@@ -120,8 +189,15 @@ func applyTPCC(status *v1alpha1.BenchmarkRunStatus, doc *result.Document) {
 		t.Mix = append(t.Mix, v1alpha1.TPCCShareStatus{Type: v1alpha1.OperationType(s.Type),
 			Completed: int64(min(s.Completed, result.MaxCount)), Percent: v1alpha1.FormatThroughput(min(s.Percent, 100))})
 	}
-	for _, c := range doc.TPCC.Checks {
-		t.Checks = append(t.Checks, v1alpha1.TPCCCheckStatus{Name: shorten(c.Name, 80), Passed: c.Passed, Detail: shorten(c.Detail, 1024)})
-	}
+	t.Checks = checkStatuses(doc.TPCC.Checks)
 	status.TPCC = t
+}
+
+// checkStatuses are checks as status.tpcc.checks holds them.
+func checkStatuses(checks []result.Check) []v1alpha1.TPCCCheckStatus {
+	var out []v1alpha1.TPCCCheckStatus
+	for _, c := range checks {
+		out = append(out, v1alpha1.TPCCCheckStatus{Name: statuswrite.Shorten(c.Name, 80), Passed: c.Passed, Detail: statuswrite.Shorten(c.Detail, 1024)})
+	}
+	return out
 }

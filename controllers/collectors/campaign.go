@@ -33,7 +33,7 @@ var (
 	descCmpBaseline   = prometheus.NewDesc("spanbench_campaign_comparison_baseline", "The baseline's value of the statistic, from the merged histogram of its runs (the mean of its runs' figures for the server's): seconds for latencies, operations per second for Throughput, a ratio (0-1) for ErrorRate and ServerHighPriorityCPU; absent for a side whose server figures were not collected.", rowLabels, nil)
 	descCmpValue      = prometheus.NewDesc("spanbench_campaign_comparison_value", "The variant's value of the statistic, in the units of spanbench_campaign_comparison_baseline.", rowLabels, nil)
 	descCmpPValue     = prometheus.NewDesc("spanbench_campaign_comparison_p_value", "Two-sided p-value of the row against no difference.", rowLabels, nil)
-	descCmpVerdict    = prometheus.NewDesc("spanbench_campaign_comparison_verdict", "The row's verdict (Improved, Neutral, Regressed, Inconclusive) in the verdict label; always 1.", append(rowLabels, "verdict"), nil)
+	descCmpVerdict    = prometheus.NewDesc("spanbench_campaign_comparison_verdict", "The row's verdict (Improved, Neutral, Regressed, Inconclusive, Invalid) in the verdict label; always 1.", append(rowLabels, "verdict"), nil)
 	descCampVerdict   = prometheus.NewDesc("spanbench_campaign_verdict", "The campaign's verdict (status.verdict) in the verdict label; always 1.", append(campaignLabels, "verdict"), nil)
 	descLastSuccess   = prometheus.NewDesc("spanbench_campaign_last_success_timestamp_seconds", "When the campaign's last iteration succeeded, Unix time.", campaignLabels, nil)
 	descLastSchedule  = prometheus.NewDesc("spanbench_campaign_last_schedule_timestamp_seconds", "When the campaign's last iteration was scheduled, Unix time.", campaignLabels, nil)

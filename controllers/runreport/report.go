@@ -2,10 +2,12 @@ package runreport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -76,7 +78,11 @@ func LoadReport(ctx context.Context, c client.Reader, b *bucket.Bucket, run *v1a
 	if err := CheckReportPointer(run, cm); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
 	}
-	doc, err := protocol.LoadResult(ctx, c, b, cm, ref.Key, protocol.ReportLimits())
+	scoped, err := RunObjects(b, run)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := protocol.LoadResult(ctx, c, scoped, cm, ref.Key, protocol.ReportLimits())
 	if err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, cm.Name, err)
 	}
@@ -95,6 +101,17 @@ func CheckReport(run *v1alpha1.BenchmarkRun, doc *result.Document) (*result.Docu
 		return nil, err
 	}
 	return m.Result()
+}
+
+// RunObjects is the results bucket scoped to run's objects
+// (bucket.RunPrefix): every key the manager reads, writes or deletes for a
+// run is checked against it, whatever a ConfigMap's pointer says. nil
+// without a bucket.
+func RunObjects(b *bucket.Bucket, run *v1alpha1.BenchmarkRun) (*bucket.Bucket, error) {
+	if b == nil {
+		return nil, nil
+	}
+	return b.Scope(bucket.RunPrefix(run.Namespace, run.Name, string(run.UID)))
 }
 
 // CheckReportPointer refuses a report ConfigMap pointing at an object
@@ -128,4 +145,11 @@ func ServerMetricsWindow(run *v1alpha1.BenchmarkRun) (monitoring.Window, bool) {
 		w.WarmUpEnd = st.WarmUpEnd.Time
 	}
 	return w, w.Validate() == nil
+}
+
+// APITrouble says err is the API server's failure to answer, as opposed
+// to a report that is missing or unreadable.
+func APITrouble(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && !apierrors.IsNotFound(err)
 }

@@ -1,6 +1,7 @@
 package statuswrite
 
 import (
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -59,3 +60,16 @@ const FieldOwner = "spanbench-manager"
 // this step wrote says what it is. It replaces the deprecated
 // Result.Requeue.
 var RequeueSoon = ctrl.Result{RequeueAfter: 100 * time.Millisecond}
+
+// MaxProblemBytes bounds one problem quoted in a condition message or an
+// event: the errors quote untrusted data, and a condition's message holds
+// at most 32 KiB.
+const MaxProblemBytes = 512
+
+// Shorten cuts s to at most n bytes on a rune boundary.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n-3], "") + "..."
+}

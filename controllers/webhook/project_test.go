@@ -34,6 +34,7 @@ type project struct {
 		Path       string `json:"path"`
 		Version    string `json:"version"`
 		Webhooks   *struct {
+			Defaulting     bool   `json:"defaulting"`
 			Validation     bool   `json:"validation"`
 			WebhookVersion string `json:"webhookVersion"`
 		} `json:"webhooks"`
@@ -42,8 +43,8 @@ type project struct {
 
 // TestProjectDescribesTheAPI: PROJECT lists every kind of api/v1alpha1,
 // once, with the API's group, version, package and scope (the CRD's), and
-// a validating webhook exactly where the manager serves one, at the path
-// kubebuilder would scaffold for it.
+// a validating and a defaulting (mutating) webhook exactly where the
+// manager serves one, at the paths kubebuilder would scaffold for them.
 func TestProjectDescribesTheAPI(t *testing.T) {
 	root := filepath.Join("..", "..")
 	data, err := os.ReadFile(filepath.Join(root, "PROJECT"))
@@ -67,7 +68,7 @@ func TestProjectDescribesTheAPI(t *testing.T) {
 	}
 	slices.Sort(kinds)
 	srv := webhook.NewServer(webhook.Options{})
-	admission.Register(srv, scheme)
+	admission.Register(srv, scheme, nil)
 
 	var listed []string
 	for _, r := range p.Resources {
@@ -85,12 +86,20 @@ func TestProjectDescribesTheAPI(t *testing.T) {
 		if namespaced := crdScope(t, root, r.Kind) == apiextensionsv1.NamespaceScoped; r.API.Namespaced != namespaced {
 			t.Errorf("%s: namespaced: %v, but its CRD says %v", r.Kind, r.API.Namespaced, namespaced)
 		}
-		path := "/validate-" + strings.ReplaceAll(v1alpha1.GroupVersion.Group, ".", "-") + "-" + v1alpha1.GroupVersion.Version + "-" + strings.ToLower(r.Kind)
-		_, pattern := srv.WebhookMux().Handler(httptest.NewRequest("POST", path, nil))
-		served := pattern == path
-		declared := r.Webhooks != nil && r.Webhooks.Validation && r.Webhooks.WebhookVersion == "v1"
-		if served != declared {
-			t.Errorf("%s: PROJECT declares a v1 validating webhook: %v; the manager serves %s: %v", r.Kind, declared, path, served)
+		for _, wh := range []struct {
+			kind, prefix string
+			declared     bool
+		}{
+			{"validating", "/validate-", r.Webhooks != nil && r.Webhooks.Validation},
+			{"defaulting", "/mutate-", r.Webhooks != nil && r.Webhooks.Defaulting},
+		} {
+			path := wh.prefix + strings.ReplaceAll(v1alpha1.GroupVersion.Group, ".", "-") + "-" + v1alpha1.GroupVersion.Version + "-" + strings.ToLower(r.Kind)
+			_, pattern := srv.WebhookMux().Handler(httptest.NewRequest("POST", path, nil))
+			served := pattern == path
+			declared := wh.declared && r.Webhooks.WebhookVersion == "v1"
+			if served != declared {
+				t.Errorf("%s: PROJECT declares a v1 %s webhook: %v; the manager serves %s: %v", r.Kind, wh.kind, declared, path, served)
+			}
 		}
 	}
 	slices.Sort(listed)

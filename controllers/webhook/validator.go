@@ -15,57 +15,81 @@ import (
 	"errors"
 	"fmt"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
+	"github.com/spanbench/spanbench/campaign/tenancy"
 )
 
 // Path is where the webhook server serves the check; the
 // ValidatingWebhookConfiguration (config/webhook, the Helm chart) names it.
 const Path = "/validate-bench-spanbench-io-v1alpha1-benchmarkcampaign"
 
-// Register serves the campaign check at Path and the run check at
-// RunPath on srv.
-func Register(srv webhook.Server, scheme *runtime.Scheme) {
-	srv.Register(Path, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkCampaign{}, CampaignValidator{}))
+// Register serves the campaign check at Path, the writer's stamp at
+// MutatePath and the run check at RunPath on srv. c asks the API server
+// what a campaign's writer may do (SubjectAccessReviews).
+func Register(srv webhook.Server, scheme *runtime.Scheme, c client.Client) {
+	srv.Register(Path, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkCampaign{}, CampaignValidator{Reviewer: tenancy.Reviewer{Client: c}}))
+	srv.Register(MutatePath, &webhook.Admission{Handler: WriterStamp{}})
 	srv.Register(RunPath, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkRun{}, RunValidator{}))
 }
 
 // CampaignValidator denies a BenchmarkCampaign whose cells cannot be
-// planned.
-type CampaignValidator struct{}
+// planned, one whose cells would set a guarded run field its writer may
+// not set (tenancy.go), and a forged writer record.
+type CampaignValidator struct {
+	// Reviewer asks the API server what the request's user may do.
+	Reviewer tenancy.Reviewer
+}
 
 var _ admission.CustomValidator = CampaignValidator{}
 
-// ValidateCreate plans the new campaign.
-func (CampaignValidator) ValidateCreate(_ context.Context, obj runtime.Object) (admission.Warnings, error) {
+// ValidateCreate plans the new campaign and checks its writer's powers.
+func (v CampaignValidator) ValidateCreate(ctx context.Context, obj runtime.Object) (admission.Warnings, error) {
 	c, err := campaignOf(obj)
 	if err != nil {
 		return nil, err
 	}
-	return nil, Check(c)
+	return nil, v.check(ctx, nil, c)
+}
+
+// check is the whole check of a campaign written by the request; old is
+// nil on a create.
+func (v CampaignValidator) check(ctx context.Context, old, c *v1alpha1.BenchmarkCampaign) error {
+	if err := checkWriter(ctx, old, c); err != nil {
+		return err
+	}
+	if old != nil && !specChanged(old, c) {
+		return nil
+	}
+	if err := Check(c); err != nil {
+		return err
+	}
+	return v.checkPowers(ctx, c)
 }
 
 // ValidateUpdate plans the campaign when its spec changed. An update that
 // leaves the spec alone (labels, finalizers) is admitted even if the spec
 // could not be planned, so that a campaign stored before the webhook
 // existed can still be relabelled and deleted; the controller holds such
-// a campaign Stalled.
-func (CampaignValidator) ValidateUpdate(_ context.Context, oldObj, newObj runtime.Object) (admission.Warnings, error) {
+// a campaign Stalled. The writer record is checked on every update
+// (checkWriter).
+func (v CampaignValidator) ValidateUpdate(ctx context.Context, oldObj, newObj runtime.Object) (admission.Warnings, error) {
 	c, err := campaignOf(newObj)
 	if err != nil {
 		return nil, err
 	}
-	if old, err := campaignOf(oldObj); err == nil && apiequality.Semantic.DeepEqual(old.Spec, c.Spec) {
-		return nil, nil
+	old, err := campaignOf(oldObj)
+	if err != nil {
+		return nil, err
 	}
-	return nil, Check(c)
+	return nil, v.check(ctx, old, c)
 }
 
 // ValidateDelete admits every deletion.

@@ -5,11 +5,14 @@
 // asked for. Cloud Monitoring cannot run here, and the emulator has no
 // metrics; the fake does not filter or aggregate — it answers with the
 // series recorded for the request's metric type, as the real service
-// would after aggregating.
+// would after aggregating. It serves only what Google documents: a series
+// whose labels, resource or unit the collector's table of the documented
+// metrics (monitoring.DocumentedMetrics) does not have is refused.
 package fakemonitoring
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"regexp"
 	"strconv"
@@ -22,6 +25,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
 // Server is the fake MetricService.
@@ -64,8 +69,13 @@ func (s *Server) ClientOptions() []option.ClientOption {
 	}
 }
 
-// Serve records the series answered for metric type metric.
+// Serve records the series answered for metric type metric. It panics on
+// a metric, label, resource or unit Google does not document for it: a
+// test must not pass against series the real service cannot send.
 func (s *Server) Serve(metric string, series ...*monitoringpb.TimeSeries) {
+	if err := Documented(metric, series...); err != nil {
+		panic(err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.series[metric] = series
@@ -122,4 +132,33 @@ func (s *Server) ListTimeSeries(_ context.Context, req *monitoringpb.ListTimeSer
 		resp.NextPageToken = strconv.Itoa(to)
 	}
 	return resp, nil
+}
+
+// Documented says which of series is not what the real service can send
+// for metric: an undocumented metric, metric label or resource label, or
+// another resource type or unit than documented.
+func Documented(metric string, series ...*monitoringpb.TimeSeries) error {
+	m, ok := monitoring.DocumentedMetric(metric)
+	if !ok {
+		return fmt.Errorf("metric %s is not one the collector's table documents", metric)
+	}
+	for i, ts := range series {
+		for l := range ts.GetMetric().GetLabels() {
+			if !m.HasLabel(l) {
+				return fmt.Errorf("series %d of %s has metric label %q; %s documents %q", i, metric, l, m.Source, m.Labels)
+			}
+		}
+		if r := ts.GetResource(); r.GetType() != m.Resource.Type {
+			return fmt.Errorf("series %d of %s is of resource %q, documented as %q", i, metric, r.GetType(), m.Resource.Type)
+		}
+		for l := range ts.GetResource().GetLabels() {
+			if !m.Resource.HasLabel(l) {
+				return fmt.Errorf("series %d of %s has resource label %q; %s has %q", i, metric, l, m.Resource.Source, m.Resource.Labels)
+			}
+		}
+		if ts.GetUnit() != m.Unit {
+			return fmt.Errorf("series %d of %s is in %q, documented in %q", i, metric, ts.GetUnit(), m.Unit)
+		}
+	}
+	return nil
 }

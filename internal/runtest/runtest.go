@@ -26,8 +26,9 @@ type Builder struct {
 	run *v1alpha1.BenchmarkRun
 }
 
-// Run starts a run named name: one runner at 100 ops/s for 2 s, 300 rows,
-// an Existing 1-node instance on the emulator at localhost:9010.
+// Run starts a run named name: one runner at 100 ops/s for 2 s in 1 s
+// intervals, 300 rows, an Existing 1-node instance on the emulator at
+// localhost:9010.
 func Run(name string) *Builder {
 	rows, rate, replicas, nodes := int64(300), int32(100), int32(1), int32(1)
 	return &Builder{run: &v1alpha1.BenchmarkRun{
@@ -37,7 +38,9 @@ func Run(name string) *Builder {
 				Instance: v1alpha1.InstanceSpec{Name: "bench", Config: "regional-asia-northeast1", Nodes: &nodes}},
 			Workload: v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
 				Operations: []v1alpha1.OperationSpec{{Type: v1alpha1.OpRead, Weight: 1}},
-				Load:       v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: 2 * time.Second}},
+				Load:       v1alpha1.LoadSpec{Rate: &rate}, Duration: &metav1.Duration{Duration: 2 * time.Second},
+				// 1 s: a run must hold at least one interval (the default is 10 s).
+				Interval: &metav1.Duration{Duration: time.Second}},
 			Runners: v1alpha1.RunnersSpec{Replicas: &replicas},
 		},
 	}}

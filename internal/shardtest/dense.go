@@ -51,10 +51,13 @@ func NewDensePool(n int) DensePool {
 }
 
 // DenseWorkload is the resolved workload of a dense run: DenseOperations
-// reads named op0, op1, ..., 30,000/s for duration (DenseDuration at the
-// seeds' scale) in 10 s intervals, the first minute a Fixed warm-up.
+// reads named op0, op1, ..., for duration (DenseDuration at the seeds'
+// scale) in 10 s intervals, the first minute a Fixed warm-up. Its rate,
+// 1,000,000/s, lets up to 20 runners each count a dense shard's 50,000
+// operations a second (DenseSamples per operation and interval) without
+// counting more than their schedules produced.
 func DenseWorkload(duration time.Duration) v1alpha1.WorkloadSpec {
-	rate, rows := int32(30_000), int64(1000)
+	rate, rows := int32(1_000_000), int64(1000)
 	w := v1alpha1.WorkloadSpec{
 		Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
 		Load:     v1alpha1.LoadSpec{Rate: &rate},

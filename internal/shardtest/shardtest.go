@@ -15,10 +15,14 @@ import (
 	"github.com/spanbench/spanbench/runner/protocol"
 )
 
-// Workload is a small resolved YCSB workload: reads and updates at
-// 100/s for the given duration, in 1 s intervals.
+// Rate is Workload's rate: enough for up to 50 runners' shards (Shard
+// counts at most 16 operations an interval) within their schedules.
+const Rate = 1000
+
+// Workload is a small resolved YCSB workload: reads and updates at Rate
+// for the given duration, in 1 s intervals.
 func Workload(duration time.Duration) v1alpha1.WorkloadSpec {
-	rate := int32(100)
+	rate := int32(Rate)
 	w := v1alpha1.WorkloadSpec{
 		Type: v1alpha1.WorkloadYCSB,
 		Operations: []v1alpha1.OperationSpec{
@@ -48,10 +52,10 @@ func Shard(run string, w v1alpha1.WorkloadSpec, start time.Time, i, n int) *resu
 		IntervalSeconds: interval.Seconds(),
 		Target:          result.Target{Endpoint: "emulator", Project: "p", Instance: "i", Database: "d"},
 		Environment:     result.Environment{SpanbenchVersion: "test", GoVersion: "go1.25"},
-		Shards:          []result.Shard{{Index: i, Count: n, Started: start, Ended: end, TargetRate: 100 / float64(n)}},
+		Shards:          []result.Shard{{Index: i, Count: n, Started: start, Ended: end, TargetRate: Rate / float64(n)}},
 	}
 	for in := range intervals {
-		interval := result.Interval{Index: in, TargetRate: 100 / float64(n)}
+		interval := result.Interval{Index: in, TargetRate: Rate / float64(n)}
 		for k, op := range w.Operations {
 			lat, svc, errs := histogram.New(), histogram.New(), histogram.New()
 			for s := range 5 + in%3 {

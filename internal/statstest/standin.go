@@ -1,37 +1,54 @@
 // Package statstest holds stand-ins for Spanner's statistics tables
-// (SPANNER_SYS.*_STATS_TOP_MINUTE), which the emulator does not have: the
-// same column names and types, under a table prefix, and row builders, so
-// tests run the statistics collector's SQL for real on the emulator. It is
-// linked into tests only.
+// (SPANNER_SYS.*_STATS_TOP_*), which the emulator does not have, and row
+// builders, so tests run the statistics collector's SQL for real on the
+// emulator. The stand-ins are built from the collector's own table of the
+// documented columns (serverstats.DocumentedTables), never from a second
+// list. It is linked into tests only.
 package statstest
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/spanner"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/serverstats"
 )
 
 // Prefix names the stand-in tables: the emulator has no SPANNER_SYS.
 const Prefix = "STANDIN_"
 
-// Schema creates tables with the column names and types of
-// SPANNER_SYS.QUERY_STATS_TOP_*, READ_STATS_TOP_*, TXN_STATS_TOP_* and
-// LOCK_STATS_TOP_* (MINUTE, 10MINUTE and HOUR) as Spanner documents them
-// (query, read, transaction and lock statistics pages), less the
-// STRUCT-typed columns no DDL can declare (LATENCY_DISTRIBUTION,
-// SAMPLE_LOCK_REQUESTS, ...): their documented JSON string forms
-// (LATENCY_DISTRIBUTION_JSON_STRING, SAMPLE_LOCK_REQUESTS_JSON_STRING),
-// which the collector reads, are STRING columns as in Spanner. INTERVAL_END
-// and the fingerprint (the row range's key for locks) are the key, as the
-// documentation says they are unique together.
-type Schema struct{ dialect v1alpha1.Dialect }
+// Schema creates, for each documented statistics table and each of its
+// MINUTE, 10MINUTE and HOUR variants, a table of its documented columns
+// and types, less the ARRAY<STRUCT> columns no DDL can declare
+// (LATENCY_DISTRIBUTION, SAMPLE_LOCK_REQUESTS, ...): their documented
+// JSON string forms, which the collector reads, are STRING columns as in
+// Spanner. In the PostgreSQL dialect the columns are the same in lower
+// case (unquoted names fold to it) with that dialect's types. The
+// interval's end and the shape's fingerprint (the row range's key for
+// locks) are the key: a shape has one row per interval.
+type Schema struct {
+	dialect v1alpha1.Dialect
+	// without are columns (TABLE_KIND.COLUMN) and tables (TABLE_KIND) left
+	// out, to stand in for a database that lacks them.
+	without []string
+}
 
 // NewSchema is the stand-in schema in dialect d.
 func NewSchema(d v1alpha1.Dialect) Schema { return Schema{dialect: d} }
+
+// Without is the schema less the columns named kind.COLUMN
+// ("QUERY_STATS_TOP.AVG_REMOTE_SERVER_CALLS") and the tables named by
+// their kind ("LOCK_STATS_TOP"): a database whose tables lack a
+// documented column, or that lacks a table.
+func (s Schema) Without(columns ...string) Schema {
+	s.without = append(slices.Clone(s.without), columns...)
+	return s
+}
 
 // Dialect implements workload.Schema.
 func (s Schema) Dialect() v1alpha1.Dialect { return s.dialect }
@@ -42,77 +59,96 @@ func (Schema) Table() string { return Prefix + "QUERY_STATS_TOP_MINUTE" }
 // Rows implements workload.Schema: the stand-ins hold no dataset.
 func (Schema) Rows(int64) []*spanner.Mutation { return nil }
 
-// pgTypes turn the GoogleSQL DDL into the PostgreSQL dialect's, whose
-// spanner_sys tables have the same columns in lower case (unquoted names
-// fold to it).
-var pgTypes = strings.NewReplacer("ARRAY<STRING(MAX)>", "varchar[]", "STRING(MAX)", "varchar", "TIMESTAMP", "timestamptz",
-	"INT64", "bigint", "FLOAT64", "float8", "BOOL", "boolean", "BYTES(MAX)", "bytea", "\n) PRIMARY KEY", ",\n PRIMARY KEY")
+// Granularities are the tables' interval variants.
+var Granularities = []serverstats.Granularity{serverstats.Minute, serverstats.TenMinute, serverstats.Hour}
+
+// keys are the stand-ins' primary keys.
+var keys = map[string][]string{
+	serverstats.QueryStatsTop.Kind: {"INTERVAL_END", "TEXT_FINGERPRINT"},
+	serverstats.ReadStatsTop.Kind:  {"INTERVAL_END", "FPRINT"},
+	serverstats.TxnStatsTop.Kind:   {"INTERVAL_END", "FPRINT"},
+	serverstats.LockStatsTop.Kind:  {"INTERVAL_END", "ROW_RANGE_START_KEY"},
+}
+
+// googleSQLTypes are the DDL types of the documented types.
+var googleSQLTypes = map[serverstats.SQLType]string{serverstats.Timestamp: "TIMESTAMP", serverstats.String: "STRING(MAX)",
+	serverstats.Int64: "INT64", serverstats.Float64: "FLOAT64", serverstats.Bool: "BOOL", serverstats.Bytes: "BYTES(MAX)",
+	serverstats.StringArray: "ARRAY<STRING(MAX)>"}
+
+// Columns are the stand-in columns of t: its documented columns that a
+// DDL can declare, less those left out.
+func (s Schema) Columns(t serverstats.TableSchema) []serverstats.Column {
+	var out []serverstats.Column
+	for _, c := range t.Columns {
+		if c.Type == serverstats.StructArray || slices.Contains(s.without, t.Kind+"."+c.Name) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
 
 // DDL implements workload.Schema.
 func (s Schema) DDL() []string {
-	ddl := s.googleSQL()
-	if s.dialect == v1alpha1.DialectPostgreSQL {
-		for i := range ddl {
-			ddl[i] = pgTypes.Replace(ddl[i]) + ")"
-		}
-	}
-	return ddl
-}
-
-// Suffixes are the tables' interval variants.
-var Suffixes = []string{"MINUTE", "10MINUTE", "HOUR"}
-
-func (Schema) googleSQL() []string {
 	var ddl []string
-	for _, suffix := range Suffixes {
-		for _, t := range tablesDDL() {
-			ddl = append(ddl, strings.ReplaceAll(t, "_TOP_MINUTE", "_TOP_"+suffix))
+	for _, g := range Granularities {
+		for _, t := range serverstats.DocumentedTables() {
+			if !slices.Contains(s.without, t.Kind) {
+				ddl = append(ddl, s.createTable(t, g))
+			}
 		}
 	}
 	return ddl
 }
 
-func tablesDDL() []string {
-	return []string{
-		`CREATE TABLE ` + Prefix + `QUERY_STATS_TOP_MINUTE (
-  INTERVAL_END TIMESTAMP, REQUEST_TAG STRING(MAX), QUERY_TYPE STRING(MAX), TEXT STRING(MAX), TEXT_TRUNCATED BOOL,
-  TEXT_FINGERPRINT INT64, EXECUTION_COUNT INT64, AVG_LATENCY_SECONDS FLOAT64, AVG_ROWS FLOAT64, AVG_BYTES FLOAT64,
-  AVG_ROWS_SCANNED FLOAT64, AVG_CPU_SECONDS FLOAT64, ALL_FAILED_EXECUTION_COUNT INT64,
-  ALL_FAILED_AVG_LATENCY_SECONDS FLOAT64, CANCELLED_OR_DISCONNECTED_EXECUTION_COUNT INT64,
-  TIMED_OUT_EXECUTION_COUNT INT64, AVG_BYTES_WRITTEN FLOAT64, AVG_ROWS_WRITTEN FLOAT64, STATEMENT_COUNT INT64,
-  RUN_IN_RW_TRANSACTION_EXECUTION_COUNT INT64, AVG_MEMORY_PEAK_USAGE_BYTES FLOAT64,
-  AVG_MEMORY_USAGE_PERCENTAGE FLOAT64, AVG_QUERY_PLAN_CREATION_TIME_SECS FLOAT64, AVG_FILESYSTEM_DELAY_SECS FLOAT64,
-  AVG_REMOTE_SERVER_CALLS FLOAT64, AVG_ROWS_SPOOLED FLOAT64, AVG_DISK_IO_COST FLOAT64,
-  LATENCY_DISTRIBUTION_JSON_STRING STRING(MAX)
-) PRIMARY KEY (INTERVAL_END, TEXT_FINGERPRINT)`,
-		`CREATE TABLE ` + Prefix + `READ_STATS_TOP_MINUTE (
-  INTERVAL_END TIMESTAMP, REQUEST_TAG STRING(MAX), READ_TYPE STRING(MAX), READ_COLUMNS ARRAY<STRING(MAX)>,
-  FPRINT INT64, EXECUTION_COUNT INT64, AVG_ROWS FLOAT64, AVG_BYTES FLOAT64, AVG_CPU_SECONDS FLOAT64,
-  AVG_LOCKING_DELAY_SECONDS FLOAT64, AVG_CLIENT_WAIT_SECONDS FLOAT64, AVG_LEADER_REFRESH_DELAY_SECONDS FLOAT64,
-  RUN_IN_RW_TRANSACTION_EXECUTION_COUNT INT64, AVG_DISK_IO_COST FLOAT64
-) PRIMARY KEY (INTERVAL_END, FPRINT)`,
-		`CREATE TABLE ` + Prefix + `TXN_STATS_TOP_MINUTE (
-  INTERVAL_END TIMESTAMP, TRANSACTION_TAG STRING(MAX), FPRINT INT64, READ_COLUMNS ARRAY<STRING(MAX)>,
-  WRITE_CONSTRUCTIVE_COLUMNS ARRAY<STRING(MAX)>, WRITE_DELETE_TABLES ARRAY<STRING(MAX)>, ATTEMPT_COUNT INT64,
-  COMMIT_ATTEMPT_COUNT INT64, COMMIT_ABORT_COUNT INT64, COMMIT_RETRY_COUNT INT64,
-  COMMIT_FAILED_PRECONDITION_COUNT INT64, AVG_PARTICIPANTS FLOAT64, AVG_TOTAL_LATENCY_SECONDS FLOAT64,
-  AVG_COMMIT_LATENCY_SECONDS FLOAT64, AVG_BYTES FLOAT64, TOTAL_LATENCY_DISTRIBUTION_JSON_STRING STRING(MAX),
-  OPERATIONS_BY_TABLE_JSON_STRING STRING(MAX)
-) PRIMARY KEY (INTERVAL_END, FPRINT)`,
-		`CREATE TABLE ` + Prefix + `LOCK_STATS_TOP_MINUTE (
-  INTERVAL_END TIMESTAMP, ROW_RANGE_START_KEY BYTES(MAX), LOCK_WAIT_SECONDS FLOAT64,
-  SAMPLE_LOCK_REQUESTS_JSON_STRING STRING(MAX)
-) PRIMARY KEY (INTERVAL_END, ROW_RANGE_START_KEY)`,
+func (s Schema) createTable(t serverstats.TableSchema, g serverstats.Granularity) string {
+	pg := s.dialect == v1alpha1.DialectPostgreSQL
+	var cols []string
+	for _, c := range s.Columns(t) {
+		typ := googleSQLTypes[c.Type]
+		if pg {
+			typ = c.Type.PostgreSQL()
+		}
+		cols = append(cols, c.Name+" "+typ)
 	}
+	key := strings.Join(keys[t.Kind], ", ")
+	if pg {
+		return fmt.Sprintf("CREATE TABLE %s (\n  %s,\n  PRIMARY KEY (%s)\n)", t.Table(Prefix, g), strings.Join(cols, ",\n  "), key)
+	}
+	return fmt.Sprintf("CREATE TABLE %s (\n  %s\n) PRIMARY KEY (%s)", t.Table(Prefix, g), strings.Join(cols, ",\n  "), key)
 }
 
-// table is the stand-in table name of kind (QUERY_STATS, ...) and suffix
-// ("" is MINUTE).
-func table(kind, suffix string) string {
+// Row is a row of a stand-in table.
+type Row interface {
+	// Mutation inserts the row into the full stand-in table.
+	Mutation() *spanner.Mutation
+	// values are its table's kind, its suffix ("" is MINUTE) and its
+	// columns' values.
+	values() (t serverstats.TableSchema, suffix string, cols map[string]any)
+}
+
+// insert inserts r into the stand-in table of s, leaving out the columns
+// s lacks.
+func (s Schema) insert(r Row) *spanner.Mutation {
+	t, suffix, cols := r.values()
 	if suffix == "" {
-		suffix = "MINUTE"
+		suffix = serverstats.Minute.Suffix
 	}
-	return Prefix + kind + "_TOP_" + suffix
+	for c := range cols {
+		if slices.Contains(s.without, t.Kind+"."+c) {
+			delete(cols, c)
+		}
+	}
+	return spanner.InsertMap(Prefix+t.Kind+"_"+suffix, cols)
+}
+
+// Mutations insert rows into the stand-in tables of s.
+func (s Schema) Mutations(rows ...Row) []*spanner.Mutation {
+	out := make([]*spanner.Mutation, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, s.insert(r))
+	}
+	return out
 }
 
 // Distribution is a latency histogram as LATENCY_DISTRIBUTION holds it: a
@@ -156,7 +192,9 @@ type LockRow struct {
 }
 
 // Mutation inserts the row into the stand-in table.
-func (r LockRow) Mutation() *spanner.Mutation {
+func (r LockRow) Mutation() *spanner.Mutation { return Schema{}.insert(r) }
+
+func (r LockRow) values() (serverstats.TableSchema, string, map[string]any) {
 	samples := make([]map[string]string, 0, len(r.Samples))
 	for _, s := range r.Samples {
 		samples = append(samples, map[string]string{"column": s.Column, "lock_mode": s.Mode, "transaction_tag": s.Tag})
@@ -165,9 +203,8 @@ func (r LockRow) Mutation() *spanner.Mutation {
 	if err != nil {
 		panic(err)
 	}
-	return spanner.Insert(table("LOCK_STATS", r.Suffix),
-		[]string{"INTERVAL_END", "ROW_RANGE_START_KEY", "LOCK_WAIT_SECONDS", "SAMPLE_LOCK_REQUESTS_JSON_STRING"},
-		[]any{r.End, []byte(r.Key), r.Wait, string(b)})
+	return serverstats.LockStatsTop, r.Suffix, map[string]any{"INTERVAL_END": r.End, "ROW_RANGE_START_KEY": []byte(r.Key),
+		"LOCK_WAIT_SECONDS": r.Wait, "SAMPLE_LOCK_REQUESTS_JSON_STRING": string(b)}
 }
 
 // QueryRow is a QUERY_STATS_TOP_* row (Suffix "" is MINUTE).
@@ -181,13 +218,14 @@ type QueryRow struct {
 }
 
 // Mutation inserts the row into the stand-in table.
-func (r QueryRow) Mutation() *spanner.Mutation {
-	return spanner.Insert(table("QUERY_STATS", r.Suffix),
-		[]string{"INTERVAL_END", "REQUEST_TAG", "QUERY_TYPE", "TEXT", "TEXT_FINGERPRINT", "EXECUTION_COUNT",
-			"AVG_LATENCY_SECONDS", "AVG_CPU_SECONDS", "AVG_ROWS", "AVG_ROWS_SCANNED", "AVG_BYTES", "AVG_REMOTE_SERVER_CALLS",
-			"LATENCY_DISTRIBUTION_JSON_STRING"},
-		[]any{r.End, r.Tag, "QUERY", "SELECT * FROM usertable WHERE id IN UNNEST(@ids)", r.Fprint, r.Executions,
-			r.Latency, r.CPU, r.Rows, r.Scanned, r.Bytes, r.Remote, r.Dist.json()})
+func (r QueryRow) Mutation() *spanner.Mutation { return Schema{}.insert(r) }
+
+func (r QueryRow) values() (serverstats.TableSchema, string, map[string]any) {
+	return serverstats.QueryStatsTop, r.Suffix, map[string]any{"INTERVAL_END": r.End, "REQUEST_TAG": r.Tag,
+		"QUERY_TYPE": "QUERY", "TEXT": "SELECT * FROM usertable WHERE id IN UNNEST(@ids)", "TEXT_FINGERPRINT": r.Fprint,
+		"EXECUTION_COUNT": r.Executions, "AVG_LATENCY_SECONDS": r.Latency, "AVG_CPU_SECONDS": r.CPU, "AVG_ROWS": r.Rows,
+		"AVG_ROWS_SCANNED": r.Scanned, "AVG_BYTES": r.Bytes, "AVG_REMOTE_SERVER_CALLS": r.Remote,
+		"LATENCY_DISTRIBUTION_JSON_STRING": r.Dist.json()}
 }
 
 // ReadRow is a READ_STATS_TOP_* row (Suffix "" is MINUTE).
@@ -200,12 +238,12 @@ type ReadRow struct {
 }
 
 // Mutation inserts the row into the stand-in table.
-func (r ReadRow) Mutation() *spanner.Mutation {
-	return spanner.Insert(table("READ_STATS", r.Suffix),
-		[]string{"INTERVAL_END", "REQUEST_TAG", "READ_TYPE", "READ_COLUMNS", "FPRINT", "EXECUTION_COUNT",
-			"AVG_CPU_SECONDS", "AVG_ROWS", "AVG_BYTES"},
-		[]any{r.End, r.Tag, "READ", []string{"usertable._exists", "usertable.field0"}, r.Fprint, r.Executions,
-			r.CPU, r.Rows, r.Bytes})
+func (r ReadRow) Mutation() *spanner.Mutation { return Schema{}.insert(r) }
+
+func (r ReadRow) values() (serverstats.TableSchema, string, map[string]any) {
+	return serverstats.ReadStatsTop, r.Suffix, map[string]any{"INTERVAL_END": r.End, "REQUEST_TAG": r.Tag,
+		"READ_TYPE": "READ", "READ_COLUMNS": []string{"usertable._exists", "usertable.field0"}, "FPRINT": r.Fprint,
+		"EXECUTION_COUNT": r.Executions, "AVG_CPU_SECONDS": r.CPU, "AVG_ROWS": r.Rows, "AVG_BYTES": r.Bytes}
 }
 
 // TxnRow is a TXN_STATS_TOP_* row (Suffix "" is MINUTE).
@@ -219,13 +257,14 @@ type TxnRow struct {
 }
 
 // Mutation inserts the row into the stand-in table.
-func (r TxnRow) Mutation() *spanner.Mutation {
-	return spanner.Insert(table("TXN_STATS", r.Suffix),
-		[]string{"INTERVAL_END", "TRANSACTION_TAG", "FPRINT", "ATTEMPT_COUNT", "COMMIT_ATTEMPT_COUNT",
-			"COMMIT_ABORT_COUNT", "COMMIT_RETRY_COUNT", "AVG_COMMIT_LATENCY_SECONDS", "AVG_TOTAL_LATENCY_SECONDS",
-			"AVG_PARTICIPANTS", "AVG_BYTES", "TOTAL_LATENCY_DISTRIBUTION_JSON_STRING"},
-		[]any{r.End, r.Tag, r.Fprint, r.Attempts, r.Commits, r.Aborts, r.Retries, r.CommitLatency, r.TotalLatency,
-			r.Participants, 120.0, r.Dist.json()})
+func (r TxnRow) Mutation() *spanner.Mutation { return Schema{}.insert(r) }
+
+func (r TxnRow) values() (serverstats.TableSchema, string, map[string]any) {
+	return serverstats.TxnStatsTop, r.Suffix, map[string]any{"INTERVAL_END": r.End, "TRANSACTION_TAG": r.Tag,
+		"FPRINT": r.Fprint, "ATTEMPT_COUNT": r.Attempts, "COMMIT_ATTEMPT_COUNT": r.Commits, "COMMIT_ABORT_COUNT": r.Aborts,
+		"COMMIT_RETRY_COUNT": r.Retries, "AVG_COMMIT_LATENCY_SECONDS": r.CommitLatency,
+		"AVG_TOTAL_LATENCY_SECONDS": r.TotalLatency, "AVG_PARTICIPANTS": r.Participants, "AVG_BYTES": 120.0,
+		"TOTAL_LATENCY_DISTRIBUTION_JSON_STRING": r.Dist.json()}
 }
 
 // json is the column's value: NULL without a distribution.

@@ -13,6 +13,9 @@ import (
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/spanbench/spanbench/internal/await"
 )
 
 // RequestTimeout bounds every call a suite makes to the API server.
@@ -81,4 +84,27 @@ func ForManagers(dst **rest.Config) func(*rest.Config) error {
 		(*dst).Timeout = 0
 		return nil
 	}
+}
+
+// ServeWebhook serves the handlers register adds where envtest pointed the
+// installed webhook configurations (wh), with the certificate envtest
+// issued, until ctx ends, and returns once the server accepts TLS
+// connections.
+func ServeWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions, register func(webhook.Server)) error {
+	srv := webhook.NewServer(webhook.Options{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir})
+	register(srv)
+	go func() {
+		if err := srv.Start(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "the webhook server stopped: %v\n", err)
+		}
+	}()
+	started := srv.StartedChecker()
+	ok, state := await.Until(ctx, await.Poll{Within: RequestTimeout, Every: 50 * time.Millisecond}, func() (bool, string) {
+		err := started(nil)
+		return err == nil, fmt.Sprint(err)
+	})
+	if !ok {
+		return fmt.Errorf("the webhook server did not start within %s: %s", RequestTimeout, state)
+	}
+	return nil
 }

@@ -202,7 +202,10 @@ func newEngine(ctx context.Context, cfg Config) (*engine, schedule.Config, error
 	for w := range workers {
 		e.rngs = append(e.rngs, rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(cfg.Shard)<<32|uint64(w))))
 	}
-	e.series = newSeries(e, start, cfg.Interval, sc)
+	var err error
+	if e.series, err = newSeries(e, start, cfg.Interval, sc); err != nil {
+		return nil, sc, err
+	}
 	return e, sc, nil
 }
 
@@ -210,7 +213,7 @@ func newEngine(ctx context.Context, cfg Config) (*engine, schedule.Config, error
 func (e *engine) Handle(ctx context.Context, w int, r schedule.Request) {
 	rng := e.rngs[w]
 	i := e.mix.pick(rng)
-	begin := e.clk.Now()
+	k, begin := e.series.begin(r)
 	if e.firstSend.Load() == nil {
 		at := e.effectiveStart(begin, r)
 		e.firstSend.CompareAndSwap(nil, &at)
@@ -227,7 +230,8 @@ func (e *engine) Handle(ctx context.Context, w int, r schedule.Request) {
 	}
 	e.done.Add(1)
 	latency := end.Sub(r.Intended)
-	e.recs[i].record(w, code, latency, end.Sub(begin), out)
+	e.recs[i].record(w, k, code, latency, end.Sub(begin), out)
+	e.series.done(k)
 	if e.cfg.Observer != nil {
 		if code == codes.OK && out.NotFound {
 			code = codes.NotFound // what the bare client's ReadRow says
@@ -237,8 +241,9 @@ func (e *engine) Handle(ctx context.Context, w int, r schedule.Request) {
 }
 
 // Missed counts a send the in-flight cap prevented.
-func (e *engine) Missed(schedule.Request) {
+func (e *engine) Missed(r schedule.Request) {
 	e.missed.Add(1)
+	e.series.missed(r)
 	if e.cfg.Observer != nil {
 		e.cfg.Observer.Missed()
 	}

@@ -12,14 +12,21 @@ import (
 	"github.com/spanbench/spanbench/runner/schedule"
 )
 
-// recordedSpec is a spec as a result records it, naming the operations.
+// recordedSpec is a spec as a result records it, naming the operations,
+// without a warm-up.
 func recordedSpec(tb testing.TB, names ...string) result.Spec {
+	tb.Helper()
+	return specWithWarmUp(tb, `{"mode":"None"}`, names...)
+}
+
+// specWithWarmUp is recordedSpec with the warmUp given as JSON.
+func specWithWarmUp(tb testing.TB, warmUp string, names ...string) result.Spec {
 	tb.Helper()
 	ops := make([]string, len(names))
 	for i, n := range names {
 		ops[i] = fmt.Sprintf(`{"name":%q,"type":"Read","weight":1}`, n)
 	}
-	s, err := result.NewSpec([]byte(`{"operations":[` + strings.Join(ops, ",") + `],"warmUp":{"mode":"None"}}`))
+	s, err := result.NewSpec([]byte(`{"operations":[` + strings.Join(ops, ",") + `],"warmUp":` + warmUp + `}`))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -103,3 +103,16 @@ func meanRate(p schedule.Profile, from, to time.Duration) float64 {
 	}
 	return sum / parts
 }
+
+// IntervalArrivals is how many arrivals cfg's open-loop schedule intends
+// in each interval of the given length: what the series waits for before
+// it drains an interval, and what a result's checker bounds its counts by
+// (result.Arrivals). ok is false in a closed loop, which has no arrivals.
+func IntervalArrivals(cfg Config, interval time.Duration) (counts []uint64, ok bool, err error) {
+	sc := scheduleConfig(cfg, time.Time{}, nil)
+	if sc.Concurrency > 0 {
+		return nil, false, nil
+	}
+	counts, err = schedule.IntervalArrivals(sc, interval)
+	return counts, err == nil, err
+}

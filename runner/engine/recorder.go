@@ -15,13 +15,15 @@ import (
 // numCodes is the number of gRPC codes (OK through Unauthenticated).
 const numCodes = 17
 
-// opRecorder accumulates one operation's measurements for the current
-// interval, in the manner of CockroachDB's workload/histogram: workers record
-// into a few independently locked stripes (a worker always uses its own), and
-// the interval's drain swaps each stripe's window for an empty one under the
-// stripe's lock and merges the full one outside it. A window holds the
-// counters and the histograms together, so an operation's count and its
-// latency always land in the same interval.
+// opRecorder accumulates one operation's measurements per interval, in the
+// manner of CockroachDB's workload/histogram: workers record into a few
+// independently locked stripes (a worker always uses its own), each holding
+// a window per interval still open (an operation is recorded in the
+// interval of its intended send, which may have ended while it ran), and an
+// interval's drain takes its window out of each stripe under the stripe's
+// lock and merges it outside. A window holds the counters and the
+// histograms together, so an operation's count and its latency always land
+// in the same interval.
 //
 // A window per worker would avoid even the stripes' locks, but each
 // window's histograms hold pages of the buckets its values fell in (tens of
@@ -30,15 +32,33 @@ const numCodes = 17
 type opRecorder struct {
 	name    string
 	stripes []stripe
-	// spare and sum belong to the single draining goroutine: spare is the
-	// empty window swapped into a stripe, sum the interval's merge.
-	spare, sum *window
+	// sum belongs to the single draining goroutine: the interval's merge.
+	sum *window
 }
 
+// stripe holds its workers' windows by interval: the intervals still open,
+// usually one or two, and emptied windows to reuse.
 type stripe struct {
-	mu sync.Mutex
-	w  *window
-	_  [48]byte // keep neighbouring stripes' locks off one cache line
+	mu   sync.Mutex
+	open map[int]*window
+	free []*window
+	_    [40]byte // keep neighbouring stripes' locks off one cache line
+}
+
+// window returns the stripe's window of interval k, opening one (an
+// emptied one if there is) if need be. The stripe is locked.
+func (s *stripe) window(k int) *window {
+	if w := s.open[k]; w != nil {
+		return w
+	}
+	var w *window
+	if n := len(s.free); n > 0 {
+		w, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		w = newWindow()
+	}
+	s.open[k] = w
+	return w
 }
 
 // window is what one stripe recorded in the current interval. Its
@@ -59,23 +79,23 @@ func newWindow() *window { return &window{} }
 
 // newOpRecorder returns a recorder with two stripes per CPU.
 func newOpRecorder(name string) *opRecorder {
-	r := &opRecorder{name: name, stripes: make([]stripe, 2*runtime.GOMAXPROCS(0)), spare: newWindow(), sum: newWindow()}
+	r := &opRecorder{name: name, stripes: make([]stripe, 2*runtime.GOMAXPROCS(0)), sum: newWindow()}
 	for i := range r.stripes {
-		r.stripes[i].w = newWindow()
+		r.stripes[i].open = map[int]*window{}
 	}
 	return r
 }
 
-// record adds one finished operation. Latency runs from the intended send
+// record adds one finished operation to interval k. Latency runs from the intended send
 // time, service time from the actual one. A not-found read is neither OK
 // nor an error; its latency joins the errors' (the latency of operations
 // that did not succeed), so that the OK percentiles stay those of reads
 // that returned data: an empty stale read is several times faster.
-func (r *opRecorder) record(worker int, code codes.Code, latency, service time.Duration, out operation.Outcome) {
+func (r *opRecorder) record(worker, k int, code codes.Code, latency, service time.Duration, out operation.Outcome) {
 	lat, svc := histogram.Micros(latency), histogram.Micros(service)
 	stripe := &r.stripes[worker%len(r.stripes)]
 	stripe.mu.Lock()
-	w := stripe.w
+	w := stripe.window(k)
 	w.retries += uint64(out.Retries)
 	switch {
 	case code != codes.OK:
@@ -100,16 +120,23 @@ func (r *opRecorder) record(worker int, code codes.Code, latency, service time.D
 	stripe.mu.Unlock()
 }
 
-// drain moves what was recorded since the last drain into an interval entry.
-// Only one goroutine drains.
-func (r *opRecorder) drain() (result.IntervalOperation, error) {
+// drain moves what was recorded in interval k into an interval entry; the
+// caller knows that nothing more will be. Only one goroutine drains.
+func (r *opRecorder) drain(k int) (result.IntervalOperation, error) {
 	for i := range r.stripes {
 		stripe := &r.stripes[i]
 		stripe.mu.Lock()
-		stripe.w, r.spare = r.spare, stripe.w
+		w := stripe.open[k]
+		delete(stripe.open, k)
 		stripe.mu.Unlock()
-		r.sum.add(r.spare)
-		r.spare.reset()
+		if w == nil {
+			continue
+		}
+		r.sum.add(w)
+		w.reset()
+		stripe.mu.Lock()
+		stripe.free = append(stripe.free, w)
+		stripe.mu.Unlock()
 	}
 	defer r.sum.reset()
 	c := result.Counts{OK: r.sum.ok, NotFound: r.sum.notFound, Rows: r.sum.rows, Retries: r.sum.retries, Mutations: r.sum.muts,

@@ -33,7 +33,7 @@ func BenchmarkRecorderRecord(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		lat := lats[i&(len(lats)-1)]
-		r.record(i&7, codes.OK, lat, lat-lat/8, out)
+		r.record(i&7, 0, codes.OK, lat, lat-lat/8, out)
 		i++
 	}
 }
@@ -47,9 +47,9 @@ func BenchmarkRecorderInterval(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for i, lat := range lats {
-			r.record(i&7, codes.OK, lat, lat-lat/8, out)
+			r.record(i&7, 0, codes.OK, lat, lat-lat/8, out)
 		}
-		if _, err := r.drain(); err != nil {
+		if _, err := r.drain(0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -65,9 +65,9 @@ func BenchmarkRecorderHeld(b *testing.B) {
 		held := recorderHeld(func(r *opRecorder) {
 			for range 2 {
 				for i, lat := range lats {
-					r.record(i&63, codes.OK, lat, lat-lat/8, operation.Outcome{Rows: 1})
+					r.record(i&63, 0, codes.OK, lat, lat-lat/8, operation.Outcome{Rows: 1})
 				}
-				if _, err := r.drain(); err != nil {
+				if _, err := r.drain(0); err != nil {
 					b.Fatal(err)
 				}
 			}

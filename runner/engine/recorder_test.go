@@ -35,7 +35,7 @@ func TestAnIntervalCountsEachOperationWithItsLatency(t *testing.T) {
 				if i%4 == 0 {
 					code = codes.Aborted
 				}
-				r.record(w, code, time.Duration(1+i%1000)*time.Microsecond, time.Microsecond, operation.Outcome{Rows: 1, Retries: 1})
+				r.record(w, 0, code, time.Duration(1+i%1000)*time.Microsecond, time.Microsecond, operation.Outcome{Rows: 1, Retries: 1})
 				recorded[w]++
 				runtime.Gosched() // let the drains in: this machine may have one core
 			}
@@ -48,7 +48,7 @@ func TestAnIntervalCountsEachOperationWithItsLatency(t *testing.T) {
 			stop.Store(true)
 			wg.Wait() // the last drain takes what the workers recorded after the previous one
 		}
-		op, err := r.drain()
+		op, err := r.drain(0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,11 +97,11 @@ func count(t *testing.T, enc string) uint64 {
 // an error code.
 func TestANotFoundReadIsNeitherOKNorAnError(t *testing.T) {
 	r := newOpRecorder("read")
-	r.record(0, codes.OK, 3*time.Millisecond, time.Millisecond, operation.Outcome{Rows: 1})
+	r.record(0, 0, codes.OK, 3*time.Millisecond, time.Millisecond, operation.Outcome{Rows: 1})
 	for w := range 4 {
-		r.record(w, codes.OK, 300*time.Microsecond, 200*time.Microsecond, operation.Outcome{NotFound: true})
+		r.record(w, 0, codes.OK, 300*time.Microsecond, 200*time.Microsecond, operation.Outcome{NotFound: true})
 	}
-	op, err := r.drain()
+	op, err := r.drain(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +119,12 @@ func TestANotFoundReadIsNeitherOKNorAnError(t *testing.T) {
 func TestGFELatencyIsRecordedForSuccessfulOperationsThatCarriedIt(t *testing.T) {
 	r := newOpRecorder("read")
 	for w := range 4 {
-		r.record(w, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1, GFE: 5 * time.Millisecond, GFEMeasured: true})
+		r.record(w, 0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1, GFE: 5 * time.Millisecond, GFEMeasured: true})
 	}
-	r.record(0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1}) // no header
-	r.record(1, codes.Aborted, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{GFE: time.Millisecond, GFEMeasured: true})
-	r.record(2, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{NotFound: true, GFE: time.Millisecond, GFEMeasured: true})
-	op, err := r.drain()
+	r.record(0, 0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1}) // no header
+	r.record(1, 0, codes.Aborted, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{GFE: time.Millisecond, GFEMeasured: true})
+	r.record(2, 0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{NotFound: true, GFE: time.Millisecond, GFEMeasured: true})
+	op, err := r.drain(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +135,8 @@ func TestGFELatencyIsRecordedForSuccessfulOperationsThatCarriedIt(t *testing.T) 
 	if h.TotalCount() != 4 || !h.ValuesAreEquivalent(h.Min(), 5000) || !h.ValuesAreEquivalent(h.Max(), 5000) {
 		t.Errorf("4 OK operations with 5 ms of GFE time: the histogram holds %d values from %d to %d µs", h.TotalCount(), h.Min(), h.Max())
 	}
-	r.record(0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1})
-	if op, err = r.drain(); err != nil || op.GFELatencyHistogram != "" {
+	r.record(0, 0, codes.OK, 9*time.Millisecond, 8*time.Millisecond, operation.Outcome{Rows: 1})
+	if op, err = r.drain(0); err != nil || op.GFELatencyHistogram != "" {
 		t.Errorf("an interval whose operations carried no GFE timing has a GFE histogram %q (err %v)", op.GFELatencyHistogram, err)
 	}
 }
@@ -157,11 +157,11 @@ func TestRecorderIntervalsAreThoseOfHDRHistograms(t *testing.T) {
 			s, g := l-l/4, l/3
 			switch k := rng.IntN(100); {
 			case k < 2:
-				r.record(i, codes.Unavailable, l, s, operation.Outcome{})
+				r.record(i, 0, codes.Unavailable, l, s, operation.Outcome{})
 				c.Errors = map[string]uint64{codes.Unavailable.String(): c.Errors[codes.Unavailable.String()] + 1}
 				_ = errLat.RecordValue(histogram.Micros(l))
 			default:
-				r.record(i, codes.OK, l, s, operation.Outcome{Rows: 1, GFE: g, GFEMeasured: k < 50})
+				r.record(i, 0, codes.OK, l, s, operation.Outcome{Rows: 1, GFE: g, GFEMeasured: k < 50})
 				c.OK++
 				c.Rows++
 				_ = lat.RecordValue(histogram.Micros(l))
@@ -171,7 +171,7 @@ func TestRecorderIntervalsAreThoseOfHDRHistograms(t *testing.T) {
 				}
 			}
 		}
-		got, err := r.drain()
+		got, err := r.drain(0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,9 +206,9 @@ func TestARecorderHoldsMemoryForWhatItRecorded(t *testing.T) {
 	held := recorderHeld(func(r *opRecorder) {
 		for range 2 {
 			for i, lat := range lats {
-				r.record(i, codes.OK, lat, lat, operation.Outcome{Rows: 1})
+				r.record(i, 0, codes.OK, lat, lat, operation.Outcome{Rows: 1})
 			}
-			if _, err := r.drain(); err != nil {
+			if _, err := r.drain(0); err != nil {
 				t.Fatal(err)
 			}
 		}

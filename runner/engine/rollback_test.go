@@ -14,10 +14,10 @@ import (
 // in rollbacks; a failed one is not.
 func TestARolledBackOperationCountsAsOKAndARollback(t *testing.T) {
 	r := newOpRecorder("new-order")
-	r.record(0, codes.OK, time.Millisecond, time.Millisecond, operation.Outcome{Rows: 5})
-	r.record(1, codes.OK, time.Millisecond, time.Millisecond, operation.Outcome{RolledBack: true})
-	r.record(1, codes.Aborted, time.Millisecond, time.Millisecond, operation.Outcome{RolledBack: true})
-	in, err := r.drain()
+	r.record(0, 0, codes.OK, time.Millisecond, time.Millisecond, operation.Outcome{Rows: 5})
+	r.record(1, 0, codes.OK, time.Millisecond, time.Millisecond, operation.Outcome{RolledBack: true})
+	r.record(1, 0, codes.Aborted, time.Millisecond, time.Millisecond, operation.Outcome{RolledBack: true})
+	in, err := r.drain(0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -224,6 +224,7 @@ load: {rate: 10}
 		t.Fatal(err)
 	}
 	spec.Duration = &metav1.Duration{Duration: time.Second}
+	spec.Interval = &metav1.Duration{Duration: time.Second} // a run holds at least one interval
 	spec = spec.Resolved()
 	ns, run := newNamespace(t), "tables"
 	target := v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "test"}, Database: "bench", EmulatorHost: "127.0.0.1:1"}

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/engine"
 	"github.com/spanbench/spanbench/runner/metrics"
@@ -391,4 +392,13 @@ func (r *runner) reportFailure(ctx context.Context, cause error) {
 	if err := r.patchFinal(wctx, r.failureReport(wctx, cause.Error())); err != nil {
 		r.log.Error(err, "could not report the failure in the pod's ConfigMap")
 	}
+}
+
+// RunArrivals is run's open-loop schedule as its runner pods send it
+// (each seeded by Seed), for the manager's check that no interval counts
+// more than its schedule produced (result.Expect.Arrivals); nil when the
+// run's load has none to bound it (shardrun.Arrivals).
+func RunArrivals(run *v1alpha1.BenchmarkRun) result.Arrivals {
+	w := run.Spec.Workload.Resolved()
+	return shardrun.Arrivals(&w, int(run.Replicas()), func(shard int) int64 { return Seed(run.Name, shard) })
 }

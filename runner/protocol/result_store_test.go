@@ -42,7 +42,7 @@ func throughChunks(t *testing.T, d *result.Document) *result.Document {
 }
 
 // TestMergeThroughChunksEqualsOneHistogramOfAllSamples extends the merge's
-// property (load/result, TestMergeEqualsOneHistogramOfAllSamples) to the
+// property (result, TestMergeEqualsOneHistogramOfAllSamples) to the
 // chunked store: random latencies, in histograms drawn at random for each
 // shard, interval and operation, each shard's result long enough to take
 // several chunks, stored and read back through them, merge to the very

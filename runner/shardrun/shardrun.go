@@ -150,3 +150,24 @@ func profile(l *v1alpha1.LoadSpec, total time.Duration) schedule.Profile {
 	}
 	return schedule.Profile{{Duration: total}}
 }
+
+// Arrivals is the open-loop schedule of a resolved workload spec without
+// streams split among shards runners, shard i seeded by seed(i), as the
+// result's checker reads it (result.Expect.Arrivals). It is nil for a
+// load that has no arrivals to bound its counts (a closed loop), for a
+// streams workload (whose streams have loads of their own), and for
+// Poisson arrivals when seed is nil (a result file does not say its
+// seeds); uniform arrivals do not depend on the seed.
+func Arrivals(spec *v1alpha1.WorkloadSpec, shards int, seed func(shard int) int64) result.Arrivals {
+	load := Load(spec)
+	if spec.HasStreams() || load.Concurrency > 0 || (load.Arrivals == schedule.Poisson && seed == nil) {
+		return nil
+	}
+	return func(shard int, interval time.Duration) ([]uint64, bool, error) {
+		cfg := engine.Config{Load: load, Shard: shard, Shards: shards}
+		if seed != nil {
+			cfg.Seed = seed(shard)
+		}
+		return engine.IntervalArrivals(cfg, interval)
+	}
+}

@@ -64,6 +64,7 @@ func threeTablesSpec(t *testing.T, d v1alpha1.Dialect, edit func(*v1alpha1.Custo
 	}
 	w.Custom.DDL = threeTablesDDL[d]
 	w.Duration = &metav1.Duration{Duration: time.Second}
+	w.Interval = &metav1.Duration{Duration: time.Second} // a run holds at least one interval
 	if edit != nil {
 		edit(w.Custom)
 	}

@@ -38,7 +38,7 @@ func methodLatencies(series []*monitoringpb.TimeSeries) ([]MethodLatency, []stri
 	var out []MethodLatency
 	var notes []string
 	for _, ts := range series {
-		method := ts.GetMetric().GetLabels()["method"]
+		method := ts.GetMetric().GetLabels()[labelMethod]
 		scale, ok := unitScale(ts.GetUnit())
 		if !ok {
 			notes = append(notes, fmt.Sprintf("latency of %s left out: unit %q is not a time unit", method, ts.GetUnit()))

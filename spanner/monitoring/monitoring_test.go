@@ -102,6 +102,9 @@ func TestCollectReadsTheRunsFiguresAfterItsWarmUp(t *testing.T) {
 			{Priority: "high", Location: "asia-northeast2", Mean: 0.2, Max: 0.3},
 			{Priority: "low", Location: "asia-northeast1", Mean: 0.02, Max: 0.03},
 		},
+		// Of the two regions' high-priority CPU, asia-northeast1's minutes
+		// peaked highest (0.6 against 0.3).
+		RegionPeak: []monitoring.PriorityCPU{{Priority: "high", Location: "asia-northeast1", Mean: 0.5, Max: 0.6}},
 		// [0 150 90 45 15]: p50 at the top of [0,1ms), p99 12/15 into [4,8ms).
 		Latency:  []monitoring.MethodLatency{{Method: "ExecuteSql", Count: 300, P50: time.Millisecond, P99: 7200 * time.Microsecond}},
 		Requests: []monitoring.StatusCount{{Status: "ABORTED", Count: 15}, {Status: "OK", Count: 3000}},

@@ -45,7 +45,9 @@ func (q querier) collect(ctx context.Context, res *Result, from time.Time) error
 		return fmt.Errorf("reading %s: %w", MetricAPIRequestCount, err)
 	}
 	res.Minutes = minutePoints(q.asked, count, lat)
-	res.CPU = priorityCPU(after(cpu, from))
+	var cpuNotes []string
+	res.CPU, res.RegionPeak, cpuNotes = priorityCPU(after(cpu, from))
+	res.Notes = append(res.Notes, cpuNotes...)
 	res.Requests = statusCounts(after(count, from))
 	lats, notes := methodLatencies(after(lat, from))
 	res.Latency = lats
@@ -77,7 +79,7 @@ func (q querier) cpuRequest() *monitoringpb.ListTimeSeriesRequest {
 		AlignmentPeriod:    durationpb.New(SamplePeriod),
 		PerSeriesAligner:   monitoringpb.Aggregation_ALIGN_MEAN,
 		CrossSeriesReducer: monitoringpb.Aggregation_REDUCE_SUM,
-		GroupByFields:      []string{"metric.label.priority", "resource.label.location"},
+		GroupByFields:      []string{"metric.label." + labelPriority, "resource.label." + labelLocation},
 	})
 }
 
@@ -89,7 +91,7 @@ func (q querier) latencyRequest() *monitoringpb.ListTimeSeriesRequest {
 		AlignmentPeriod:    durationpb.New(SamplePeriod),
 		PerSeriesAligner:   monitoringpb.Aggregation_ALIGN_DELTA,
 		CrossSeriesReducer: monitoringpb.Aggregation_REDUCE_SUM,
-		GroupByFields:      []string{"metric.label.method"},
+		GroupByFields:      []string{"metric.label." + labelMethod},
 	})
 }
 
@@ -100,7 +102,7 @@ func (q querier) requestCountRequest() *monitoringpb.ListTimeSeriesRequest {
 		AlignmentPeriod:    durationpb.New(SamplePeriod),
 		PerSeriesAligner:   monitoringpb.Aggregation_ALIGN_DELTA,
 		CrossSeriesReducer: monitoringpb.Aggregation_REDUCE_SUM,
-		GroupByFields:      []string{"metric.label.status"},
+		GroupByFields:      []string{"metric.label." + labelStatus},
 	})
 }
 
@@ -108,10 +110,10 @@ func (q querier) requestCountRequest() *monitoringpb.ListTimeSeriesRequest {
 // instance, and of the run's database when byDatabase (CPU is the whole
 // instance's: other databases' load takes the same CPU).
 func (q querier) request(metric string, byDatabase bool, agg *monitoringpb.Aggregation) *monitoringpb.ListTimeSeriesRequest {
-	filter := fmt.Sprintf(`metric.type = %q AND resource.type = "spanner_instance" AND resource.label.instance_id = %q`,
-		metric, q.inst.Instance)
+	filter := fmt.Sprintf(`metric.type = %q AND resource.type = %q AND resource.label.instance_id = %q`,
+		metric, SpannerInstance.Type, q.inst.Instance)
 	if byDatabase {
-		filter += fmt.Sprintf(` AND metric.label.database = %q`, q.inst.Database)
+		filter += fmt.Sprintf(` AND metric.label.%s = %q`, labelDatabase, q.inst.Database)
 	}
 	return &monitoringpb.ListTimeSeriesRequest{
 		Name:   "projects/" + q.inst.Project,
@@ -149,14 +151,24 @@ func (q querier) list(ctx context.Context, req *monitoringpb.ListTimeSeriesReque
 	}
 }
 
-// priorityCPU summarises the minute means of each priority and location.
-func priorityCPU(series []*monitoringpb.TimeSeries) []PriorityCPU {
-	var out []PriorityCPU
+// priorityCPU summarises the minute means of each priority and location,
+// and per priority the location whose minutes peaked highest: a
+// multi-region instance is sized by its busiest region (Google's CPU page
+// recommends a maximum per region), which the mean over its regions
+// would hide. A series without a priority or a location label is kept
+// under "" and said to be.
+func priorityCPU(series []*monitoringpb.TimeSeries) (all, peaks []PriorityCPU, notes []string) {
+	unlabelled := 0
 	for _, ts := range series {
 		if len(ts.GetPoints()) == 0 {
 			continue
 		}
-		c := PriorityCPU{Priority: ts.GetMetric().GetLabels()["priority"], Location: ts.GetResource().GetLabels()["location"]}
+		priority, hasPriority := ts.GetMetric().GetLabels()[labelPriority]
+		location, hasLocation := ts.GetResource().GetLabels()[labelLocation]
+		if !hasPriority || !hasLocation {
+			unlabelled++
+		}
+		c := PriorityCPU{Priority: priority, Location: location}
 		var sum float64
 		for _, p := range ts.GetPoints() {
 			v := number(p.GetValue())
@@ -164,14 +176,37 @@ func priorityCPU(series []*monitoringpb.TimeSeries) []PriorityCPU {
 			c.Max = max(c.Max, v)
 		}
 		c.Mean = sum / float64(len(ts.GetPoints()))
-		out = append(out, c)
+		all = append(all, c)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Priority != out[j].Priority {
-			return out[i].Priority < out[j].Priority
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Priority != all[j].Priority {
+			return all[i].Priority < all[j].Priority
 		}
-		return out[i].Location < out[j].Location
+		return all[i].Location < all[j].Location
 	})
+	if unlabelled > 0 {
+		notes = append(notes, fmt.Sprintf("%d CPU series lacked the %s metric label or the %s resource label (%s, %s): "+
+			"they are listed under an empty name", unlabelled, labelPriority, labelLocation, CPUByPriority.Source, SpannerInstance.Source))
+	}
+	return all, regionPeaks(all), notes
+}
+
+// regionPeaks are, per priority with more than one location, the location
+// whose largest minute mean is the highest.
+func regionPeaks(all []PriorityCPU) []PriorityCPU {
+	var out []PriorityCPU
+	for i := 0; i < len(all); {
+		j, peak := i, all[i]
+		for ; j < len(all) && all[j].Priority == all[i].Priority; j++ {
+			if all[j].Max > peak.Max {
+				peak = all[j]
+			}
+		}
+		if j-i > 1 {
+			out = append(out, peak)
+		}
+		i = j
+	}
 	return out
 }
 
@@ -179,7 +214,7 @@ func priorityCPU(series []*monitoringpb.TimeSeries) []PriorityCPU {
 func statusCounts(series []*monitoringpb.TimeSeries) []StatusCount {
 	byStatus := map[string]int64{}
 	for _, ts := range series {
-		s := ts.GetMetric().GetLabels()["status"]
+		s := ts.GetMetric().GetLabels()[labelStatus]
 		for _, p := range ts.GetPoints() {
 			byStatus[s] += int64(number(p.GetValue()))
 		}

@@ -17,6 +17,12 @@ type Result struct {
 	// CPU is the instance's CPU utilization per priority and location, in
 	// the order priority, location.
 	CPU []PriorityCPU
+	// RegionPeak is, per priority of an instance with more than one
+	// location (a dual- or multi-region configuration), the location whose
+	// busiest minute was the busiest: Google recommends a maximum CPU per
+	// region, so the busiest region, not the mean of the regions, is the
+	// one to compare with it.
+	RegionPeak []PriorityCPU
 	// Latency is the database's server latency per API method, by method.
 	Latency []MethodLatency
 	// Requests counts the database's API requests per status, by status.

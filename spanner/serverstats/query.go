@@ -1,7 +1,6 @@
 package serverstats
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -28,69 +27,32 @@ func tablesFor(prefix string, g Granularity) (tables, error) {
 	if !prefixPattern.MatchString(prefix) {
 		return tables{}, fmt.Errorf("table prefix %q is not a schema name and dot or a name prefix ending in _", prefix)
 	}
-	return tables{query: prefix + "QUERY_STATS_TOP_" + g.Suffix, read: prefix + "READ_STATS_TOP_" + g.Suffix,
-		txn: prefix + "TXN_STATS_TOP_" + g.Suffix, lock: prefix + "LOCK_STATS_TOP_" + g.Suffix}, nil
+	return tables{query: QueryStatsTop.Table(prefix, g), read: ReadStatsTop.Table(prefix, g),
+		txn: TxnStatsTop.Table(prefix, g), lock: LockStatsTop.Table(prefix, g)}, nil
 }
 
-// The statements select the minutes that closed in the aligned window
-// (INTERVAL_END in (start, end]) and the run's tags; columns are named as
-// Spanner's documentation names them, and every column may be NULL.
+// selectSQL selects cols of table for the run's tags in dialect d; tag
+// is the tag column. The statements select the intervals that closed in
+// the aligned window (INTERVAL_END in (start, end]) and the run's tags.
 // Unquoted names fold to the PostgreSQL dialect's lower-case spanner_sys
-// names, so only the parameters and the NULL casts differ by dialect.
-// nullFloat and nullString stand for a column a table lacks.
-const (
-	nullFloat  = ""
-	nullString = "-"
-)
-
-// The latency histograms are read from their JSON string columns
-// (LATENCY_DISTRIBUTION_JSON_STRING): Spanner documents them for both
-// dialects (the PostgreSQL dialect has no ARRAY<STRUCT> LATENCY_DISTRIBUTION
-// column), and Go merges their buckets, which both sums the minutes
-// correctly and needs no SPANNER_SYS.DISTRIBUTION_PERCENTILE, a function
-// the emulator lacks. The lock samples likewise
-// (SAMPLE_LOCK_REQUESTS_JSON_STRING).
-var (
-	queryColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", "AVG_LATENCY_SECONDS", "AVG_CPU_SECONDS",
-		"AVG_ROWS", "AVG_ROWS_SCANNED", "AVG_BYTES", "AVG_REMOTE_SERVER_CALLS", "LATENCY_DISTRIBUTION_JSON_STRING"}
-	readColumns = []string{"INTERVAL_END", "REQUEST_TAG", "EXECUTION_COUNT", nullFloat, "AVG_CPU_SECONDS",
-		"AVG_ROWS", nullFloat, "AVG_BYTES", nullFloat, nullString}
-	txnColumns = []string{"INTERVAL_END", "TRANSACTION_TAG", "ATTEMPT_COUNT", "COMMIT_ATTEMPT_COUNT", "COMMIT_ABORT_COUNT",
-		"COMMIT_RETRY_COUNT", "AVG_PARTICIPANTS", "AVG_TOTAL_LATENCY_SECONDS", "AVG_COMMIT_LATENCY_SECONDS", "AVG_BYTES",
-		"TOTAL_LATENCY_DISTRIBUTION_JSON_STRING"}
-	lockColumns = []string{"INTERVAL_END", "ROW_RANGE_START_KEY", "LOCK_WAIT_SECONDS", "SAMPLE_LOCK_REQUESTS_JSON_STRING"}
-)
-
-// selectSQL selects columns of table for the run's tags in dialect d;
-// columns[1] is the tag column.
-func selectSQL(d v1alpha1.Dialect, table string, columns []string) string {
-	nullF, nullS, where := "CAST(NULL AS FLOAT64)", "CAST(NULL AS STRING)",
-		"INTERVAL_END > @start AND INTERVAL_END <= @end AND %s IN UNNEST(@tags) LIMIT @limit"
+// names, so only the parameters differ by dialect.
+func selectSQL(d v1alpha1.Dialect, table, tag string, cols []string) string {
+	where := "INTERVAL_END > @start AND INTERVAL_END <= @end AND %s IN UNNEST(@tags) LIMIT @limit"
 	if d == v1alpha1.DialectPostgreSQL {
-		nullF, nullS, where = "CAST(NULL AS float8)", "CAST(NULL AS varchar)",
-			"INTERVAL_END > $1 AND INTERVAL_END <= $2 AND %s = ANY($3) LIMIT $4"
+		where = "INTERVAL_END > $1 AND INTERVAL_END <= $2 AND %s = ANY($3) LIMIT $4"
 	}
-	cols := make([]string, len(columns))
-	for i, c := range columns {
-		switch c {
-		case nullString:
-			cols[i] = nullS
-		default:
-			cols[i] = cmp.Or(c, nullF)
-		}
-	}
-	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + fmt.Sprintf(where, columns[1])
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + fmt.Sprintf(where, tag)
 }
 
 // lockSQL selects the lock rows of the window: the run's transaction
 // tags are inside the samples, so they are matched once the samples are
 // read (tags is nil in its parameters).
-func lockSQL(d v1alpha1.Dialect, table string) string {
+func lockSQL(d v1alpha1.Dialect, table string, cols []string) string {
 	where := "INTERVAL_END > @start AND INTERVAL_END <= @end LIMIT @limit"
 	if d == v1alpha1.DialectPostgreSQL {
 		where = "INTERVAL_END > $1 AND INTERVAL_END <= $2 LIMIT $3"
 	}
-	return "SELECT " + strings.Join(lockColumns, ", ") + " FROM " + table + " WHERE " + where
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + table + " WHERE " + where
 }
 
 // params are the statement's parameters in dialect d; nil tags are none
@@ -157,19 +119,72 @@ type statRows struct {
 	stmts []stmtRow
 	txns  []txnRow
 	locks []lockRow
+	// absent are the tables, and the documented columns of tables, the
+	// database does not have.
+	absent []absence
 }
 
 // reader runs the statements over one window.
 type reader struct {
 	client *spanner.Client
 	w      Window
+	// granularity is the tables' interval.
+	granularity Granularity
 	// maxRows bounds what one table may return: its rows are input.
 	maxRows int
 	dialect v1alpha1.Dialect
 }
 
 func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRows, error) {
-	reqTags, txnTags := []string{}, []string{} // never nil: nil is the lock statement's "no tags"
+	reqTags, txnTags := tagsOf(ops)
+	pl := &planner{ctx: ctx, rd: rd}
+	for _, s := range []struct {
+		read  tableRead
+		table string
+	}{{queryRead, t.query}, {readRead, t.read}} {
+		p, ok, err := pl.plan(s.read, s.table)
+		if err != nil {
+			return statRows{}, err
+		}
+		if !ok {
+			continue
+		}
+		rows, err := rd.stmts(ctx, s.table, selectSQL(rd.dialect, s.table, s.read.tag, p.cols), reqTags)
+		if err != nil {
+			return statRows{}, fmt.Errorf("reading %s: %w", s.table, err)
+		}
+		pl.out.stmts = append(pl.out.stmts, rows...)
+	}
+	p, ok, err := pl.plan(txnRead, t.txn)
+	if err != nil {
+		return statRows{}, err
+	}
+	if ok {
+		if pl.out.txns, err = rd.txns(ctx, selectSQL(rd.dialect, t.txn, txnRead.tag, p.cols), txnTags); err != nil {
+			return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
+		}
+	}
+	if pl.missing == pl.probed {
+		// No statistics table at all: the database (or the prefix) is not
+		// what it seems, which is the collection's failure, not a note.
+		return statRows{}, fmt.Errorf("reading the statistics tables: %w", pl.out.absent[0].noTable)
+	}
+	if len(txnTags) == 0 {
+		return pl.out, nil
+	}
+	if p, ok, err = pl.plan(lockRead, t.lock); err != nil || !ok {
+		return pl.out, err
+	}
+	if pl.out.locks, err = rd.locks(ctx, lockSQL(rd.dialect, t.lock, p.cols)); err != nil {
+		return statRows{}, fmt.Errorf("reading %s: %w", t.lock, err)
+	}
+	return pl.out, nil
+}
+
+// tagsOf returns the operations' request and transaction tags, never nil:
+// nil is the lock statement's "no tags".
+func tagsOf(ops []Operation) (reqTags, txnTags []string) {
+	reqTags, txnTags = []string{}, []string{}
 	for _, op := range ops {
 		if op.RequestTag != "" {
 			reqTags = append(reqTags, op.RequestTag)
@@ -178,28 +193,33 @@ func (t tables) readAll(ctx context.Context, rd reader, ops []Operation) (statRo
 			txnTags = append(txnTags, op.TransactionTag)
 		}
 	}
-	var out statRows
-	for _, s := range []struct {
-		table   string
-		columns []string
-	}{{t.query, queryColumns}, {t.read, readColumns}} {
-		rows, err := rd.stmts(ctx, s.table, selectSQL(rd.dialect, s.table, s.columns), reqTags)
-		if err != nil {
-			return statRows{}, fmt.Errorf("reading %s: %w", s.table, err)
-		}
-		out.stmts = append(out.stmts, rows...)
-	}
-	txns, err := rd.txns(ctx, selectSQL(rd.dialect, t.txn, txnColumns), txnTags)
+	return reqTags, txnTags
+}
+
+// planner probes the tables' columns and plans their reads, recording
+// what is absent in out and counting the tables probed and missing.
+type planner struct {
+	ctx             context.Context
+	rd              reader
+	out             statRows
+	probed, missing int
+}
+
+// plan probes a table's columns and plans its read; ok is false when it
+// cannot be read, which is recorded, not an error.
+func (pl *planner) plan(tr tableRead, table string) (plan, bool, error) {
+	p, a, err := pl.rd.planRead(pl.ctx, tr, table)
 	if err != nil {
-		return statRows{}, fmt.Errorf("reading %s: %w", t.txn, err)
+		return p, false, err
 	}
-	out.txns = txns
-	if len(txnTags) > 0 {
-		if out.locks, err = rd.locks(ctx, lockSQL(rd.dialect, t.lock)); err != nil {
-			return statRows{}, fmt.Errorf("reading %s: %w", t.lock, err)
-		}
+	if pl.probed++; a != nil && a.noTable != nil {
+		pl.missing++
 	}
-	return out, nil
+	if a != nil {
+		pl.out.absent = append(pl.out.absent, *a)
+		return p, !a.unreadable, nil
+	}
+	return p, true, nil
 }
 
 // query runs sql for tags as a single-use strong read (the way Spanner's

@@ -95,8 +95,14 @@ type Result struct {
 	// whose sampled lock requests name one of the run's transaction tags,
 	// at most MaxLockRanges, the most waited on first.
 	LockRanges []LockRange
+	// Absent are the documented tables (QUERY_STATS_TOP_MINUTE) and
+	// columns (QUERY_STATS_TOP_MINUTE.AVG_REMOTE_SERVER_CALLS) the
+	// database does not have: the figures they hold are not captured, and
+	// a table lacking a column its rows need (the interval, the tag, the
+	// count, the lock samples) is not read. Notes say which figures.
+	Absent []string
 	// Notes say what limits the figures: no whole minute in the window,
-	// minutes past the tables' retention.
+	// minutes past the tables' retention, absent tables and columns.
 	Notes []string
 }
 
@@ -144,7 +150,7 @@ func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window
 		if maxRows <= 0 {
 			maxRows = DefaultMaxRows
 		}
-		rd := reader{client: client, w: w.AlignedTo(g.Length), maxRows: maxRows, dialect: c.Dialect.OrDefault()}
+		rd := reader{client: client, w: w.AlignedTo(g.Length), granularity: g, maxRows: maxRows, dialect: c.Dialect.OrDefault()}
 		if rows, err = t.readAll(ctx, rd, ops); err != nil {
 			return nil, err
 		}
@@ -153,6 +159,10 @@ func (c Collector) Collect(ctx context.Context, client *spanner.Client, w Window
 		res.Operations = append(res.Operations, aggregate(op, g, res.Minutes, rows))
 	}
 	res.LockRanges = lockRanges(ops, rows.locks)
+	for _, a := range rows.absent {
+		res.Absent = append(res.Absent, a.columnsOf()...)
+		res.Notes = append(res.Notes, a.note())
+	}
 	if bad := unreadable(rows); bad > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d rows' latency histograms or lock samples could not be read "+
 			"and were left out of the percentiles and lock waits", bad))

@@ -157,6 +157,9 @@ func checkSeed(t *testing.T, d v1alpha1.Dialect) {
 	if len(res.Minutes) != 3 || !res.Minutes[0].Equal(m1) || !res.Minutes[2].Equal(m3) {
 		t.Fatalf("minutes read = %v, want the three whole minutes closing at 12:01, 12:02, 12:03", res.Minutes)
 	}
+	if len(res.Absent) > 0 {
+		t.Errorf("the stand-ins have every documented column, yet %q read as absent", res.Absent)
+	}
 	byName := map[string]serverstats.OperationStats{}
 	for _, o := range res.Operations {
 		byName[o.Name] = o

@@ -22,6 +22,13 @@ const standinPrefix = statstest.Prefix
 // returns a data client of their database.
 func startStandin(t *testing.T, d v1alpha1.Dialect) *spanner.Client {
 	t.Helper()
+	return startStandinSchema(t, statstest.NewSchema(d))
+}
+
+// startStandinSchema is startStandin with the stand-in schema s.
+func startStandinSchema(t *testing.T, schema statstest.Schema) *spanner.Client {
+	t.Helper()
+	d := schema.Dialect()
 	emu := emulatortest.Start(t)
 	emulatortest.NoMetadataServer(t)
 	ep := endpoint.Emulator(emu.Host())
@@ -30,7 +37,7 @@ func startStandin(t *testing.T, d v1alpha1.Dialect) *spanner.Client {
 	nodes := int32(1)
 	tgt := v1alpha1.TargetSpec{Project: "spanbench-test", Database: "stats", EmulatorHost: emu.Host(), Dialect: d,
 		Instance: v1alpha1.InstanceSpec{Name: "test", Config: "regional-asia-northeast1", Nodes: &nodes}}
-	if err := session.EnsureDatabase(ctx, ep, tgt, statstest.NewSchema(d), true); err != nil {
+	if err := session.EnsureDatabase(ctx, ep, tgt, schema, true); err != nil {
 		t.Fatalf("creating the stand-in statistics tables: %v", err)
 	}
 	s, err := session.Open(ctx, ep, tgt)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,16 +20,28 @@ import (
 // looks like a hang.
 const ProbeTimeout = 15 * time.Second
 
-// Probe checks that the target's endpoint answers at all, so an
-// unreachable emulator or network fails fast with a clear message. Any
-// answer, even PermissionDenied, proves the endpoint is there. ep is where
-// the target is.
+// ErrNoAnswer is in Probe's error when the endpoint does not answer as
+// Cloud Spanner or the emulator does: nothing listens, nothing answers in
+// time, or (for an emulator) something else answers, such as an HTTP
+// server's 404.
+var ErrNoAnswer = errors.New("does not answer")
+
+// ErrNoClients is in Probe's error when no client could be opened, before
+// anything was sent: for Cloud Spanner, usually missing credentials.
+var ErrNoClients = errors.New("cannot open clients")
+
+// Probe checks that the target's endpoint answers, so an unreachable
+// emulator or network fails fast with a clear message. From Cloud Spanner
+// any answer, even PermissionDenied, proves the endpoint is there. An
+// emulator answers GetInstance with the instance or NotFound; any other
+// answer (Unimplemented is what gRPC makes of an HTTP 404) comes from
+// something else at that address. ep is where the target is.
 func Probe(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.TargetSpec) error {
 	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 	defer cancel()
 	ia, da, err := target.AdminClients(ctx, ep)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w for %s: %w", ErrNoClients, ep, err)
 	}
 	defer ia.Close()
 	defer da.Close()
@@ -37,7 +50,9 @@ func Probe(ctx context.Context, ep endpoint.Endpoint, t v1alpha1.TargetSpec) err
 	// the context's error, which carries no gRPC code.
 	switch code := status.Code(err); {
 	case ctx.Err() != nil, code == codes.Unavailable, code == codes.DeadlineExceeded:
-		return fmt.Errorf("cannot reach %s within %s: %w", ep, ProbeTimeout, err)
+		return fmt.Errorf("%s %w within %s: %w", ep, ErrNoAnswer, ProbeTimeout, err)
+	case ep.IsEmulator() && code != codes.OK && code != codes.NotFound:
+		return fmt.Errorf("%s %w as an emulator does (GetInstance: %s): %w", ep, ErrNoAnswer, code, err)
 	}
 	return nil
 }

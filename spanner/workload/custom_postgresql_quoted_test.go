@@ -133,6 +133,7 @@ func TestPostgreSQLQuotedMixedCaseNamesLoadAndRun(t *testing.T) {
 		t.Fatalf("decoding the workload: %v", err)
 	}
 	spec.Duration = &metav1.Duration{Duration: time.Second}
+	spec.Interval = &metav1.Duration{Duration: time.Second} // a run holds at least one interval
 	spec = spec.Resolved()
 	if errs := spec.ValidateIn(field.NewPath("workload"), v1alpha1.DialectPostgreSQL); len(errs) > 0 {
 		t.Fatalf("the test's workload is invalid: %v", errs)

@@ -165,6 +165,7 @@ func customPGSpec(t *testing.T) *v1alpha1.WorkloadSpec {
 		t.Fatalf("decoding the workload: %v", err)
 	}
 	w.Duration = &metav1.Duration{Duration: time.Second}
+	w.Interval = &metav1.Duration{Duration: time.Second} // a run holds at least one interval
 	w = w.Resolved()
 	if errs := w.ValidateIn(field.NewPath("workload"), v1alpha1.DialectPostgreSQL); len(errs) > 0 {
 		t.Fatalf("the test's workload is invalid: %v", errs)

@@ -164,6 +164,7 @@ func customSpec(t *testing.T) *v1alpha1.WorkloadSpec {
 		t.Fatalf("decoding the workload: %v", err)
 	}
 	w.Duration = &metav1.Duration{Duration: time.Second}
+	w.Interval = &metav1.Duration{Duration: time.Second} // a run holds at least one interval
 	w = w.Resolved()
 	if errs := w.Validate(field.NewPath("workload")); len(errs) > 0 {
 		t.Fatalf("the test's workload is invalid: %v", errs)

@@ -600,7 +600,7 @@ spec:
       mode: Fixed
       duration: 2m`,
 		want: []cause{
-			{"spec.workload.warmUp.duration", "Invalid value: \"object\": warmUp.duration: must be shorter than the run's duration"},
+			{"spec.workload.warmUp.duration", "Invalid value: \"object\": warmUp.duration: must leave at least one interval (default 10s) of the run's duration after the warm-up"},
 		},
 	},
 	{
@@ -620,7 +620,7 @@ spec:
       mode: Fixed
       duration: 1m`,
 		want: []cause{
-			{"spec.workload.warmUp.duration", "Invalid value: \"object\": warmUp.duration: must be shorter than the run's duration (the sum of load.steps)"},
+			{"spec.workload.warmUp.duration", "Invalid value: \"object\": warmUp.duration: must leave at least one interval (default 10s) of the run's duration (the sum of load.steps) after the warm-up"},
 		},
 	},
 	{
@@ -632,7 +632,7 @@ spec:
       mode: Auto
       max: 1m`,
 		want: []cause{
-			{"spec.workload.warmUp.max", "Invalid value: \"object\": warmUp.max: must be shorter than the run's duration"},
+			{"spec.workload.warmUp.max", "Invalid value: \"object\": warmUp.max: must leave at least one interval (default 10s) of the run's duration after the warm-up"},
 		},
 	},
 	{

@@ -126,7 +126,7 @@ spec:
     interval: 2500000us
     warmUp:
       mode: Fixed
-      duration: 1h29m59s`},
+      duration: 1h29m57.5s`},
 	{name: "same-type-named-apart", base: "minimal.yaml", patch: `
 spec:
   workload:
@@ -168,7 +168,7 @@ func admitUnchanged(t *testing.T, obj *unstructured.Unstructured) []byte {
 }
 
 func TestAdmissionAcceptsGoodRuns(t *testing.T) {
-	for _, tc := range slices.Concat(goodRuns, boundedGoodRuns, tpccGoodRuns, streamsGoodRuns) {
+	for _, tc := range slices.Concat(goodRuns, boundedGoodRuns, tpccGoodRuns, streamsGoodRuns, leftoverGoodRuns) {
 		t.Run(tc.name, func(t *testing.T) {
 			js := admitUnchanged(t, object(t, manifest(t, tc.base, tc.patch), tc.name, strings.TrimSuffix(tc.base, ".yaml")))
 			errs, decodeErr := goValidate(js)

@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -26,7 +25,6 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	admission "github.com/spanbench/spanbench/controllers/webhook"
-	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/testenv"
 )
 
@@ -68,22 +66,7 @@ func run(m *testing.M) int {
 // envtest pointed the installed configuration, with the certificate envtest
 // issued, and returns once it accepts TLS connections.
 func serveWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions) error {
-	srv := webhook.NewServer(webhook.Options{Host: wh.LocalServingHost, Port: wh.LocalServingPort, CertDir: wh.LocalServingCertDir})
-	admission.Register(srv, scheme)
-	go func() {
-		if err := srv.Start(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "apivalidation: the webhook server stopped: %v\n", err)
-		}
-	}()
-	started := srv.StartedChecker()
-	ok, state := await.Until(ctx, await.Poll{Within: requestTimeout, Every: 50 * time.Millisecond}, func() (bool, string) {
-		err := started(nil)
-		return err == nil, fmt.Sprint(err)
-	})
-	if !ok {
-		return fmt.Errorf("the webhook server did not start within %s: %s", requestTimeout, state)
-	}
-	return nil
+	return testenv.ServeWebhook(ctx, wh, func(srv webhook.Server) { admission.Register(srv, scheme, k8sClient) })
 }
 
 // bounded is a context for one API call.

@@ -29,11 +29,13 @@ const runTimeout = 3 * time.Minute
 // on: it succeeds from real pods; the status figures are the exact merge of
 // the runners' shard results; the runners started together; and the
 // runners ran restricted — as declared in their spec, and as the kernel
-// actually applied it to their processes.
+// actually applied it to their processes; and it made each Job once, with
+// exactly its pods (requireEachChildOnce).
 func TestDemoRun(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t, "e2e-demo")
 	run := demoRun(t, ns, "demo")
+	childJobs, childPods := watchChildren(t, ns, run.Name)
 	create(t, run)
 
 	// While the load runs: the runner processes on this node.
@@ -101,6 +103,9 @@ func TestDemoRun(t *testing.T) {
 	if ds := run.Status.Dataset; ds == nil || ds.Loaded != ds.Rows || ds.Rows == 0 {
 		t.Errorf("status.dataset = %+v; want every row loaded", ds)
 	}
+	// Every pod the run ever had, not only those left: one loader Job of
+	// exactly loaderPods pods, one runner Job of exactly replicas.
+	requireEachChildOnce(t, run, childJobs, childPods)
 	// They exit right after storing their results.
 	eventually(t, time.Minute, "the runners to exit 0", func(ctx context.Context) (bool, string) {
 		pods, err := runnerPods(ctx, ns, run.Name)

@@ -10,15 +10,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/plan"
 )
 
 // samplesDir holds the manifests the README tells a newcomer to apply.
@@ -144,33 +148,147 @@ func runSample(t *testing.T, file string) {
 		run.Status.Overall.Errors, run.Status.Overall.Throughput)
 }
 
-// TestEveryCampaignSampleIsAdmitted sends each BenchmarkCampaign of
-// config/samples to the installed spanbench as `kubectl apply
-// --dry-run=server`: the CRD's schema and CEL rules and any admission
-// webhook of the install judge it, and nothing runs. Running every
-// campaign sample here would cost 2-10 minutes each; one real campaign
-// runs in TestCampaignOnRealPods, and test/apivalidation plans every
-// sample's cells.
-func TestEveryCampaignSampleIsAdmitted(t *testing.T) {
+// TestEveryCampaignSampleRuns applies each BenchmarkCampaign of
+// config/samples as the README does (`kubectl apply -f`), each into a
+// namespace of its own, and requires each to start as written on the demo
+// cluster: an unscheduled one creates its first BenchmarkRun (so its
+// template, make demo's emulator included, passed admission twice), a
+// scheduled one states its next schedule time (its timeZone loaded), and
+// none is Stalled. Each is deleted as soon as it has started, except the
+// one with the least load (runs × duration), whose iteration must succeed
+// with a comparison and a verdict. Two changes to the file: the emulator
+// address, when the suite's differs from the samples' (as for the run
+// samples), and the database, one per namespace, so that a campaign's
+// runs never load a database a run sample of TestEverySampleRunSucceeds
+// is loading at the same time (campaign-read-vs-sql.yaml and
+// ycsb-read-vs-sql.yaml both name ycsb). The quickest sample is
+// campaign-write-throughput.yaml, 2 runs of 15 s.
+func TestEveryCampaignSampleRuns(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(suite.root, samplesDir, "campaign-*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no campaign samples in %s (%v)", samplesDir, err)
 	}
-	ns := newNamespace(t, "e2e-csamples")
+	samples := make([]campaignSample, 0, len(files))
 	for _, file := range files {
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := kubectlStdin(t, raw, "apply", "--dry-run=server", "-n", ns, "-f", "-")
-		if err != nil {
-			t.Errorf("%s: kubectl apply --dry-run=server: %v\n%s", filepath.Base(file), err, out)
+		samples = append(samples, readCampaignSample(t, file))
+	}
+	quickest := slices.MinFunc(samples, func(a, b campaignSample) int { return cmp.Compare(a.load, b.load) })
+	applied := make([]appliedCampaign, 0, len(samples))
+	for _, s := range samples {
+		applied = append(applied, applyCampaignSample(t, s))
+	}
+	var verdict appliedCampaign
+	for _, a := range applied {
+		requireCampaignStarted(t, a)
+		if a.file == quickest.file {
+			verdict = a
 			continue
 		}
-		if !strings.Contains(out, "benchmarkcampaign.bench.spanbench.io/") {
-			t.Errorf("%s: kubectl apply --dry-run=server admitted no BenchmarkCampaign:\n%s", filepath.Base(file), out)
+		deleteCampaign(t, a)
+	}
+	from := time.Now()
+	done := waitCampaign(t, verdict.ns, verdict.name)
+	t.Logf("%s: verdict %s %s after its first run started (%d runs, %s of load)", verdict.file, done.Status.Verdict,
+		time.Since(from).Round(time.Second), quickest.runs, quickest.load)
+	campaignRuns(t, done) // every run succeeded
+}
+
+// campaignSample is a campaign sample as TestEveryCampaignSampleRuns
+// reads it.
+type campaignSample struct {
+	file string
+	raw  []byte
+	c    v1alpha1.BenchmarkCampaign
+	// runs is how many runs an iteration makes; load is their summed
+	// load (the workloads' total durations).
+	runs int
+	load time.Duration
+}
+
+func readCampaignSample(t *testing.T, file string) campaignSample {
+	t.Helper()
+	s := campaignSample{file: filepath.Base(file)}
+	var err error
+	if s.raw, err = os.ReadFile(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(s.raw, &s.c); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	cells, err := plan.Cells(&s.c.Spec)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	reps := s.c.Spec.RepetitionCount()
+	s.runs = len(cells) * reps
+	for i := range cells {
+		w := cells[i].Spec.Workload.Resolved()
+		s.load += time.Duration(reps) * w.TotalDuration()
+	}
+	return s
+}
+
+// appliedCampaign is a campaign sample applied by TestEveryCampaignSampleRuns.
+type appliedCampaign struct {
+	file, ns, name string
+	scheduled      bool
+}
+
+// applyCampaignSample applies one campaign sample into a namespace of its
+// own, pointed at the suite's emulator and at a database of the
+// namespace's (see TestEveryCampaignSampleRuns).
+func applyCampaignSample(t *testing.T, s campaignSample) appliedCampaign {
+	t.Helper()
+	tgt := s.c.Spec.Template.Spec.Target
+	if tgt.EmulatorHost == "" {
+		t.Fatalf("%s names no emulatorHost: on the demo cluster it would go to Cloud Spanner", s.file)
+	}
+	a := appliedCampaign{file: s.file, ns: newNamespace(t, "e2e-csample"), name: s.c.Name, scheduled: s.c.Spec.Schedule != ""}
+	manifest := bytes.ReplaceAll(s.raw, []byte("emulatorHost: "+tgt.EmulatorHost), []byte("emulatorHost: "+suite.emulatorHost))
+	database := regexp.MustCompile(`(?m)^(\s+database:) ` + regexp.QuoteMeta(tgt.Database) + `\b`)
+	if !database.Match(manifest) {
+		t.Fatalf("%s: no line `database: %s`", s.file, tgt.Database)
+	}
+	manifest = database.ReplaceAll(manifest, []byte("${1} "+strings.ReplaceAll(a.ns, "-", "_")))
+	applyManifest(t, a.ns, manifest)
+	return a
+}
+
+// requireCampaignStarted waits until an unscheduled campaign has created
+// its first run, or a scheduled one states its next schedule time.
+func requireCampaignStarted(t *testing.T, a appliedCampaign) {
+	t.Helper()
+	what := a.file + " to create its first run"
+	if a.scheduled {
+		what = a.file + " to state its next schedule time"
+	}
+	eventually(t, 2*time.Minute, what, func(ctx context.Context) (bool, string) {
+		c := &v1alpha1.BenchmarkCampaign{}
+		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: a.ns, Name: a.name}, c); err != nil {
+			return false, err.Error()
 		}
+		if stalled := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.CampaignStalled); stalled != nil && stalled.Status == metav1.ConditionTrue {
+			t.Fatalf("%s is Stalled: %s: %s", a.file, stalled.Reason, stalled.Message)
+		}
+		if a.scheduled {
+			return c.Status.NextScheduleTime != nil, describeCampaign(c)
+		}
+		runs := &v1alpha1.BenchmarkRunList{}
+		if err := suite.c.List(ctx, runs, client.InNamespace(a.ns), client.MatchingLabels{v1alpha1.LabelCampaign: a.name}); err != nil {
+			return false, err.Error()
+		}
+		return len(runs.Items) > 0, describeCampaign(c)
+	})
+}
+
+// deleteCampaign deletes an applied campaign sample; its runs go with it.
+func deleteCampaign(t *testing.T, a appliedCampaign) {
+	t.Helper()
+	c := &v1alpha1.BenchmarkCampaign{ObjectMeta: metav1.ObjectMeta{Namespace: a.ns, Name: a.name}}
+	if err := suite.c.Delete(t.Context(), c, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Errorf("deleting campaign %s/%s: %v", a.ns, a.name, err)
 	}
 }
 

@@ -24,7 +24,10 @@ const concurrentRuns = 50
 // strong point reads/s, 30 s, each its own database on one emulator) and
 // measures the manager through all of them: its CPU, heap peak and the
 // process's RSS peak, and the reconcile latency from controller-runtime's
-// own histograms (reconcile time, and the wait in the work queue).
+// own histograms (reconcile time, and the wait in the work queue). The
+// queue wait's p99 is under 100 ms exactly when at most 1 % of the waits
+// are over 100 ms, one of the histogram's bounds: it reports that share,
+// which the decade buckets give exactly, beside the interpolated p99.
 func Benchmark50ConcurrentRuns(b *testing.B) {
 	emulatortest.NoMetadataServer(b)
 	emu := emulatortest.Start(b)
@@ -60,14 +63,16 @@ func Benchmark50ConcurrentRuns(b *testing.B) {
 		b.ReportMetric(rec.quantile(0.5)*1e3, "reconcile-p50-ms")
 		b.ReportMetric(rec.quantile(0.99)*1e3, "reconcile-p99-ms")
 		b.ReportMetric(queue.quantile(0.99)*1e3, "queue-wait-p99-ms")
+		over100ms := queue.over(b, 0.1)
+		b.ReportMetric(100*float64(over100ms)/float64(queue.count), "queue-waits-over-100ms-%")
 		b.ReportMetric(float64(release[len(release)/2].Milliseconds()), "release-delay-p50-ms")
 		b.ReportMetric(float64(release[len(release)-1].Milliseconds()), "release-delay-max-ms")
 		b.Logf("%d runs applied at once: at most %d running together, all ended %s after apply (%d succeeded); manager: %.1f s CPU over %s (%.2f cores), "+
 			"heap peak %.1f MiB, process RSS peak %.1f MiB; %d reconciles, reconcile time p50 %.1f ms p99 %.1f ms mean %.1f ms; "+
-			"work-queue wait p50 %.1f ms p99 %.1f ms (%d of %d waits over 1 s); start barrier release after the last runner was ready: p50 %s, p90 %s, max %s; farm (100 runners, 50 loaders): %.1f s CPU, peak RSS %.0f MiB",
+			"work-queue wait p50 %.1f ms p99 %.1f ms (%d of %d waits over 100 ms, %d over 1 s); start barrier release after the last runner was ready: p50 %s, p90 %s, max %s; farm (100 runners, 50 loaders): %.1f s CPU, peak RSS %.0f MiB",
 			concurrentRuns, maxRunning, ended.Round(time.Second), concurrentRuns, cpu.Seconds(), wall.Round(time.Second), cpu.Seconds()/wall.Seconds(),
 			heapMiB, rssMiB, rec.count, rec.quantile(0.5)*1e3, rec.quantile(0.99)*1e3, rec.mean()*1e3,
-			queue.quantile(0.5)*1e3, queue.quantile(0.99)*1e3, queue.over(1), queue.count,
+			queue.quantile(0.5)*1e3, queue.quantile(0.99)*1e3, over100ms, queue.count, queue.over(b, 1),
 			release[len(release)/2].Round(time.Millisecond), release[len(release)*9/10].Round(time.Millisecond), release[len(release)-1].Round(time.Millisecond), u.cpu.Seconds(), float64(u.maxRSS)/(1<<20))
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/internal/testenv"
+	"github.com/spanbench/spanbench/runner/pod"
 )
 
 var (
@@ -120,7 +121,7 @@ func newManager(tb testing.TB, ns string) ctrl.Manager {
 	}
 	r := &benchmarkrun.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{}, Runner: children.RunnerConfig{Image: "spanbench:test"},
-		Limits: scaleLimits(), ClusterID: "envtest"}
+		Limits: scaleLimits(), ClusterID: "envtest", Arrivals: pod.RunArrivals}
 	if err := r.SetupWithManager(mgr); err != nil {
 		tb.Fatal(err)
 	}

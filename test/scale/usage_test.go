@@ -149,12 +149,15 @@ func (h reconcileHistogram) mean() float64 {
 }
 
 // over counts the observations above bound, which must be one of the
-// histogram's bucket bounds.
-func (h reconcileHistogram) over(bound float64) uint64 {
+// histogram's bucket bounds (to a relative 1e-9: controller-runtime's
+// decades are products of floats); any other fails tb.
+func (h reconcileHistogram) over(tb testing.TB, bound float64) uint64 {
+	tb.Helper()
 	for i, ub := range h.bounds {
-		if ub == bound {
+		if math.Abs(ub-bound) <= 1e-9*bound {
 			return h.count - h.cum[i]
 		}
 	}
+	tb.Fatalf("%g is not a bucket bound of the histogram (bounds %v)", bound, h.bounds)
 	return 0
 }

@@ -27,8 +27,11 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/tenancy"
+	admission "github.com/spanbench/spanbench/controllers/webhook"
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/internal/testenv"
@@ -81,6 +84,13 @@ func run(m *testing.M) int {
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
+		// The campaign webhooks as config/webhook installs them, served
+		// in-process (serveWebhook): what a matrix's patches change only
+		// the webhook can see.
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: []string{
+			filepath.Join("..", "..", "config", "webhook", "validating_webhook.yaml"),
+			filepath.Join("..", "..", "config", "webhook", "mutating_webhook.yaml"),
+		}},
 	}
 	// envtest's default, stated: the policy's authorizer checks ask RBAC.
 	env.ControlPlane.GetAPIServer().Configure().Set("authorization-mode", "RBAC")
@@ -95,7 +105,13 @@ func run(m *testing.M) int {
 		}
 	}()
 	cfg.Timeout = testenv.RequestTimeout
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	if err := setup(env, cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "tenancy: %v\n", err)
+		return 1
+	}
+	if err := serveWebhook(ctx, &env.WebhookInstallOptions); err != nil {
 		fmt.Fprintf(os.Stderr, "tenancy: %v\n", err)
 		return 1
 	}
@@ -147,6 +163,28 @@ func setup(env *envtest.Environment, cfg *rest.Config) error {
 	})
 	if !ok {
 		return fmt.Errorf("the tenancy policy did not come into force within a minute; last answer: %s", last)
+	}
+	return nil
+}
+
+// serveWebhook serves the manager's campaign webhooks where envtest
+// pointed the installed configurations, reviewing permissions with the
+// admin's client (the manager's may create SubjectAccessReviews too), and
+// returns once a campaign is admitted through them.
+func serveWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions) error {
+	if err := testenv.ServeWebhook(ctx, wh, func(srv webhook.Server) { admission.Register(srv, scheme, admin) }); err != nil {
+		return err
+	}
+	// The configurations reach the API server's admission through
+	// informers: wait until a campaign is admitted and stamped.
+	ok, last := await.Until(ctx, await.Poll{Within: time.Minute, Every: 100 * time.Millisecond}, func() (bool, string) {
+		c := &v1alpha1.BenchmarkCampaign{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: teamNS},
+			Spec: v1alpha1.BenchmarkCampaignSpec{Template: v1alpha1.BenchmarkRunTemplate{Spec: runtest.Run("probe").Obj().Spec}}}
+		err := clients[tenant].Create(ctx, c, client.DryRunAll)
+		return err == nil && c.Annotations[tenancy.WriterAnnotation] != "", fmt.Sprint(err)
+	})
+	if !ok {
+		return fmt.Errorf("the campaign webhooks did not admit and stamp a campaign within a minute; last answer: %s", last)
 	}
 	return nil
 }

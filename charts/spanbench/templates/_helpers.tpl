@@ -58,6 +58,9 @@ named spanbench gets the names of the kustomize install (spanbench-manager).
 {{- define "spanbench.webhookConfigurationName" -}}
 {{- printf "%s-validating-webhook" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
+{{- define "spanbench.mutatingWebhookConfigurationName" -}}
+{{- printf "%s-mutating-webhook" (include "spanbench.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
 
 {{/* The manager's service account. */}}
 {{- define "spanbench.serviceAccountName" -}}

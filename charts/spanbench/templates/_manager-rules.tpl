@@ -118,6 +118,7 @@ from the controllers' +kubebuilder:rbac markers). Do not edit: run
   - delete
   - get
   - list
+  - patch
   - watch
 - apiGroups:
   - rbac.authorization.k8s.io
@@ -130,5 +131,6 @@ from the controllers' +kubebuilder:rbac markers). Do not edit: run
   - escalate
   - get
   - list
+  - patch
   - watch
 {{- end }}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
@@ -90,9 +91,22 @@ func Parse(data []byte, defaultName string) (*Run, error) {
 		return parseWorkload(js, defaultName)
 	}
 	if probe.Kind != "BenchmarkRun" || probe.APIVersion != v1alpha1.GroupVersion.String() {
-		return nil, fmt.Errorf("kind %s %q is not a %s BenchmarkRun", probe.APIVersion, probe.Kind, v1alpha1.GroupVersion)
+		return nil, &KindError{APIVersion: probe.APIVersion, Kind: probe.Kind, Want: "BenchmarkRun"}
 	}
 	return parseBenchmarkRun(js)
+}
+
+// KindError refuses a manifest of another kind (or API version) than the
+// command reads.
+type KindError struct {
+	// APIVersion and Kind are the manifest's.
+	APIVersion, Kind string
+	// Want is the kind the command reads.
+	Want string
+}
+
+func (e *KindError) Error() string {
+	return fmt.Sprintf("kind %s %q is not a %s %s", e.APIVersion, e.Kind, v1alpha1.GroupVersion, e.Want)
 }
 
 func parseWorkload(js []byte, name string) (*Run, error) {
@@ -208,12 +222,17 @@ func ParseCampaign(data []byte) (*v1alpha1.BenchmarkCampaign, error) {
 	if err != nil {
 		return nil, err
 	}
+	var head metav1.TypeMeta
+	if err := json.Unmarshal(js, &head); err != nil {
+		return nil, fmt.Errorf("not a YAML or JSON object: %w", err)
+	}
+	// The kind first: a BenchmarkRun's fields are all unknown to a campaign.
+	if head.Kind != "BenchmarkCampaign" || head.APIVersion != v1alpha1.GroupVersion.String() {
+		return nil, &KindError{APIVersion: head.APIVersion, Kind: head.Kind, Want: "BenchmarkCampaign"}
+	}
 	var c v1alpha1.BenchmarkCampaign
 	if err := strict(js, &c); err != nil {
 		return nil, err
-	}
-	if c.Kind != "BenchmarkCampaign" || c.APIVersion != v1alpha1.GroupVersion.String() {
-		return nil, fmt.Errorf("kind %s %q is not a %s BenchmarkCampaign", c.APIVersion, c.Kind, v1alpha1.GroupVersion)
 	}
 	if errs := c.Validate(); len(errs) > 0 {
 		return nil, errs.ToAggregate()

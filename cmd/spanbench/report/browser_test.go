@@ -78,6 +78,9 @@ type plotInfo struct {
 	// Filled counts the shapes filled with a colour other than the white
 	// background: bars, shades.
 	Filled int `json:"filled"`
+	// Panels are the operations of its panels' data areas, in order ("" for
+	// a panel of no operation).
+	Panels []string `json:"panels"`
 }
 
 const measurePlots = `Array.from(document.querySelectorAll('figure.plot')).map(f => {
@@ -90,8 +93,9 @@ const measurePlots = `Array.from(document.querySelectorAll('figure.plot')).map(f
     if (fill !== 'none' && fill !== 'rgb(255, 255, 255)') filled++;
   }
   const run = f.closest('section.run');
+  const panels = svg ? Array.from(svg.querySelectorAll('rect.data-area')).map(a => a.dataset.operation || '') : [];
   return {kind: f.dataset.plot, operation: f.dataset.operation || '', variant: f.dataset.variant || '',
-          run: run ? run.dataset.run : '', width: box.width, height: box.height, points: points, filled: filled};
+          run: run ? run.dataset.run : '', width: box.width, height: box.height, points: points, filled: filled, panels: panels};
 })`
 
 // TestReportInChromium renders two runs with a warm-up (one of them with a
@@ -207,6 +211,21 @@ const measureTables = `Array.from(document.querySelectorAll('table.summary[data-
 // the browser shows them.
 func browseTables(t *testing.T, page []byte, name string) ([]plotInfo, []tableInfo) {
 	t.Helper()
+	p := browsePage(t, page, name)
+	return p.plots, p.tables
+}
+
+// pageInfo is what browsePage measured of a page.
+type pageInfo struct {
+	plots   []plotInfo
+	tables  []tableInfo
+	figures []figureLayout
+}
+
+// browsePage opens page in headless Chromium as browse does and measures
+// its plots, tables and figures' layout (readability_browser_test.go).
+func browsePage(t *testing.T, page []byte, name string) pageInfo {
+	t.Helper()
 	chromium := chromiumPath(t)
 	dir := t.ArtifactDir()
 	file := filepath.Join(dir, name+".html")
@@ -243,6 +262,10 @@ func browseTables(t *testing.T, page []byte, name string) ([]plotInfo, []tableIn
 	if err != nil {
 		t.Fatalf("measuring the tables: %v", err)
 	}
+	figures, err := chromedp.Run(ctx, chromedp.Evaluate[[]figureLayout](measureFigures))
+	if err != nil {
+		t.Fatalf("measuring the figures' layout: %v", err)
+	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
@@ -263,26 +286,25 @@ func browseTables(t *testing.T, page []byte, name string) ([]plotInfo, []tableIn
 	for _, p := range seen.problems {
 		t.Errorf("browser reported: %s", p)
 	}
-	return plots, tables
+	return pageInfo{plots: plots, tables: tables, figures: figures}
 }
 
-// checkPlots wants, per run, a throughput plot and a latency plot per
-// operation, then one percentile plot per operation; each laid out with a
-// size and a data line of several points.
+// checkPlots wants, per run, a throughput plot and the latency panels of
+// every operation, then the percentile panels of every operation; each
+// laid out with a size and a data line of several points.
 func checkPlots(t *testing.T, plots []plotInfo, runs []Run) {
 	t.Helper()
 	var want, got []string
 	for i, r := range runs {
-		want = append(want, fmt.Sprintf("run %d throughput", i))
-		for _, op := range operationNames(r.Doc) {
-			want = append(want, fmt.Sprintf("run %d latency %s", i, op))
-		}
+		want = append(want, fmt.Sprintf("run %d throughput", i),
+			fmt.Sprintf("run %d latency of %s", i, strings.Join(operationNames(r.Doc), ", ")))
 	}
-	for _, op := range operationNames(runs[0].Doc) {
-		want = append(want, "distribution "+op)
-	}
+	want = append(want, "distribution of "+strings.Join(operationNames(runs[0].Doc), ", "))
 	for _, p := range plots {
-		name := strings.TrimSpace(p.Kind + " " + p.Operation)
+		name := p.Kind
+		if ops := strings.Join(p.Panels, ", "); ops != "" {
+			name += " of " + ops
+		}
 		if p.Run != "" {
 			name = "run " + p.Run + " " + name
 		}

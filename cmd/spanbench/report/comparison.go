@@ -87,7 +87,6 @@ func (c intervals) Len() int { return len(c.XYs) }
 
 func ratioFigure(variant, baseline string, rows []v1alpha1.ComparisonRow) (figure, error) {
 	p := newPlot(fmt.Sprintf("%s / %s", variant, baseline), "ratio variant / baseline (1 = no change)", "")
-	p.Legend.Top = false
 	p.X.Min = 0
 	var names []string
 	var ci intervals
@@ -117,7 +116,7 @@ func ratioFigure(variant, baseline string, rows []v1alpha1.ComparisonRow) (figur
 		bars.LineStyle.Width = whiskerWidth
 		p.Add(bars)
 	}
-	if err := addLine(p, "no change", plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(len(rows)) - 0.5}}, color.Black, true); err != nil {
+	if err := addLine(p, "no change", plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(len(rows)) - 0.5}}, color.Black, dashes()); err != nil {
 		return figure{}, err
 	}
 	p.X.Max = right * 1.05
@@ -128,7 +127,11 @@ func ratioFigure(variant, baseline string, rows []v1alpha1.ComparisonRow) (figur
 	if err != nil {
 		return figure{}, fmt.Errorf("ratio plot %s: %w", variant, err)
 	}
-	return figure{Kind: "ratio", Variant: variant, SVG: out,
+	legend := []legendEntry{lineEntry("no change (ratio 1)", color.Black, dashes(), false)}
+	for _, v := range []v1alpha1.CampaignVerdict{v1alpha1.VerdictRegressed, v1alpha1.VerdictImproved, v1alpha1.VerdictNeutral, v1alpha1.VerdictInconclusive} {
+		legend = append(legend, legendEntry{Label: string(v), Swatch: "area", Color: hexColor(verdictColor(v))})
+	}
+	return figure{Kind: "ratio", Variant: variant, SVG: out, Legend: legend,
 		Caption: "Ratio of each metric to the baseline's (bar; red Regressed, green Improved, grey Neutral, orange Inconclusive) with its confidence interval (whiskers, when the runs allow one). 1 is no change; for latencies and error rates right of it is worse, for throughput left of it."}, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/spanbench/spanbench/result"
 )
@@ -83,6 +84,8 @@ type figure struct {
 	Variant string
 	Caption string
 	SVG     template.HTML
+	// Legend is drawn beside the plot, never over its data.
+	Legend []legendEntry
 }
 
 // runView is one run's section: its facts, table and time plots (none
@@ -219,8 +222,8 @@ func streamViews(d *result.Document) ([]streamView, error) {
 	return out, nil
 }
 
-// timeFigures draws a run's throughput, then each operation's latency,
-// over time; nothing for a document without intervals.
+// timeFigures draws a run's throughput, then its operations' latency as
+// small multiples, over time; nothing for a document without intervals.
 func timeFigures(d *result.Document) ([]figure, error) {
 	if len(d.Intervals) == 0 || d.IntervalSeconds <= 0 {
 		return nil, nil
@@ -229,30 +232,58 @@ func timeFigures(d *result.Document) ([]figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	tp, err := throughputPlot(series)
+	tp, legend, err := throughputPlot(series)
 	if err != nil {
 		return nil, err
 	}
-	f, err := newFigure("throughput", "", "Completed operations per second, per interval; the dashed line is the target rate.", tp)
+	f, err := newFigure("throughput", "", "Completed operations per second, per interval, stacked by operation: the top of the stack (black) is the total achieved, the dashed line the target rate over all operations.", tp)
 	if err != nil {
 		return nil, err
 	}
+	f.Legend = legend
 	out := []figure{f}
-	for i, op := range series.ops {
-		if len(op.p99) == 0 {
-			continue // nothing succeeded: the table says so
-		}
-		lp, err := latencyPlot(series, i)
-		if err != nil {
-			return nil, err
-		}
-		f, err := newFigure("latency", op.name, "p99 (solid) and p50 (dashed) of each interval, from the intended send time.", lp)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
+	panels, index, err := latencyPanels(series)
+	if err != nil || len(panels) == 0 {
+		return out, err
 	}
-	return out, nil
+	names := make([]string, len(index))
+	for k, i := range index {
+		names[k] = series.ops[i].name
+	}
+	cols, height := panelLayout(len(panels))
+	titleBottomOnly(panels, cols)
+	svg, err := svgPanels(panels, names, cols, plotWidth, height)
+	if err != nil {
+		return nil, fmt.Errorf("latency plots: %w", err)
+	}
+	caption := "p99 (solid) and p50 (dashed) of each interval, from the intended send time."
+	if len(panels) > 1 {
+		caption = "p99 (solid) and p50 (dashed) of each interval, from the intended send time: one panel per operation on the run's time axis, each with its own latency scale."
+	}
+	return append(out, figure{Kind: "latency", Caption: caption, SVG: svg, Legend: latencyLegend(series, index)}), nil
+}
+
+// panelLayout is how n latency panels are laid out: in one column up to
+// three (one panel is a full-size plot), else two columns; and the height
+// of the whole.
+func panelLayout(n int) (cols int, height vg.Length) {
+	switch {
+	case n == 1:
+		return 1, plotHeight
+	case n <= 3:
+		return 1, vg.Length(n) * panelHeight
+	}
+	return 2, vg.Length((n+1)/2) * panelHeight
+}
+
+// titleBottomOnly labels the shared x axis once per column, under its
+// lowest panel.
+func titleBottomOnly(panels []*plot.Plot, cols int) {
+	for k, p := range panels {
+		if k+cols < len(panels) {
+			p.X.Label.Text = ""
+		}
+	}
 }
 
 // newFigure renders p for the page.
@@ -298,7 +329,7 @@ func startSkew(shards []result.Shard) string {
 func distributionFigures(runs []Run) ([]figure, error) {
 	byOp := map[string][]curve{}
 	var order []string
-	for _, r := range runs {
+	for i, r := range runs {
 		dist, err := distributions(r.Doc)
 		if err != nil {
 			return nil, err
@@ -311,20 +342,31 @@ func distributionFigures(runs []Run) ([]figure, error) {
 			if _, seen := byOp[name]; !seen {
 				order = append(order, name)
 			}
-			byOp[name] = append(byOp[name], curve{label: r.Label, distribution: d})
+			byOp[name] = append(byOp[name], curve{label: r.Label, run: i, distribution: d})
 		}
 	}
-	var out []figure
-	for _, name := range order {
+	if len(order) == 0 {
+		return nil, nil
+	}
+	panels := make([]*plot.Plot, len(order))
+	for k, name := range order {
 		p, err := distributionPlot(name, byOp[name])
 		if err != nil {
 			return nil, err
 		}
-		f, err := newFigure("distribution", name, "Latency at each percentile after the warm-up (HdrHistogram's percentile distribution): from the intended send time (solid) and the actual send time (dashed).", p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
+		panels[k] = p
 	}
-	return out, nil
+	cols, height := panelLayout(len(panels))
+	titleBottomOnly(panels, cols)
+	svg, err := svgPanels(panels, order, cols, plotWidth, height)
+	if err != nil {
+		return nil, fmt.Errorf("percentile plots: %w", err)
+	}
+	var legend []legendEntry
+	for i, r := range runs {
+		legend = append(legend, lineEntry(r.Label+" latency", seriesColor(i), edgeDashes(i), true),
+			lineEntry(r.Label+" service time", seriesColor(i), dashes(), false))
+	}
+	return []figure{{Kind: "distribution", SVG: svg, Legend: legend,
+		Caption: "Latency at each percentile after the warm-up (HdrHistogram's percentile distribution), per operation: from the intended send time (solid) and the actual send time (dashed)."}}, nil
 }

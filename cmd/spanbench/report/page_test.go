@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,35 @@ func attr(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// panelOperations are the operations a figure's panels name (their data
+// areas' data-operation), in order.
+func panelOperations(n *html.Node) []string {
+	var out []string
+	walk(n, func(m *html.Node) {
+		if m.Type == html.ElementNode && m.Data == "rect" && attr(m, "class") == "data-area" {
+			out = append(out, attr(m, "data-operation"))
+		}
+	})
+	return out
+}
+
+// legendLabels are the labels of a figure's legend, in order.
+func legendLabels(n *html.Node) []string {
+	var out []string
+	walk(n, func(m *html.Node) {
+		if m.Type == html.ElementNode && m.Data == "li" {
+			var b strings.Builder
+			walk(m, func(t *html.Node) {
+				if t.Type == html.TextNode {
+					b.WriteString(t.Data)
+				}
+			})
+			out = append(out, strings.TrimSpace(b.String()))
+		}
+	})
+	return out
 }
 
 // figures are the page's plots by their data-plot and data-operation.
@@ -108,8 +138,12 @@ func TestHostileNamesAreEscaped(t *testing.T) {
 	if !strings.Contains(out, "&lt;img src=x onerror=alert(1)&gt;") {
 		t.Error("the hostile operation name is not shown, escaped, as text")
 	}
-	if got := texts(figures(doc)["latency "+img][0]); !containsString(got, "Latency of "+img) {
-		t.Errorf("the latency plot's texts %q lack its title with the operation's name, as text", got)
+	lat := figures(doc)["latency"][0]
+	if got := texts(lat); !containsString(got, img) {
+		t.Errorf("the latency panels' texts %q lack the operation's name as a panel title, as text", got)
+	}
+	if got := panelOperations(lat); !containsString(got, img) {
+		t.Errorf("the latency panels are of operations %q; want the hostile name, as an attribute's text", got)
 	}
 }
 
@@ -134,7 +168,8 @@ func warmUpShades(n *html.Node) int {
 }
 
 // TestWarmUpIsShadedInEveryTimePlot: the time plots shade the warm-up
-// (and name it in the legend) when the run had one, and only then.
+// (the throughput plot once, each latency panel once) and name it in
+// their legends when the run had one, and only then.
 func TestWarmUpIsShadedInEveryTimePlot(t *testing.T) {
 	warm := docRun(t, warmingRun("warm", "read", "update"))
 	if warm.Doc.WarmUp.Intervals == 0 {
@@ -147,45 +182,45 @@ func TestWarmUpIsShadedInEveryTimePlot(t *testing.T) {
 		shaded bool
 	}{{warm, true}, {docRun(t, none), false}} {
 		_, doc := render(t, tc.run)
-		for _, key := range []string{"throughput", "latency read", "latency update"} {
+		for key, panels := range map[string]int{"throughput": 1, "latency": 2} {
 			fig := figures(doc)[key]
 			if len(fig) != 1 {
 				t.Fatalf("%s: %d %q plots, want 1", tc.run.Label, len(fig), key)
 			}
-			shades, legend := warmUpShades(fig[0]), containsString(texts(fig[0]), "warm-up")
-			if want := map[bool]int{true: 2, false: 0}[tc.shaded]; shades != want || legend != tc.shaded {
-				t.Errorf("%s, %s plot: %d warm-up shades (want %d: the area and its legend swatch), legend entry %v (want %v)",
-					tc.run.Label, key, shades, want, legend, tc.shaded)
+			legend := slices.ContainsFunc(legendLabels(fig[0]), func(l string) bool { return strings.HasPrefix(l, "warm-up") })
+			if want := map[bool]int{true: panels, false: 0}[tc.shaded]; warmUpShades(fig[0]) != want || legend != tc.shaded {
+				t.Errorf("%s, %s plot: %d warm-up shades (want %d: one per panel), legend entry %v (want %v)",
+					tc.run.Label, key, warmUpShades(fig[0]), want, legend, tc.shaded)
 			}
 		}
 	}
 }
 
 // TestSeveralRunsAreOverlaidInThePercentilePlots: each operation's
-// percentile plot draws every run (latency and service time), named in the
-// legend, while each run keeps its own section and time plots.
+// percentile panel draws every run (latency and service time), named in
+// the legend, while each run keeps its own section and time plots.
 func TestSeveralRunsAreOverlaidInThePercentilePlots(t *testing.T) {
 	b := warmingRun("b", "read", "update")
 	b.baseMicros, b.seed = 6000, 9
 	runs := []Run{docRun(t, warmingRun("a", "read", "update")), docRun(t, b)}
 	_, doc := render(t, runs...)
 	figs := figures(doc)
-	for _, op := range []string{"read", "update"} {
-		fig := figs["distribution "+op]
-		if len(fig) != 1 {
-			t.Fatalf("%d percentile plots of %s, want 1 with both runs", len(fig), op)
-		}
-		if n := dataLines(fig[0]); n != 4 {
-			t.Errorf("the percentile plot of %s draws %d lines, want 4 (2 runs x latency and service time)", op, n)
-		}
-		for _, label := range []string{"a latency", "a service time", "b latency", "b service time"} {
-			if !containsString(texts(fig[0]), label) {
-				t.Errorf("the percentile plot of %s has no legend entry %q", op, label)
-			}
-		}
-		if n := len(figs["latency "+op]); n != 2 {
-			t.Errorf("%d latency-over-time plots of %s, want one per run", n, op)
-		}
+	fig := figs["distribution"]
+	if len(fig) != 1 {
+		t.Fatalf("%d percentile figures, want 1 with a panel per operation", len(fig))
+	}
+	if got := panelOperations(fig[0]); !slices.Equal(got, []string{"read", "update"}) {
+		t.Errorf("the percentile panels are of %q, want read and update", got)
+	}
+	if n := dataLines(fig[0]); n != 8 {
+		t.Errorf("the percentile panels draw %d lines, want 8 (2 operations x 2 runs x latency and service time)", n)
+	}
+	want := []string{"a latency", "a service time", "b latency", "b service time"}
+	if got := legendLabels(fig[0]); !slices.Equal(got, want) {
+		t.Errorf("the percentile legend is %q, want %q", got, want)
+	}
+	if n := len(figs["latency"]); n != 2 {
+		t.Errorf("%d latency-over-time figures, want one per run", n)
 	}
 	if n := len(figs["throughput"]); n != 2 {
 		t.Errorf("%d throughput plots, want one per run", n)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
 
 // RunnerConfig is the operator-level part of every runner Job, set by the
@@ -65,14 +66,19 @@ func (s ResultsStore) args(run *v1alpha1.BenchmarkRun) []string {
 	return []string{"--results-bucket", s.URL, "--run-uid", string(run.UID)}
 }
 
-// mount adds the bucket's volume to a runner pod, when it has one.
-func (s ResultsStore) mount(spec *corev1.PodSpec) {
+// mount adds the bucket's volume to a runner pod, when it has one: only
+// the run's own directory of it (bucket.RunPrefix, as a subPath), at the
+// same place under MountPath, so that a runner can neither read nor write
+// another run's objects. The manager makes that directory, owned by the
+// runner's uid, before the Job (prepareRunDir).
+func (s ResultsStore) mount(spec *corev1.PodSpec, run *v1alpha1.BenchmarkRun) {
 	if s.URL == "" || s.Volume == nil {
 		return
 	}
 	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: resultsVolume, VolumeSource: *s.Volume.DeepCopy()})
+	dir := strings.TrimSuffix(bucket.RunPrefix(run.Namespace, run.Name, string(run.UID)), "/")
 	c := &spec.Containers[0]
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: resultsVolume, MountPath: s.MountPath})
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: resultsVolume, MountPath: path.Join(s.MountPath, dir), SubPath: dir})
 }
 
 // DefaultRunnerMetricsPort is the runners' metrics port when
@@ -89,9 +95,9 @@ const (
 	runnerBinary = "/spanbench-runner"
 	// runnerMetricsPortName names the container port Prometheus scrapes.
 	runnerMetricsPortName = "metrics"
-	// runnerUID is the non-root user and group the runner runs as (the
+	// RunnerUID is the non-root user and group the runner runs as (the
 	// distroless "nonroot" user).
-	runnerUID int64 = 65532
+	RunnerUID int64 = 65532
 	// runnerCredentialsVolume is the volume of the credentials Secret.
 	runnerCredentialsVolume = "credentials"
 	// runnerCredentialsDir is where the credentials volume is mounted.
@@ -174,7 +180,7 @@ func NewRunnerJob(run *v1alpha1.BenchmarkRun, cfg RunnerConfig) *batchv1.Job {
 		"--ready-timeout", runnerReadyTimeout(run, cfg).String()}
 	args = append(args, cfg.Results.args(run)...)
 	tmpl := podTemplate(run, cfg, ComponentRunner, args)
-	cfg.Results.mount(&tmpl.Spec)
+	cfg.Results.mount(&tmpl.Spec, run)
 	tmpl.Annotations = map[string]string{
 		"prometheus.io/scrape": "true",
 		"prometheus.io/port":   strconv.Itoa(int(port)),
@@ -237,9 +243,9 @@ func podTemplate(run *v1alpha1.BenchmarkRun, cfg RunnerConfig, component string,
 			RestartPolicy:      corev1.RestartPolicyNever,
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),
-				RunAsUser:      ptr.To(runnerUID),
-				RunAsGroup:     ptr.To(runnerUID),
-				FSGroup:        ptr.To(runnerUID),
+				RunAsUser:      ptr.To(RunnerUID),
+				RunAsGroup:     ptr.To(RunnerUID),
+				FSGroup:        ptr.To(RunnerUID),
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
 			Containers: []corev1.Container{{
@@ -253,7 +259,7 @@ func podTemplate(run *v1alpha1.BenchmarkRun, cfg RunnerConfig, component string,
 				VolumeMounts:    mounts,
 				SecurityContext: &corev1.SecurityContext{
 					RunAsNonRoot:             ptr.To(true),
-					RunAsUser:                ptr.To(runnerUID),
+					RunAsUser:                ptr.To(RunnerUID),
 					ReadOnlyRootFilesystem:   ptr.To(true),
 					AllowPrivilegeEscalation: ptr.To(false),
 					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},

@@ -11,8 +11,8 @@ import (
 )
 
 // TestRunnerJobNamesTheResultsBucket: with a results bucket the runners
-// get its URL and the run's UID, and a file:// bucket's volume mounted at
-// its directory; without one, neither flag nor volume (the ConfigMap
+// get its URL and the run's UID, and of a file:// bucket's volume only
+// their run's directory, mounted where it is in the bucket's; without one, neither flag nor volume (the ConfigMap
 // store, as before).
 func TestRunnerJobNamesTheResultsBucket(t *testing.T) {
 	run := runtest.Bare("r").Obj()
@@ -25,8 +25,9 @@ func TestRunnerJobNamesTheResultsBucket(t *testing.T) {
 		"none": {},
 		"gs":   {store: ResultsStore{URL: "gs://results"}, wantArgs: []string{"--results-bucket", "gs://results", "--run-uid", "uid-1"}},
 		"file": {store: ResultsStore{URL: "file:///results", Volume: hostPath, MountPath: "/results"},
-			wantArgs:  []string{"--results-bucket", "file:///results", "--run-uid", "uid-1"},
-			wantMount: &corev1.VolumeMount{Name: resultsVolume, MountPath: "/results"}},
+			wantArgs: []string{"--results-bucket", "file:///results", "--run-uid", "uid-1"},
+			// Only the run's own directory, at its place under the bucket's.
+			wantMount: &corev1.VolumeMount{Name: resultsVolume, MountPath: "/results/" + run.Namespace + "/r/uid-1", SubPath: run.Namespace + "/r/uid-1"}},
 	} {
 		job := NewRunnerJob(run, RunnerConfig{Image: "img", Results: c.store})
 		pod := job.Spec.Template.Spec

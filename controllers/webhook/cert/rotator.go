@@ -1,9 +1,10 @@
 // Package cert keeps the TLS certificate of the manager's admission
 // webhook without cert-manager: a self-signed CA and a serving certificate
 // live in one Secret the install creates empty, the CA goes into the
-// caBundle of the ValidatingWebhookConfiguration, and the webhook server
-// reads the serving certificate from memory. It touches exactly those two
-// objects, by name (get and update), so its RBAC names them.
+// caBundle of the ValidatingWebhookConfiguration (and of the
+// MutatingWebhookConfiguration), and the webhook server reads the serving
+// certificate from memory. It touches exactly those objects, by name (get
+// and update), so its RBAC names them.
 package cert
 
 import (
@@ -51,6 +52,9 @@ type Rotator struct {
 	// WebhookConfiguration is the ValidatingWebhookConfiguration whose
 	// webhooks get the CA as their caBundle.
 	WebhookConfiguration string
+	// MutatingWebhookConfiguration, when set, is the
+	// MutatingWebhookConfiguration whose webhooks get the CA too.
+	MutatingWebhookConfiguration string
 	// DNSNames are the serving certificate's names: the webhook Service's
 	// <name>.<namespace>.svc first.
 	DNSNames []string
@@ -150,23 +154,47 @@ func (r *Rotator) load(b *bundle) error {
 	return nil
 }
 
-// inject sets caPEM as the caBundle of every webhook of the configuration.
+// inject sets caPEM as the caBundle of every webhook of the
+// configurations.
 func (r *Rotator) inject(ctx context.Context, caPEM []byte) error {
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Name: r.WebhookConfiguration}, vwc); err != nil {
-		return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", r.WebhookConfiguration, err)
+	err := r.injectInto(ctx, "ValidatingWebhookConfiguration", r.WebhookConfiguration, vwc, caPEM, func() (out []*admissionregistrationv1.WebhookClientConfig) {
+		for i := range vwc.Webhooks {
+			out = append(out, &vwc.Webhooks[i].ClientConfig)
+		}
+		return out
+	})
+	if err != nil || r.MutatingWebhookConfiguration == "" {
+		return err
+	}
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	return r.injectInto(ctx, "MutatingWebhookConfiguration", r.MutatingWebhookConfiguration, mwc, caPEM, func() (out []*admissionregistrationv1.WebhookClientConfig) {
+		for i := range mwc.Webhooks {
+			out = append(out, &mwc.Webhooks[i].ClientConfig)
+		}
+		return out
+	})
+}
+
+// injectInto reads the configuration kind name into obj and sets caPEM
+// as the caBundle of each of its webhooks' client configs, writing it
+// back only if one changed.
+func (r *Rotator) injectInto(ctx context.Context, kind, name string, obj client.Object, caPEM []byte,
+	configs func() []*admissionregistrationv1.WebhookClientConfig) error {
+	if err := r.Reader.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
+		return fmt.Errorf("reading %s %s: %w", kind, name, err)
 	}
 	changed := false
-	for i := range vwc.Webhooks {
-		if cc := &vwc.Webhooks[i].ClientConfig; !bytes.Equal(cc.CABundle, caPEM) {
+	for _, cc := range configs() {
+		if !bytes.Equal(cc.CABundle, caPEM) {
 			cc.CABundle, changed = caPEM, true
 		}
 	}
 	if !changed {
 		return nil
 	}
-	if err := r.Writer.Update(ctx, vwc); err != nil {
-		return fmt.Errorf("injecting the CA into ValidatingWebhookConfiguration %s: %w", r.WebhookConfiguration, err)
+	if err := r.Writer.Update(ctx, obj); err != nil {
+		return fmt.Errorf("injecting the CA into %s %s: %w", kind, name, err)
 	}
 	return nil
 }

@@ -38,6 +38,9 @@ const (
 	namespace   = "spanbench-system"
 	secretName  = "spanbench-webhook-cert"
 	webhookName = "spanbench-validating-webhook"
+	// mutatingName is the MutatingWebhookConfiguration (the campaign
+	// writer's stamp), which gets the CA too.
+	mutatingName = "spanbench-mutating-webhook"
 	// managerUser is the manager's service account, which the rotator
 	// runs as here: it has only the RBAC of config/webhook/rbac.yaml.
 	managerUser = "system:serviceaccount:spanbench-system:spanbench-manager"
@@ -127,7 +130,7 @@ func asManager(t *testing.T) client.Client {
 func newRotator(t *testing.T, clk *clocktesting.FakeClock) *Rotator {
 	c := asManager(t)
 	return &Rotator{Reader: c, Writer: c, Secret: types.NamespacedName{Namespace: namespace, Name: secretName},
-		WebhookConfiguration: webhookName, DNSNames: names, Clock: clk}
+		WebhookConfiguration: webhookName, MutatingWebhookConfiguration: mutatingName, DNSNames: names, Clock: clk}
 }
 
 func secretData(t *testing.T) (map[string][]byte, string) {
@@ -149,7 +152,14 @@ func caBundles(t *testing.T) ([][]byte, string) {
 	for _, w := range vwc.Webhooks {
 		out = append(out, w.ClientConfig.CABundle)
 	}
-	return out, vwc.ResourceVersion
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	if err := admin.Get(bounded(t), client.ObjectKey{Name: mutatingName}, mwc); err != nil {
+		t.Fatalf("reading the mutating webhook configuration: %v", err)
+	}
+	for _, w := range mwc.Webhooks {
+		out = append(out, w.ClientConfig.CABundle)
+	}
+	return out, vwc.ResourceVersion + "/" + mwc.ResourceVersion
 }
 
 // handshake serves TLS with r.GetCertificate on loopback and connects as
@@ -257,11 +267,22 @@ func TestRotatorKeepsTheCertificateWithItsOwnRBACOnly(t *testing.T) {
 		if err := admin.Update(bounded(t), vwc); err != nil {
 			t.Fatal(err)
 		}
+		mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		if err := admin.Get(bounded(t), client.ObjectKey{Name: mutatingName}, mwc); err != nil {
+			t.Fatal(err)
+		}
+		mwc.Webhooks[0].ClientConfig.CABundle = nil
+		if err := admin.Update(bounded(t), mwc); err != nil {
+			t.Fatal(err)
+		}
 		if err := r.Check(bounded(t)); err != nil {
 			t.Fatal(err)
 		}
-		if b, _ := caBundles(t); !bytes.Equal(b[0], data[KeyCACert]) {
-			t.Error("the caBundle was not restored")
+		b, _ := caBundles(t)
+		for i := range b {
+			if !bytes.Equal(b[i], data[KeyCACert]) {
+				t.Errorf("webhook %d's caBundle was not restored", i)
+			}
 		}
 	})
 

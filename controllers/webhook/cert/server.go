@@ -22,6 +22,9 @@ type Options struct {
 	// ValidatingWebhookConfiguration that gets the CA.
 	Secret, Service types.NamespacedName
 	Configuration   string
+	// MutatingConfiguration is the MutatingWebhookConfiguration that gets
+	// the CA too; empty: none.
+	MutatingConfiguration string
 }
 
 // DNSNames are the names the API server may call the Service by.
@@ -38,7 +41,7 @@ func AddServer(mgr manager.Manager, o Options, register func(webhook.Server)) er
 	opts := webhook.Options{Port: o.Port, CertDir: o.CertDir}
 	if o.CertDir == "" {
 		rot := &Rotator{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Secret: o.Secret,
-			WebhookConfiguration: o.Configuration, DNSNames: o.DNSNames(), Clock: clock.RealClock{}}
+			WebhookConfiguration: o.Configuration, MutatingWebhookConfiguration: o.MutatingConfiguration, DNSNames: o.DNSNames(), Clock: clock.RealClock{}}
 		if err := mgr.Add(rot); err != nil {
 			return err
 		}

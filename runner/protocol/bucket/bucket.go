@@ -22,9 +22,14 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -60,10 +65,15 @@ func ParseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Bucket is an open results bucket.
+// Bucket is an open results bucket, or one run's part of it (Scope).
 type Bucket struct {
 	b   *blob.Bucket
 	url string
+	// scope, when set, is the only prefix (RunPrefix) whose keys Write,
+	// NewReader and DeletePrefix take.
+	scope string
+	// dir is a file:// bucket's directory; "" for gs://.
+	dir string
 }
 
 // Open opens the results bucket at rawURL (ParseURL's). A directory is
@@ -90,7 +100,11 @@ func Open(ctx context.Context, rawURL string) (*Bucket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening results bucket %s: %w", rawURL, err)
 	}
-	return &Bucket{b: b, url: u.String()}, nil
+	bk := &Bucket{b: b, url: u.String()}
+	if u.Scheme == SchemeFile {
+		bk.dir = path.Clean(u.Path)
+	}
+	return bk, nil
 }
 
 // openGCS opens Cloud Storage bucket name with the environment's
@@ -135,6 +149,109 @@ func ReportKey(namespace, name, uid string) string {
 	return RunPrefix(namespace, name, uid) + "report"
 }
 
+// ErrOutsideScope is the error of a key outside the bucket's scope
+// (another run's). Write and NewReader return it, or a key that is not
+// clean (one that climbs out with "..", or starts at the root), as an
+// *ObjectError: nothing was read or written.
+var ErrOutsideScope = errors.New("is outside the run's prefix")
+
+// runPrefixSegment is one segment of a RunPrefix: a namespace or run name
+// (a DNS label) or an object UID.
+var runPrefixSegment = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// Scope is b restricted to one run's objects: prefix must be a RunPrefix
+// (namespace/name/uid/), and every key the result takes must be a clean
+// key under it. The runner scopes its bucket to its run, and the manager
+// scopes every read, write and deletion of a run's objects to that run, so
+// that a key that came from a ConfigMap (which anyone who may edit
+// ConfigMaps in the namespace may have edited) can never reach another
+// run's objects. The scoped bucket shares b's store: close b, not it.
+func (b *Bucket) Scope(prefix string) (*Bucket, error) {
+	segs := strings.Split(strings.TrimSuffix(prefix, "/"), "/")
+	if !strings.HasSuffix(prefix, "/") || len(segs) != 3 {
+		return nil, fmt.Errorf("results bucket scope %.80q: want namespace/name/uid/", prefix)
+	}
+	for _, seg := range segs {
+		if len(seg) > 63 || !runPrefixSegment.MatchString(seg) {
+			return nil, fmt.Errorf("results bucket scope %.80q: segment %.80q is not a namespace, name or UID", prefix, seg)
+		}
+	}
+	return &Bucket{b: b.b, url: b.url, scope: prefix, dir: b.dir}, nil
+}
+
+// ScopeDir is the directory of a scoped file:// bucket's run, relative to
+// the bucket's directory (namespace/name/uid): what a runner pod mounts,
+// and nothing above it. "" for gs:// or an unscoped bucket.
+func (b *Bucket) ScopeDir() string {
+	if b.dir == "" {
+		return ""
+	}
+	return strings.TrimSuffix(b.scope, "/")
+}
+
+// PrepareScopeDir makes a scoped file:// bucket's run directory
+// (ScopeDir), mode 0700 and owned by uid:gid, the runner pods' user: they
+// mount only it, so the store itself keeps them from every other run's
+// objects, and they can write in it although they do not run as root.
+// A process running as root gives the directory to uid:gid; any other
+// must be uid:gid itself (the manager and the runners share one uid). It
+// does nothing for gs://, whose access is IAM's (docs/result-format.md).
+func (b *Bucket) PrepareScopeDir(uid, gid int) error {
+	if b.dir == "" {
+		return nil
+	}
+	if b.scope == "" {
+		return errors.New("preparing a run's directory needs a bucket scoped to the run")
+	}
+	d := filepath.Join(b.dir, filepath.FromSlash(b.ScopeDir()))
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return fmt.Errorf("making the run's results directory: %w", err)
+	}
+	switch euid := os.Geteuid(); {
+	case euid == 0:
+		if err := os.Chown(d, uid, gid); err != nil {
+			return fmt.Errorf("giving the run's results directory %s to uid %d: %w", d, uid, err)
+		}
+	case euid != uid:
+		return fmt.Errorf("the run's results directory %s belongs to uid %d, not to the runners' uid %d: run the manager as uid %d (the manifests do)", d, euid, uid, uid)
+	}
+	return os.Chmod(d, 0o700)
+}
+
+// CheckWritable says whether a file:// bucket's directory takes new
+// entries: a directory the kubelet created for a hostPath volume belongs
+// to root, and a manager that is not root could then prepare no run.
+// Nothing for gs://.
+func (b *Bucket) CheckWritable() error {
+	if b.dir == "" {
+		return nil
+	}
+	f, err := os.CreateTemp(b.dir, ".spanbench-writable-*")
+	if err != nil {
+		return fmt.Errorf("results bucket directory %s is not writable by uid %d (create it owned by the manager's and the runners' uid, 65532 in the manifests): %w", b.dir, os.Geteuid(), err)
+	}
+	_ = f.Close()
+	return os.Remove(f.Name())
+}
+
+// checkKey refuses a key that is not clean (empty, too long, absolute,
+// with an empty, "." or ".." segment, a backslash or a control
+// character) or, in a scoped bucket, not under the scope.
+func (b *Bucket) checkKey(key string) error {
+	bad := key == "" || len(key) > maxKeyBytes || strings.HasPrefix(key, "/") || !utf8.ValidString(key) ||
+		strings.ContainsFunc(key, func(r rune) bool { return r == '\\' || unicode.IsControl(r) })
+	for _, seg := range strings.Split(key, "/") {
+		bad = bad || seg == "" || seg == "." || seg == ".."
+	}
+	switch {
+	case bad:
+		return errors.New("is not a clean object key (no empty, '.' or '..' segment, no leading '/', no backslash or control character)")
+	case b.scope != "" && !strings.HasPrefix(key, b.scope):
+		return fmt.Errorf("%w %s", ErrOutsideScope, b.scope)
+	}
+	return nil
+}
+
 // ObjectError says object Key is missing or is not the one its pointer
 // describes: the result's fault, not the store's, and final.
 type ObjectError struct {
@@ -159,6 +276,9 @@ func (e *TooLargeError) Error() string {
 // acknowledged it. More than max bytes is a *TooLargeError and no object.
 // It returns the object's Pointer, for the ConfigMap that signals it.
 func (b *Bucket) Write(ctx context.Context, key string, max int64, write func(io.Writer) error) (Pointer, error) {
+	if err := b.checkKey(key); err != nil {
+		return Pointer{}, &ObjectError{Key: key, Err: err}
+	}
 	// Cancelling the writer's context before Close aborts the write: no
 	// partial object.
 	wctx, cancel := context.WithCancel(ctx)
@@ -201,6 +321,9 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 // the pointer records. Problems of the object (missing, another length or
 // digest) are *ObjectError; others are the store's, which a retry may fix.
 func (b *Bucket) NewReader(ctx context.Context, p Pointer) (io.ReadCloser, error) {
+	if err := b.checkKey(p.Key); err != nil {
+		return nil, &ObjectError{Key: p.Key, Err: err}
+	}
 	r, err := b.b.NewReader(ctx, p.Key, nil)
 	switch {
 	case gcerrors.Code(err) == gcerrors.NotFound:
@@ -249,6 +372,9 @@ func (v *verifyingReader) Close() error { return v.r.Close() }
 // not an error. One listing, then one call per object found: nothing
 // when there is nothing to delete.
 func (b *Bucket) DeletePrefix(ctx context.Context, prefix string, except ...string) (int, error) {
+	if b.scope != "" && !strings.HasPrefix(prefix, b.scope) {
+		return 0, fmt.Errorf("deleting objects under %.80q: %w %s", prefix, ErrOutsideScope, b.scope)
+	}
 	it := b.b.List(&blob.ListOptions{Prefix: prefix})
 	n := 0
 	for {
