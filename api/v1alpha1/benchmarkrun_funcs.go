@@ -291,7 +291,7 @@ func (r *BenchmarkRun) Validate() field.ErrorList {
 func (s *BenchmarkRunSpec) Validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, s.Target.Validate(path.Child("target"))...)
-	errs = append(errs, s.Workload.ValidateIn(path.Child("workload"), s.Target.Dialect)...)
+	errs = append(errs, s.Workload.Validate(path.Child("workload"))...)
 	errs = append(errs, s.Runners.validate(path.Child("runners"))...)
 	errs = append(errs, s.validateStreamRunners(path.Child("workload", "streams"))...)
 	errs = append(errs, s.Deadlines.validate(path.Child("deadlines"))...)

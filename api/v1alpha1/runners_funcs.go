@@ -25,7 +25,7 @@ const (
 
 func (rs *RunnersSpec) validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, inRange(path.Child("replicas"), rs.Replicas, 1, maxRunnerReplicas)...)
+	errs = append(errs, InRange(path.Child("replicas"), rs.Replicas, 1, maxRunnerReplicas)...)
 	errs = append(errs, syntax(path.Child("image"), rs.Image, maxImageLength, imagePattern)...)
 	errs = append(errs, syntax(path.Child("serviceAccountName"), rs.ServiceAccountName, maxDNSSubdomainLength, dnsSubdomainPattern)...)
 	errs = append(errs, syntax(path.Child("region"), rs.Region, maxLabelValueLength, labelValuePattern)...)
@@ -60,10 +60,10 @@ func (t *Toleration) validate(path *field.Path) field.ErrorList {
 	if t.Key != "" && !validLabelKey(t.Key) {
 		errs = append(errs, field.Invalid(path.Child("key"), truncated(t.Key), "must be a label key: an optional DNS-subdomain prefix (at most 253 characters) and '/', then at most 63 letters, digits, '-', '_' and '.'"))
 	}
-	errs = append(errs, oneOf(path.Child("operator"), t.Operator, "Exists", "Equal")...)
+	errs = append(errs, OneOf(path.Child("operator"), t.Operator, "Exists", "Equal")...)
 	errs = append(errs, syntax(path.Child("value"), t.Value, maxLabelValueLength, labelValuePattern)...)
-	errs = append(errs, oneOf(path.Child("effect"), t.Effect, "NoSchedule", "PreferNoSchedule", "NoExecute")...)
-	errs = append(errs, inRange(path.Child("tolerationSeconds"), t.TolerationSeconds, 0, maxTolerationSeconds)...)
+	errs = append(errs, OneOf(path.Child("effect"), t.Effect, "NoSchedule", "PreferNoSchedule", "NoExecute")...)
+	errs = append(errs, InRange(path.Child("tolerationSeconds"), t.TolerationSeconds, 0, maxTolerationSeconds)...)
 	if t.Key == "" && t.Operator != "Exists" {
 		errs = append(errs, field.Invalid(path, "", "a toleration without a key must use operator Exists"))
 	}
@@ -114,7 +114,7 @@ func quantity(path *field.Path, q *intstr.IntOrString, re interface{ MatchString
 	case q.Type == intstr.Int && q.IntVal == OutOfRangeQuantity:
 		return field.ErrorList{field.Invalid(path, "", fmt.Sprintf("an integer quantity must be between 0 and %d; write larger amounts with a suffix, such as 4Gi", maxInt))}
 	case q.Type == intstr.Int:
-		return inRange(path, ptrTo(int64(q.IntVal)), 0, maxInt)
+		return InRange(path, ptrTo(int64(q.IntVal)), 0, maxInt)
 	case !re.MatchString(q.StrVal):
 		return field.ErrorList{field.Invalid(path, truncated(q.StrVal), "must be a short decimal quantity such as 500m, 2, 512Mi or 1.5Gi (no exponent, no sign, at most 3 decimals)")}
 	}

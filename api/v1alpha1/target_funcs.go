@@ -49,7 +49,7 @@ func (t *TargetSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, name(path.Child("project"), t.Project, 6, 30, projectPattern)...)
 	errs = append(errs, t.Instance.validate(path.Child("instance"))...)
 	errs = append(errs, name(path.Child("database"), t.Database, 2, 30, databasePattern)...)
-	errs = append(errs, oneOf(path.Child("dialect"), t.Dialect, DialectGoogleSQL, DialectPostgreSQL)...)
+	errs = append(errs, OneOf(path.Child("dialect"), t.Dialect, DialectGoogleSQL, DialectPostgreSQL)...)
 	errs = append(errs, syntax(path.Child("emulatorHost"), t.EmulatorHost, 253, emulatorHostPattern)...)
 	if c := t.Credentials; c != nil {
 		p := path.Child("credentials")
@@ -81,7 +81,7 @@ func (sp *SplitPointsSpec) validate(path *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("keys").Index(i), k, "must be 1 to 256 characters"))
 		}
 	}
-	errs = append(errs, inRange(path.Child("count"), sp.Count, 1, MaxSplitPoints)...)
+	errs = append(errs, InRange(path.Child("count"), sp.Count, 1, MaxSplitPoints)...)
 	return errs
 }
 
@@ -105,11 +105,11 @@ func (e Edition) APIName() string {
 func (in *InstanceSpec) validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, name(path.Child("name"), in.Name, 2, 64, instancePattern)...)
-	errs = append(errs, oneOf(path.Child("mode"), in.Mode, InstanceExisting, InstanceEphemeral)...)
+	errs = append(errs, OneOf(path.Child("mode"), in.Mode, InstanceExisting, InstanceEphemeral)...)
 	errs = append(errs, syntax(path.Child("config"), in.Config, maxInstanceConfigLength, instanceConfigPattern)...)
-	errs = append(errs, inRange(path.Child("nodes"), in.Nodes, 1, 1000)...)
-	errs = append(errs, inRange(path.Child("processingUnits"), in.ProcessingUnits, 100, 1_000_000)...)
-	errs = append(errs, oneOf(path.Child("edition"), in.Edition, EditionStandard, EditionEnterprise, EditionEnterprisePlus)...)
+	errs = append(errs, InRange(path.Child("nodes"), in.Nodes, 1, 1000)...)
+	errs = append(errs, InRange(path.Child("processingUnits"), in.ProcessingUnits, 100, 1_000_000)...)
+	errs = append(errs, OneOf(path.Child("edition"), in.Edition, EditionStandard, EditionEnterprise, EditionEnterprisePlus)...)
 	if in.Nodes != nil && in.ProcessingUnits != nil {
 		errs = append(errs, field.Forbidden(path.Child("processingUnits"), "set nodes or processingUnits, not both"))
 	}

@@ -106,8 +106,8 @@ func (w *WorkloadSpec) validateTPCC(path *field.Path) field.ErrorList {
 	}
 	var errs field.ErrorList
 	if t := w.TPCC; t != nil {
-		errs = append(errs, inRange(path.Child("tpcc", "warehouses"), t.Warehouses, 1, MaxTPCCWarehouses)...)
-		errs = append(errs, oneOf(path.Child("tpcc", "population"), t.Population, TPCCFull, TPCCTest)...)
+		errs = append(errs, InRange(path.Child("tpcc", "warehouses"), t.Warehouses, 1, MaxTPCCWarehouses)...)
+		errs = append(errs, OneOf(path.Child("tpcc", "population"), t.Population, TPCCFull, TPCCTest)...)
 	}
 	if r := w.Dataset.Rows; r != nil && *r != w.TPCC.Scale().Units() {
 		errs = append(errs, field.Invalid(path.Child("dataset", "rows"), *r, fmt.Sprintf("TPCC's load units follow from tpcc.warehouses and tpcc.population (%d here); leave rows out", w.TPCC.Scale().Units())))

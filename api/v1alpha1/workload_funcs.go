@@ -256,21 +256,16 @@ func SaturatingSum(ds ...time.Duration) time.Duration {
 // do (config/crd/bases), so that the CLI refuses bad input before anything
 // starts, naming the field. It accepts a spec before or after Resolved. The
 // one thing it cannot check is the text of a duration: a malformed one never
-// decodes into a metav1.Duration. A Custom workload's DDL and SQL are read
-// as GoogleSQL; ValidateIn reads them in a database's dialect.
+// decodes into a metav1.Duration. A Custom workload's DDL and SQL need a SQL
+// parser, which the API package does not link: spanner/customcheck's
+// Workload adds those checks, in a database's dialect.
 func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
-	return w.ValidateIn(path, DialectGoogleSQL)
-}
-
-// ValidateIn is Validate for a workload against a database of dialect d
-// ("" is GoogleSQL), in which a Custom workload's DDL and SQL are written.
-func (w *WorkloadSpec) ValidateIn(path *field.Path, d Dialect) field.ErrorList {
 	var errs field.ErrorList
 	if _, ok := workloadOps[w.Type]; !ok {
 		errs = append(errs, field.NotSupported(path.Child("type"), w.Type, []WorkloadType{WorkloadYCSB, WorkloadTweet, WorkloadTPCC, WorkloadCustom}))
 	}
 	errs = append(errs, w.validateTPCC(path)...)
-	errs = append(errs, w.validateCustom(path, d)...)
+	errs = append(errs, w.ValidateCustomShape(path)...)
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
 	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)
@@ -329,11 +324,11 @@ func (t WorkloadType) defaultBatchRows() int32 {
 
 func (d *DatasetSpec) validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, inRange(path.Child("rows"), d.Rows, 0, 10_000_000_000)...)
-	errs = append(errs, inRange(path.Child("fieldBytes"), d.FieldBytes, 1, 1<<20)...)
-	errs = append(errs, inRange(path.Child("batchRows"), d.BatchRows, 1, 10_000)...)
-	errs = append(errs, inRange(path.Child("loaders"), d.Loaders, 1, 256)...)
-	errs = append(errs, inRange(path.Child("loaderPods"), d.LoaderPods, 1, MaxLoaderPods)...)
+	errs = append(errs, InRange(path.Child("rows"), d.Rows, 0, 10_000_000_000)...)
+	errs = append(errs, InRange(path.Child("fieldBytes"), d.FieldBytes, 1, 1<<20)...)
+	errs = append(errs, InRange(path.Child("batchRows"), d.BatchRows, 1, 10_000)...)
+	errs = append(errs, InRange(path.Child("loaders"), d.Loaders, 1, 256)...)
+	errs = append(errs, InRange(path.Child("loaderPods"), d.LoaderPods, 1, MaxLoaderPods)...)
 	return errs
 }
 
@@ -378,8 +373,8 @@ func (o *OperationSpec) validate(path *field.Path, wt WorkloadType) field.ErrorL
 	if supported, ok := workloadOps[wt]; ok && !slices.Contains(supported, o.Type) {
 		errs = append(errs, field.NotSupported(path.Child("type"), o.Type, supported))
 	}
-	errs = append(errs, inRange(path.Child("weight"), &o.Weight, 1, 1_000_000)...)
-	errs = append(errs, inRange(path.Child("rows"), o.Rows, 1, 10_000)...)
+	errs = append(errs, InRange(path.Child("weight"), &o.Weight, 1, 1_000_000)...)
+	errs = append(errs, InRange(path.Child("rows"), o.Rows, 1, 10_000)...)
 	errs = append(errs, o.validateOptions(path)...)
 	return errs
 }
@@ -406,8 +401,8 @@ func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
 	if o.Commit != nil {
 		errs = append(errs, o.Commit.validate(path.Child("commit"), t)...)
 	}
-	errs = append(errs, oneOf(path.Child("keys"), o.Keys, KeysUniform, KeysZipfian, KeysLatest)...)
-	errs = append(errs, oneOf(path.Child("priority"), o.Priority, PriorityLow, PriorityMedium, PriorityHigh)...)
+	errs = append(errs, OneOf(path.Child("keys"), o.Keys, KeysUniform, KeysZipfian, KeysLatest)...)
+	errs = append(errs, OneOf(path.Child("priority"), o.Priority, PriorityLow, PriorityMedium, PriorityHigh)...)
 	return errs
 }
 
@@ -458,7 +453,7 @@ func (d *DirectedReadSpec) validate(path *field.Path, t OperationType) field.Err
 				errs = append(errs, field.Required(p, "a location, a type or both"))
 			}
 			errs = append(errs, syntax(p.Child("location"), r.Location, maxLocationLength, locationPattern)...)
-			errs = append(errs, oneOf(p.Child("type"), r.Type, ReplicaReadWrite, ReplicaReadOnly)...)
+			errs = append(errs, OneOf(p.Child("type"), r.Type, ReplicaReadWrite, ReplicaReadOnly)...)
 		}
 	}
 	return errs
@@ -485,9 +480,9 @@ func (l *LoadSpec) validate(path *field.Path) field.ErrorList {
 	if set != 1 {
 		errs = append(errs, field.Invalid(path, "", "set exactly one of rate, steps, ramp and concurrency"))
 	}
-	errs = append(errs, inRange(path.Child("rate"), l.Rate, 1, maxRate)...)
-	errs = append(errs, inRange(path.Child("concurrency"), l.Concurrency, 1, 10_000)...)
-	errs = append(errs, inRange(path.Child("maxInFlight"), l.MaxInFlight, 1, 100_000)...)
+	errs = append(errs, InRange(path.Child("rate"), l.Rate, 1, maxRate)...)
+	errs = append(errs, InRange(path.Child("concurrency"), l.Concurrency, 1, 10_000)...)
+	errs = append(errs, InRange(path.Child("maxInFlight"), l.MaxInFlight, 1, 100_000)...)
 	if l.Steps != nil && len(l.Steps) == 0 {
 		errs = append(errs, field.Required(path.Child("steps"), "at least one step, or no steps field"))
 	}
@@ -496,7 +491,7 @@ func (l *LoadSpec) validate(path *field.Path) field.ErrorList {
 	}
 	for i, s := range l.Steps {
 		p := path.Child("steps").Index(i)
-		errs = append(errs, inRange(p.Child("rate"), &s.Rate, 1, maxRate)...)
+		errs = append(errs, InRange(p.Child("rate"), &s.Rate, 1, maxRate)...)
 		errs = append(errs, bounded(p.Child("duration"), &s.Duration, MaxRunDuration)...)
 	}
 	if sum := l.stepsDuration(); l.Steps != nil && sum > MaxRunDuration {
@@ -504,11 +499,11 @@ func (l *LoadSpec) validate(path *field.Path) field.ErrorList {
 	}
 	if r := l.Ramp; r != nil {
 		p := path.Child("ramp")
-		errs = append(errs, inRange(p.Child("from"), &r.From, 1, maxRate)...)
-		errs = append(errs, inRange(p.Child("to"), &r.To, 1, maxRate)...)
+		errs = append(errs, InRange(p.Child("from"), &r.From, 1, maxRate)...)
+		errs = append(errs, InRange(p.Child("to"), &r.To, 1, maxRate)...)
 		errs = append(errs, bounded(p.Child("duration"), &r.Duration, MaxRunDuration)...)
 	}
-	errs = append(errs, oneOf(path.Child("arrivals"), l.Arrivals, ArrivalsUniform, ArrivalsPoisson)...)
+	errs = append(errs, OneOf(path.Child("arrivals"), l.Arrivals, ArrivalsUniform, ArrivalsPoisson)...)
 	if l.Concurrency != nil && l.Arrivals != "" {
 		errs = append(errs, field.Forbidden(path.Child("arrivals"), "applies only to open-loop loads (rate, steps, ramp), not to concurrency"))
 	}
@@ -651,8 +646,8 @@ func (wu *WarmUpSpec) validate(path *field.Path, run time.Duration) field.ErrorL
 		errs = append(errs, bounded(path.Child("duration"), wu.Duration, MaxRunDuration)...)
 		errs = append(errs, shorterThanRun(path.Child("duration"), wu.Duration, run)...)
 	case WarmUpAuto:
-		errs = append(errs, inRange(path.Child("window"), wu.Window, 2, 100)...)
-		errs = append(errs, inRange(path.Child("tolerancePercent"), wu.TolerancePercent, 1, 100)...)
+		errs = append(errs, InRange(path.Child("window"), wu.Window, 2, 100)...)
+		errs = append(errs, InRange(path.Child("tolerancePercent"), wu.TolerancePercent, 1, 100)...)
 		if wu.Max != nil {
 			errs = append(errs, bounded(path.Child("max"), wu.Max, MaxRunDuration)...)
 			errs = append(errs, shorterThanRun(path.Child("max"), wu.Max, run)...)
@@ -672,7 +667,8 @@ func shorterThanRun(path *field.Path, d *metav1.Duration, run time.Duration) fie
 	return nil
 }
 
-func inRange[T int32 | int64](path *field.Path, v *T, lo, hi T) field.ErrorList {
+// InRange checks an optional integer: unset, or within [lo, hi].
+func InRange[T int32 | int64](path *field.Path, v *T, lo, hi T) field.ErrorList {
 	if v == nil || (*v >= lo && *v <= hi) {
 		return nil
 	}
@@ -692,8 +688,8 @@ func formatHours(d time.Duration) string {
 	return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
 }
 
-// oneOf checks an optional enum: empty, or one of the values.
-func oneOf[T ~string](path *field.Path, v T, values ...T) field.ErrorList {
+// OneOf checks an optional enum: empty, or one of the values.
+func OneOf[T ~string](path *field.Path, v T, values ...T) field.ErrorList {
 	if v == "" || slices.Contains(values, v) {
 		return nil
 	}

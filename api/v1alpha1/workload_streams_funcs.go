@@ -112,7 +112,7 @@ func (s *StreamSpec) validate(path *field.Path, ops map[string]bool) field.Error
 	}
 	errs = append(errs, s.validateOperations(path.Child("operations"), ops)...)
 	errs = append(errs, s.Load.validate(path.Child("load"))...)
-	errs = append(errs, inRange(path.Child("iterations"), s.Iterations, 1, maxIterations)...)
+	errs = append(errs, InRange(path.Child("iterations"), s.Iterations, 1, maxIterations)...)
 	if s.Iterations != nil && s.Load.Concurrency == nil {
 		errs = append(errs, field.Invalid(path.Child("iterations"), *s.Iterations, "a batch stream runs a fixed number of iterations with load.concurrency workers; set load.concurrency"))
 	}
@@ -146,7 +146,7 @@ func (s *StreamSpec) validateOperations(path *field.Path, ops map[string]bool) f
 		if !ops[o.Name] {
 			errs = append(errs, field.NotFound(p.Child("name"), o.Name))
 		}
-		errs = append(errs, inRange(p.Child("weight"), &o.Weight, 1, 1_000_000)...)
+		errs = append(errs, InRange(p.Child("weight"), &o.Weight, 1, 1_000_000)...)
 	}
 	return errs
 }
@@ -165,7 +165,7 @@ func (s *StreamSpec) validateRunners(path *field.Path) field.ErrorList {
 			errs = append(errs, field.Duplicate(path.Index(i), r))
 		}
 		seen[r] = true
-		errs = append(errs, inRange(path.Index(i), &r, 0, maxRunnerIndex)...)
+		errs = append(errs, InRange(path.Index(i), &r, 0, maxRunnerIndex)...)
 	}
 	return errs
 }

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // MaxCells bounds a matrix's cells after zip and exclude: each cell runs
@@ -63,7 +64,7 @@ func (c *Cell) Labels() map[string]string {
 // BenchmarkRun's spec; an invalid cell is refused naming the axis and value
 // that make it so.
 func Cells(spec *v1alpha1.BenchmarkCampaignSpec) ([]Cell, error) {
-	if errs := spec.Template.Spec.Validate(field.NewPath("spec", "template", "spec")); len(errs) > 0 {
+	if errs := customcheck.Spec(field.NewPath("spec", "template", "spec"), &spec.Template.Spec); len(errs) > 0 {
 		return nil, &Error{Field: field.NewPath("spec", "template", "spec"),
 			err: fmt.Errorf("the template is not a valid run: %w", errs.ToAggregate())}
 	}
@@ -208,7 +209,7 @@ func buildCell(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices 
 	c := Cell{Name: cellName(m, choices), Choices: choices, Hash: hash(choices)}
 	s, err := applyChoices(tmpl, m, choices)
 	if err == nil {
-		if errs := s.Validate(field.NewPath("spec")); len(errs) > 0 {
+		if errs := customcheck.Spec(field.NewPath("spec"), &s); len(errs) > 0 {
 			err = errs.ToAggregate()
 		}
 	}
@@ -225,7 +226,7 @@ func blame(tmpl *v1alpha1.BenchmarkRunSpec, m *v1alpha1.MatrixSpec, choices []Ch
 	for _, ch := range choices {
 		s, err := applyChoices(tmpl, m, []Choice{ch})
 		if err == nil {
-			if errs := s.Validate(field.NewPath("spec")); len(errs) > 0 {
+			if errs := customcheck.Spec(field.NewPath("spec"), &s); len(errs) > 0 {
 				err = errs.ToAggregate()
 			}
 		}

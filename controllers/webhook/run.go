@@ -10,13 +10,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // RunPath is where the webhook server serves the BenchmarkRun check; the
 // ValidatingWebhookConfiguration names it, for Custom workloads only (a
 // matchCondition): the API server's schema and CEL rules cannot parse a
 // Custom workload's DDL and SQL, so this check runs the CLI's
-// BenchmarkRun.Validate, which does.
+// check (spanner/customcheck.Run: BenchmarkRun.Validate and the SQL checks),
+// which does.
 const RunPath = "/validate-bench-spanbench-io-v1alpha1-benchmarkrun"
 
 // RunValidator denies a BenchmarkRun that `spanbench run` would refuse.
@@ -52,9 +54,9 @@ func (RunValidator) ValidateDelete(context.Context, runtime.Object) (admission.W
 }
 
 // CheckRun returns the refusal the API server reports for a run
-// BenchmarkRun.Validate refuses, naming the fields at fault, or nil.
+// customcheck.Run refuses, naming the fields at fault, or nil.
 func CheckRun(r *v1alpha1.BenchmarkRun) error {
-	errs := r.Validate()
+	errs := customcheck.Run(r)
 	if len(errs) == 0 {
 		return nil
 	}

@@ -3,7 +3,8 @@
 // the API server's schema and CEL rules check a campaign's fields, but
 // cannot apply the matrix's kustomize paths and patches (nor see fields of
 // any JSON type), so this webhook runs the CLI's own checks —
-// BenchmarkCampaign.Validate, then plan.Expand, which the controller plans
+// customcheck.Campaign (BenchmarkCampaign.Validate and the SQL checks),
+// then plan.Expand, which the controller plans
 // with too — and denies a campaign with a cell that would be an invalid
 // run, naming the axis, the value and the run field. It also serves the
 // BenchmarkRun check of Custom workloads (run.go), whose DDL and SQL the
@@ -25,6 +26,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/campaign/tenancy"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // Path is where the webhook server serves the check; the
@@ -97,12 +99,12 @@ func (CampaignValidator) ValidateDelete(context.Context, runtime.Object) (admiss
 	return nil, nil
 }
 
-// Check validates c as the CLI does — BenchmarkCampaign.Validate (which
+// Check validates c as the CLI does — customcheck.Campaign (which
 // the schema and CEL already enforced, except the rules CEL cannot see),
 // then plan.Expand — and returns the refusal the API server reports, an
 // Invalid status naming the campaign fields at fault, or nil.
 func Check(c *v1alpha1.BenchmarkCampaign) error {
-	errs := c.Validate()
+	errs := customcheck.Campaign(c)
 	if len(errs) == 0 {
 		if _, _, err := plan.Expand(&c.Spec); err != nil {
 			fe := field.Invalid(field.NewPath("spec"), nil, err.Error())

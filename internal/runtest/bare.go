@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // BareBuilder is a fluent builder of BenchmarkRuns for the tests of the
@@ -66,7 +67,7 @@ func (b *BareBuilder) Deadlines(runnersReady, load, overrun time.Duration) *Bare
 
 // Obj sets the run's obj.
 func (b *BareBuilder) Obj() *v1alpha1.BenchmarkRun {
-	if errs := b.run.Validate(); len(errs) > 0 {
+	if errs := customcheck.Run(b.run); len(errs) > 0 {
 		panic("test run is invalid: " + errs.ToAggregate().Error())
 	}
 	return b.run

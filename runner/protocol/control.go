@@ -12,6 +12,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // Control is what the controller tells every loader and runner of a run,
@@ -96,7 +97,7 @@ func (c *Control) validate() field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("Shards"), c.Shards, "must be at least 1"))
 	}
 	errs = append(errs, c.Target.Validate(field.NewPath("Target"))...)
-	errs = append(errs, c.Workload.ValidateIn(field.NewPath("Workload"), c.Target.Dialect)...)
+	errs = append(errs, customcheck.Workload(field.NewPath("Workload"), &c.Workload, c.Target.Dialect)...)
 	return append(errs, c.validateLoadTables(field.NewPath("LoadTables"))...)
 }
 

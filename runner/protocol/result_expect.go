@@ -11,6 +11,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // Limits the controller and the CLI hold every shard result to, besides
@@ -72,7 +73,7 @@ func FileExpectation(d *result.Document) (result.Expect, error) {
 	if err != nil {
 		return result.Expect{}, fmt.Errorf("the result's spec is not a workload spec: %w", err)
 	}
-	if errs := w.ValidateIn(field.NewPath("spec"), v1alpha1.Dialect(d.Target.Dialect)); len(errs) > 0 {
+	if errs := customcheck.Workload(field.NewPath("spec"), &w, v1alpha1.Dialect(d.Target.Dialect)); len(errs) > 0 {
 		return result.Expect{}, fmt.Errorf("the result's spec is not valid: %w", errs.ToAggregate())
 	}
 	if len(d.Shards) == 0 || d.Shards[0].Count < 1 || d.Shards[0].Count > result.MaxShards {

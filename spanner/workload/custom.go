@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 	"github.com/spanbench/spanbench/spanner/ddl"
 )
 
@@ -56,11 +57,11 @@ func newCustomSchema(spec *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) (*customSc
 	// webhook is installed; the engine checks again rather than trust it,
 	// so that a run admitted without it fails with the validator's errors,
 	// never a panic.
-	if errs := spec.ValidateIn(field.NewPath("workload"), d); len(errs) > 0 {
+	if errs := customcheck.Workload(field.NewPath("workload"), spec, d); len(errs) > 0 {
 		return nil, fmt.Errorf("invalid Custom workload: %w", errs.ToAggregate())
 	}
 	c := spec.Custom
-	schema, err := c.Schema(d)
+	schema, err := customcheck.Schema(c, d)
 	if err != nil {
 		return nil, fmt.Errorf("custom.ddl: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/sessiontest"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -135,7 +136,7 @@ func TestPostgreSQLQuotedMixedCaseNamesLoadAndRun(t *testing.T) {
 	spec.Duration = &metav1.Duration{Duration: time.Second}
 	spec.Interval = &metav1.Duration{Duration: time.Second} // a run holds at least one interval
 	spec = spec.Resolved()
-	if errs := spec.ValidateIn(field.NewPath("workload"), v1alpha1.DialectPostgreSQL); len(errs) > 0 {
+	if errs := customcheck.Workload(field.NewPath("workload"), &spec, v1alpha1.DialectPostgreSQL); len(errs) > 0 {
 		t.Fatalf("the test's workload is invalid: %v", errs)
 	}
 	s := sessiontest.StartDialect(t, &spec, v1alpha1.DialectPostgreSQL)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/internal/sessiontest"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -167,7 +168,7 @@ func customPGSpec(t *testing.T) *v1alpha1.WorkloadSpec {
 	w.Duration = &metav1.Duration{Duration: time.Second}
 	w.Interval = &metav1.Duration{Duration: time.Second} // a run holds at least one interval
 	w = w.Resolved()
-	if errs := w.ValidateIn(field.NewPath("workload"), v1alpha1.DialectPostgreSQL); len(errs) > 0 {
+	if errs := customcheck.Workload(field.NewPath("workload"), &w, v1alpha1.DialectPostgreSQL); len(errs) > 0 {
 		t.Fatalf("the test's workload is invalid: %v", errs)
 	}
 	return &w

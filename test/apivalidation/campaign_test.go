@@ -18,6 +18,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
 	climanifest "github.com/spanbench/spanbench/cmd/spanbench/manifest"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // goodCampaigns are BenchmarkCampaigns the API server must accept and
@@ -368,7 +369,7 @@ func goValidateCampaign(js []byte) (errs field.ErrorList, decodeErr error) {
 	if len(strictErrs) > 0 {
 		return nil, errors.Join(strictErrs...)
 	}
-	return c.Validate(), nil
+	return customcheck.Campaign(&c), nil
 }
 
 // TestCampaignStatusRoundTripsAndPrints: a status the controller will

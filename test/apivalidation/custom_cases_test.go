@@ -1,7 +1,7 @@
 package apivalidation
 
 // customRuns are bad Custom workloads: most need the DDL and SQL parsed,
-// which only the BenchmarkRun webhook (BenchmarkRun.Validate, as
+// which only the BenchmarkRun webhook (customcheck.Run, as
 // `spanbench run`) can do; the rest are CEL rules. Each names the field
 // and, for a statement, the statement.
 var customRuns = []badRun{

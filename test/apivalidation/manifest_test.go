@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // manifest reads testdata/<file> and applies a YAML merge patch (RFC 7386:
@@ -113,7 +114,7 @@ func goValidate(js []byte) (errs field.ErrorList, decodeErr error) {
 		return nil, errors.Join(strictErrs...)
 	}
 	run.Spec.Workload = run.Spec.Workload.Resolved()
-	return run.Validate(), nil
+	return customcheck.Run(&run), nil
 }
 
 // statusMessage is the message of an API error's Status, or err's text.

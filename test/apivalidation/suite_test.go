@@ -2,8 +2,8 @@
 // on a real kube-apiserver (envtest), with the manager's campaign admission
 // webhook served in-process: manifests that are wrong are refused at
 // admission with a message that names the field, good ones are stored as
-// sent, and the Go validation the CLI uses (BenchmarkRun.Validate,
-// BenchmarkCampaign.Validate and plan.Expand) agrees with the server on
+// sent, and the Go validation the CLI uses (customcheck.Run and .Campaign,
+// and plan.Expand) agrees with the server on
 // every case.
 //
 // Run with: KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh) go test ./test/apivalidation/

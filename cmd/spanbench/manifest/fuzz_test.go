@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // FuzzParse feeds `spanbench run`'s decoder and validator arbitrary files.
@@ -50,7 +51,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		w := r.Workload
-		if errs := w.Validate(nil); len(errs) > 0 {
+		if errs := customcheck.Workload(nil, &w, v1alpha1.DialectGoogleSQL); len(errs) > 0 {
 			t.Fatalf("an accepted workload does not validate again: %v", errs)
 		}
 		if d := w.TotalDuration(); d <= 0 || d > v1alpha1.MaxRunDuration {

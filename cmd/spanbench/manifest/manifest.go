@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
 // Run is what a file asks to run.
@@ -115,7 +116,7 @@ func parseWorkload(js []byte, name string) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{Name: sanitize(name), Workload: w.Resolved()}
-	if errs := r.Workload.Validate(nil); len(errs) > 0 {
+	if errs := customcheck.Workload(nil, &r.Workload, v1alpha1.DialectGoogleSQL); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	return r, nil
@@ -130,7 +131,7 @@ func parseBenchmarkRun(js []byte) (*Run, error) {
 		return nil, field.Required(field.NewPath("metadata", "name"), "a BenchmarkRun needs a name")
 	}
 	br.Spec.Workload = br.Spec.Workload.Resolved()
-	if errs := br.Validate(); len(errs) > 0 {
+	if errs := customcheck.Run(&br); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	return &Run{Name: br.Name, Target: &br.Spec.Target, Workload: br.Spec.Workload}, nil
@@ -234,7 +235,7 @@ func ParseCampaign(data []byte) (*v1alpha1.BenchmarkCampaign, error) {
 	if err := strict(js, &c); err != nil {
 		return nil, err
 	}
-	if errs := c.Validate(); len(errs) > 0 {
+	if errs := customcheck.Campaign(&c); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	return &c, nil

@@ -1,4 +1,4 @@
-package v1alpha1
+package customcheck
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/spanner/ddl"
 )
 
@@ -17,15 +18,15 @@ var pgParamName = regexp.MustCompile(`^p[1-9][0-9]*$`)
 
 // validate checks a Custom operation's body against the schema. The shape
 // (which body for which type) was checked before.
-func (c *CustomOperationSpec) validate(path *field.Path, t OperationType, s *ddl.Schema) field.ErrorList {
+func operation(path *field.Path, c *v1alpha1.CustomOperationSpec, t v1alpha1.OperationType, s *ddl.Schema) field.ErrorList {
 	switch t {
-	case OpQuery, OpDML:
-		return validateStatement(path, c.SQL, c.Params, t == OpDML, s, nil)
-	case OpReadRows:
-		return c.Read.validate(path.Child("read"), s)
-	case OpMutation:
-		return c.Mutation.validate(path.Child("mutation"), s)
-	case OpTransaction:
+	case v1alpha1.OpQuery, v1alpha1.OpDML:
+		return validateStatement(path, c.SQL, c.Params, t == v1alpha1.OpDML, s, nil)
+	case v1alpha1.OpReadRows:
+		return read(path.Child("read"), c.Read, s)
+	case v1alpha1.OpMutation:
+		return mutation(path.Child("mutation"), c.Mutation, s)
+	case v1alpha1.OpTransaction:
 		return validateSteps(path.Child("steps"), c.Steps, s)
 	}
 	return nil
@@ -34,10 +35,10 @@ func (c *CustomOperationSpec) validate(path *field.Path, t OperationType, s *ddl
 // validateStatement parses sql, checks that it is a query or DML as
 // wanted (dml nil: either), and that params bind every parameter and no
 // other. earlier are the names of the transaction steps before this one.
-func validateStatement(path *field.Path, sql string, params []ParamBinding, dml bool, s *ddl.Schema, earlier []string) field.ErrorList {
+func validateStatement(path *field.Path, sql string, params []v1alpha1.ParamBinding, dml bool, s *ddl.Schema, earlier []string) field.ErrorList {
 	p := path.Child("sql")
-	if len(sql) > MaxStatementLength {
-		return field.ErrorList{field.TooLong(p, shown(sql), MaxStatementLength)}
+	if len(sql) > v1alpha1.MaxStatementLength {
+		return field.ErrorList{field.TooLong(p, shown(sql), v1alpha1.MaxStatementLength)}
 	}
 	st, err := s.Statement(sql)
 	if err != nil {
@@ -48,8 +49,8 @@ func validateStatement(path *field.Path, sql string, params []ParamBinding, dml 
 		return field.ErrorList{field.Invalid(p, shown(sql), want[dml])}
 	}
 	var errs field.ErrorList
-	if len(params) > MaxParams {
-		errs = append(errs, field.TooMany(path.Child("params"), len(params), MaxParams))
+	if len(params) > v1alpha1.MaxParams {
+		errs = append(errs, field.TooMany(path.Child("params"), len(params), v1alpha1.MaxParams))
 	}
 	bound := map[string]bool{}
 	for i := range params {
@@ -67,7 +68,7 @@ func validateStatement(path *field.Path, sql string, params []ParamBinding, dml 
 			errs = append(errs, field.Invalid(bp.Child("name"), b.Name, fmt.Sprintf("the statement has no parameter %s: %s", s.ParamText(b.Name), shown(sql))))
 			continue
 		}
-		errs = append(errs, b.validate(bp, st.ParamColumns[b.Name], s, earlier)...)
+		errs = append(errs, binding(bp, b, st.ParamColumns[b.Name], s, earlier)...)
 	}
 	for _, name := range st.Params {
 		if !bound[name] {
@@ -79,7 +80,7 @@ func validateStatement(path *field.Path, sql string, params []ParamBinding, dml 
 
 // validate checks one binding: exactly one source, which fits the
 // parameter's column when the statement gives it one.
-func (b *ParamBinding) validate(path *field.Path, col *ddl.Column, s *ddl.Schema, earlier []string) field.ErrorList {
+func binding(path *field.Path, b *v1alpha1.ParamBinding, col *ddl.Column, s *ddl.Schema, earlier []string) field.ErrorList {
 	set := 0
 	for _, isSet := range []bool{b.Generator != nil, b.Key != nil, b.From != ""} {
 		if isSet {
@@ -90,9 +91,9 @@ func (b *ParamBinding) validate(path *field.Path, col *ddl.Column, s *ddl.Schema
 	case set != 1:
 		return field.ErrorList{field.Invalid(path, "", "set exactly one of generator, key and from")}
 	case b.Generator != nil:
-		return b.Generator.validate(path.Child("generator"), col, s)
+		return generator(path.Child("generator"), b.Generator, col, s)
 	case b.Key != nil:
-		if errs := b.Key.validateKey(path.Child("key"), s); len(errs) > 0 {
+		if errs := key(path.Child("key"), b.Key, s); len(errs) > 0 {
 			return errs
 		}
 		if k := s.Table(b.Key.Table).Column(b.Key.Column); col != nil && k.Type != col.Type {
@@ -112,10 +113,10 @@ func (b *ParamBinding) validate(path *field.Path, col *ddl.Column, s *ddl.Schema
 
 // validateSteps checks a Transaction's steps: unique names, each statement
 // valid, from naming only earlier steps.
-func validateSteps(path *field.Path, steps []TransactionStep, s *ddl.Schema) field.ErrorList {
+func validateSteps(path *field.Path, steps []v1alpha1.TransactionStep, s *ddl.Schema) field.ErrorList {
 	var errs field.ErrorList
-	if len(steps) > MaxTransactionSteps {
-		errs = append(errs, field.TooMany(path, len(steps), MaxTransactionSteps))
+	if len(steps) > v1alpha1.MaxTransactionSteps {
+		errs = append(errs, field.TooMany(path, len(steps), v1alpha1.MaxTransactionSteps))
 	}
 	earlier := []string{}
 	for i := range steps {
@@ -130,7 +131,7 @@ func validateSteps(path *field.Path, steps []TransactionStep, s *ddl.Schema) fie
 	return errs
 }
 
-func (r *CustomReadSpec) validate(path *field.Path, s *ddl.Schema) field.ErrorList {
+func read(path *field.Path, r *v1alpha1.CustomReadSpec, s *ddl.Schema) field.ErrorList {
 	t := s.Table(r.Table)
 	if t == nil {
 		return field.ErrorList{field.NotFound(path.Child("table"), r.Table)}
@@ -147,12 +148,12 @@ func (r *CustomReadSpec) validate(path *field.Path, s *ddl.Schema) field.ErrorLi
 			errs = append(errs, field.Invalid(path.Child("columns").Index(i), c, fmt.Sprintf("is not a column of %s", t.Name)))
 		}
 	}
-	return append(errs, oneOf(path.Child("shape"), r.Shape, ReadKey, ReadKeyList, ReadRange)...)
+	return append(errs, v1alpha1.OneOf(path.Child("shape"), r.Shape, v1alpha1.ReadKey, v1alpha1.ReadKeyList, v1alpha1.ReadRange)...)
 }
 
-func (m *CustomMutationSpec) validate(path *field.Path, s *ddl.Schema) field.ErrorList {
+func mutation(path *field.Path, m *v1alpha1.CustomMutationSpec, s *ddl.Schema) field.ErrorList {
 	if s.Table(m.Table) == nil {
 		return field.ErrorList{field.NotFound(path.Child("table"), m.Table)}
 	}
-	return oneOf(path.Child("kind"), m.Kind, MutationInsert, MutationUpdate, MutationUpsert, MutationDelete)
+	return v1alpha1.OneOf(path.Child("kind"), m.Kind, v1alpha1.MutationInsert, v1alpha1.MutationUpdate, v1alpha1.MutationUpsert, v1alpha1.MutationDelete)
 }
