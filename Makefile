@@ -109,7 +109,8 @@ test-unit: test-deps verify lint envtest-assets emulator-check ## the suites tha
 # exceeded" when the time runs out mid-execution (golang/go#75804, fixed in
 # Go 1.27), which failed a clean-clone CI run with no crasher found.
 FUZZERS := ./runner/protocol:FuzzDecodeResult ./result:FuzzReadAndMerge ./result:FuzzMergePair \
-	./campaign/history:FuzzDecode ./cmd/spanbench/manifest:FuzzParse ./api/v1alpha1:FuzzDurationSyntaxIsGoGrammar
+	./campaign/history:FuzzDecode ./cmd/spanbench/manifest:FuzzParse ./api/v1alpha1:FuzzDurationSyntaxIsGoGrammar \
+	./spanner/pricing:FuzzParseCatalog
 FUZZTIME ?= 1m
 FUZZTIME_UNIT ?= 3000x
 
