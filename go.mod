@@ -4,8 +4,12 @@ go 1.26.8
 
 require (
 	cloud.google.com/go v0.123.0
+	cloud.google.com/go/auth v0.20.0
+	cloud.google.com/go/compute/metadata v0.9.0
+	cloud.google.com/go/iam v1.12.0
 	cloud.google.com/go/longrunning v1.2.0
 	cloud.google.com/go/monitoring v1.30.0
+	cloud.google.com/go/resourcemanager v1.18.0
 	cloud.google.com/go/spanner v1.96.1
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/chromedp/cdproto v0.159.0
@@ -45,10 +49,7 @@ require (
 
 require (
 	cel.dev/expr v0.25.2 // indirect
-	cloud.google.com/go/auth v0.20.0 // indirect
 	cloud.google.com/go/auth/oauth2adapt v0.2.8 // indirect
-	cloud.google.com/go/compute/metadata v0.9.0 // indirect
-	cloud.google.com/go/iam v1.12.0 // indirect
 	cloud.google.com/go/storage v1.56.0 // indirect
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
