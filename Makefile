@@ -108,7 +108,8 @@ test-unit: test-deps verify lint envtest-assets emulator-check ## the suites tha
 # exceeded" when the time runs out mid-execution (golang/go#75804, fixed in
 # Go 1.27), which failed a clean-clone CI run with no crasher found.
 FUZZERS := ./protocol:FuzzDecodeResult ./load/result:FuzzReadAndMerge ./load/result:FuzzMergePair \
-	./campaign/history:FuzzDecode ./cmd/spanbench/manifest:FuzzParse ./api/v1alpha1:FuzzDurationSyntaxIsGoGrammar
+	./campaign/history:FuzzDecode ./cmd/spanbench/manifest:FuzzParse ./api/v1alpha1:FuzzDurationSyntaxIsGoGrammar \
+	./result/capacity:FuzzParseCondition
 FUZZTIME ?= 1m
 FUZZTIME_UNIT ?= 3000x
 
