@@ -110,7 +110,8 @@ test-unit: test-deps verify lint envtest-assets emulator-check ## the suites tha
 # Go 1.27), which failed a clean-clone CI run with no crasher found.
 FUZZERS := ./runner/protocol:FuzzDecodeResult ./result:FuzzReadAndMerge ./result:FuzzMergePair \
 	./campaign/history:FuzzDecode ./cmd/spanbench/manifest:FuzzParse ./api/v1alpha1:FuzzDurationSyntaxIsGoGrammar \
-	./spanner/pricing:FuzzParseCatalog
+	./spanner/pricing:FuzzParseCatalog \
+	./result/capacity:FuzzParseCondition
 FUZZTIME ?= 1m
 FUZZTIME_UNIT ?= 3000x
 
