@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -80,6 +81,10 @@ type BenchmarkRunReconciler struct {
 	// of long results (protocol.LoadChunked). SetupWithManager defaults it
 	// to the manager's; without one the client reads them.
 	APIReader client.Reader
+
+	// phaseSeconds times reconciles by the run's phase
+	// (run_reconcile_metrics.go); SetupWithManager makes it.
+	phaseSeconds *prometheus.HistogramVec
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -103,9 +108,12 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	began := time.Now()
 	if !run.DeletionTimestamp.IsZero() {
+		defer r.observePhase(phaseDeleting, began)
 		return r.finalize(ctx, run)
 	}
+	defer r.observePhase(v1alpha1.DerivePhase(run.Status.Conditions), began)
 	before := run.DeepCopy()
 	outbox := &eventOutbox{}
 	res, err := r.reconcile(ctx, run, outbox)
@@ -159,6 +167,11 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(r.SpannerCalls); err != nil {
 		return err
 	}
+	phaseSeconds, err := newReconcilePhaseSeconds()
+	if err != nil {
+		return err
+	}
+	r.phaseSeconds = phaseSeconds
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.BenchmarkRun{}).
 		Owns(&batchv1.Job{}).
