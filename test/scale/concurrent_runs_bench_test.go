@@ -40,6 +40,7 @@ func Benchmark50ConcurrentRuns(b *testing.B) {
 		queueBefore := reconcileTimes(b, "workqueue_queue_duration_seconds", "name")
 		phasesBefore := reconcilePhases(b)
 		schedBefore := readRuntimeFigures()
+		serverBefore := scrapeAPIServer(b)
 		cpuBefore := processCPU(b)
 		resetPeakRSS(b)
 		heap := heappeak.Start()
@@ -57,6 +58,7 @@ func Benchmark50ConcurrentRuns(b *testing.B) {
 		queue := reconcileTimes(b, "workqueue_queue_duration_seconds", "name").since(queueBefore)
 		phases := reconcilePhases(b).since(phasesBefore)
 		sched := readRuntimeFigures().since(schedBefore)
+		server := scrapeAPIServer(b).since(serverBefore)
 		release := releaseDelays(b, c, ns)
 		u := f.stop()
 		b.ReportMetric(cpu.Seconds(), "manager-cpu-s")
@@ -79,7 +81,7 @@ func Benchmark50ConcurrentRuns(b *testing.B) {
 			queue.quantile(0.5)*1e3, queue.quantile(0.99)*1e3, over100ms, queue.count, queue.over(b, 1),
 			release[len(release)/2].Round(time.Millisecond), release[len(release)*9/10].Round(time.Millisecond), release[len(release)-1].Round(time.Millisecond), u.cpu.Seconds(), float64(u.maxRSS)/(1<<20))
 		// Printed, not logged: the benchmark's log is cut short.
-		fmt.Printf("reconcile time by phase:%s\nthe reconciler's API calls:%s\nthis process: %s\n", phases, calls, sched)
+		fmt.Printf("reconcile time by phase:%s\nthe reconciler's API calls:%s\nthis process: %s\nthe API server:%s\n", phases, calls, sched, server)
 	}
 }
 
