@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -173,12 +174,12 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.phaseSeconds = phaseSeconds
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.BenchmarkRun{}).
-		Owns(&batchv1.Job{}).
-		Owns(&corev1.ConfigMap{}).
-		Owns(&corev1.ServiceAccount{}).
-		Owns(&rbacv1.Role{}).
-		Owns(&rbacv1.RoleBinding{}).
+		For(&v1alpha1.BenchmarkRun{}, builder.WithPredicates(ignoreFinalizerOnly)).
+		Owns(&batchv1.Job{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&corev1.ConfigMap{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&corev1.ServiceAccount{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&rbacv1.Role{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&rbacv1.RoleBinding{}, builder.WithPredicates(ignoreOwnCreates)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
 		// A Spanner call that ended queues its run, whose step takes it.
 		WatchesRawSource(source.Channel(r.SpannerCalls.done, &handler.EnqueueRequestForObject{})).
