@@ -110,8 +110,10 @@ func (b *ParamBinding) validate(path *field.Path, col *ddl.Column, s *ddl.Schema
 	return nil
 }
 
-// validateSteps checks a Transaction's steps: unique names, each statement
-// valid, from naming only earlier steps.
+// validateSteps checks a Transaction's steps: names of the schema's
+// syntax (StepNameSyntax, at most 128 characters: the API server's
+// pattern, which `spanbench run` must refuse alike) and unique, each
+// statement valid, from naming only earlier steps.
 func validateSteps(path *field.Path, steps []TransactionStep, s *ddl.Schema) field.ErrorList {
 	var errs field.ErrorList
 	if len(steps) > MaxTransactionSteps {
@@ -121,6 +123,14 @@ func validateSteps(path *field.Path, steps []TransactionStep, s *ddl.Schema) fie
 	for i := range steps {
 		st := &steps[i]
 		p := path.Index(i)
+		switch {
+		case st.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), "a step needs a name"))
+		case len(st.Name) > maxStepNameLength:
+			errs = append(errs, field.TooLong(p.Child("name"), st.Name, maxStepNameLength))
+		case !stepNamePattern.MatchString(st.Name):
+			errs = append(errs, field.Invalid(p.Child("name"), st.Name, "should match '"+StepNameSyntax+"'"))
+		}
 		if slices.Contains(earlier, st.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), st.Name))
 		}
@@ -146,6 +156,11 @@ func (r *CustomReadSpec) validate(path *field.Path, s *ddl.Schema) field.ErrorLi
 		if t.Column(c) == nil {
 			errs = append(errs, field.Invalid(path.Child("columns").Index(i), c, fmt.Sprintf("is not a column of %s", t.Name)))
 		}
+	}
+	if r.Shape == "" {
+		// Required in the schema: the API server refuses a read without
+		// one, and so does `spanbench run`.
+		return append(errs, field.Required(path.Child("shape"), "Key, KeyList or Range"))
 	}
 	return append(errs, oneOf(path.Child("shape"), r.Shape, ReadKey, ReadKeyList, ReadRange)...)
 }
