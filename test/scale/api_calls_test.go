@@ -61,20 +61,18 @@ func (a *apiCalls) String() string {
 	return b.String()
 }
 
-// timedClient is a client whose calls a apiCalls times.
+// timedClient is a client whose calls an apiCalls times.
 type timedClient struct {
 	client.Client
 	calls *apiCalls
 }
 
 func (c timedClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	defer c.calls.observe("get", obj, time.Now())
-	return c.Client.Get(ctx, key, obj, opts...)
+	return timedReader{c.Client, c.calls, ""}.Get(ctx, key, obj, opts...)
 }
 
 func (c timedClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	defer c.calls.observe("list", list, time.Now())
-	return c.Client.List(ctx, list, opts...)
+	return timedReader{c.Client, c.calls, ""}.List(ctx, list, opts...)
 }
 
 func (c timedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
@@ -117,18 +115,20 @@ func (s timedStatus) Patch(ctx context.Context, obj client.Object, patch client.
 	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
 }
 
-// timedReader is the API reader (uncached) timed by an apiCalls.
+// timedReader is a reader timed by an apiCalls, its calls' verbs after
+// prefix ("apireader " for the API reader, which is uncached).
 type timedReader struct {
 	client.Reader
-	calls *apiCalls
+	calls  *apiCalls
+	prefix string
 }
 
 func (r timedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	defer r.calls.observe("apireader get", obj, time.Now())
+	defer r.calls.observe(r.prefix+"get", obj, time.Now())
 	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
 func (r timedReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	defer r.calls.observe("apireader list", list, time.Now())
+	defer r.calls.observe(r.prefix+"list", list, time.Now())
 	return r.Reader.List(ctx, list, opts...)
 }

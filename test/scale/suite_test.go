@@ -132,7 +132,7 @@ func newTimedManager(tb testing.TB, ns string) (ctrl.Manager, *apiCalls) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &controllers.BenchmarkRunReconciler{Client: timedClient{mgr.GetClient(), calls}, APIReader: timedReader{mgr.GetAPIReader(), calls}, Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
+	r := &controllers.BenchmarkRunReconciler{Client: timedClient{mgr.GetClient(), calls}, APIReader: timedReader{mgr.GetAPIReader(), calls, "apireader "}, Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: controllers.SpannerPreparer{}, Runner: controllers.RunnerConfig{Image: "spanbench:test"},
 		Limits: scaleLimits(), ClusterID: "envtest", Arrivals: pod.RunArrivals}
 	if err := r.SetupWithManager(mgr); err != nil {
