@@ -60,6 +60,12 @@ const (
 	// port from 1 to 65535. No scheme, path or user: the manager dials
 	// exactly this (net.SplitHostPort reads every text it matches).
 	EmulatorHostSyntax = `^(([A-Za-z0-9]([-A-Za-z0-9_]*[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9_]*[A-Za-z0-9])?)*|[[][0-9A-Fa-f:.]+[]]):([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$`
+	// StepNameSyntax is a Transaction step's name, as later steps' from
+	// names it (step.column): an identifier that may hold '-'.
+	StepNameSyntax = `^[A-Za-z_][A-Za-z0-9_-]*$`
+	// MaxStepNameLength is the longest Transaction step name (the schema's
+	// maxLength on steps[].name; the SQL checks refuse longer ones alike).
+	MaxStepNameLength = 128
 )
 
 var (

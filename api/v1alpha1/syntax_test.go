@@ -85,6 +85,7 @@ func TestCRDPatternsAreTheGoPatterns(t *testing.T) {
 		"ImageSyntax":                {ImageSyntax, 1},
 		"InstanceConfigSyntax":       {InstanceConfigSyntax, 1},
 		"EmulatorHostSyntax":         {EmulatorHostSyntax, 1},
+		"StepNameSyntax":             {StepNameSyntax, 1},
 	} {
 		if n := strings.Count(text, tc.syntax); n < tc.min {
 			t.Errorf("%s appears %d times in the CRD, want at least %d: a marker and syntax.go differ", name, n, tc.min)

@@ -15,15 +15,16 @@ import (
 // slow step stalls every other run, a start barrier's release included.
 // No preparation step or check waits on Spanner (spanner_calls.go): a
 // worker is held for the API server's round trips and the aggregation's
-// CPU (and still, after a run, its SPANNER_SYS read and instance
-// deletion: docs/performance.md says why), so
-// more workers cost little and drain a burst of events sooner: with 50
-// runs applied at once the work-queue wait's median went from 360 to 37
-// ms with 16 workers instead of 4 (docs/performance.md, "Controller at
-// scale"). controller-runtime never reconciles one run twice at once, and
-// steps of different runs touch different objects; aggregations still
-// run one at a time (aggregateOneAtATime).
-const MaxConcurrentRunReconciles = 16
+// CPU (aggregations run one at a time: aggregateOneAtATime). Round trips
+// cost the manager nothing but a goroutine while they wait, and on a busy
+// API server they are what a reconcile is made of (at 50 concurrent runs
+// on the benchmark's host, 140-290 ms a write, under 1 ms of CPU): 16
+// workers left 34 of 50 runs applied at once waiting for a worker for
+// two or three reconciles of 0.2-0.6 s each. 64 holds every run of such a
+// burst at once (docs/performance.md, "No reconcile waits on Spanner").
+// controller-runtime never reconciles one run twice at once, and steps
+// of different runs touch different objects.
+const MaxConcurrentRunReconciles = 64
 
 // aggregationBusyRetry is when a run that found another run's aggregation
 // under way tries again.

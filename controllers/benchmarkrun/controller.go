@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -85,6 +87,10 @@ type BenchmarkRunReconciler struct {
 	// of long results (protocol.LoadChunked). SetupWithManager defaults it
 	// to the manager's; without one the client reads them.
 	APIReader client.Reader
+
+	// phaseSeconds times reconciles by the run's phase
+	// (run_reconcile_metrics.go); SetupWithManager makes it.
+	phaseSeconds *prometheus.HistogramVec
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -108,9 +114,12 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	began := time.Now()
 	if !run.DeletionTimestamp.IsZero() {
+		defer r.observePhase(phaseDeleting, began)
 		return r.finalize(ctx, run)
 	}
+	defer r.observePhase(v1alpha1.DerivePhase(run.Status.Conditions), began)
 	before := run.DeepCopy()
 	outbox := &statuswrite.Outbox{}
 	res, err := r.reconcile(ctx, run, outbox)
@@ -158,13 +167,18 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(r.SpannerCalls); err != nil {
 		return err
 	}
+	phaseSeconds, err := newReconcilePhaseSeconds()
+	if err != nil {
+		return err
+	}
+	r.phaseSeconds = phaseSeconds
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.BenchmarkRun{}).
-		Owns(&batchv1.Job{}).
-		Owns(&corev1.ConfigMap{}).
-		Owns(&corev1.ServiceAccount{}).
-		Owns(&rbacv1.Role{}).
-		Owns(&rbacv1.RoleBinding{}).
+		For(&v1alpha1.BenchmarkRun{}, builder.WithPredicates(ignoreFinalizerOnly)).
+		Owns(&batchv1.Job{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&corev1.ConfigMap{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&corev1.ServiceAccount{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&rbacv1.Role{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&rbacv1.RoleBinding{}, builder.WithPredicates(ignoreOwnCreates)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
 		// A Spanner call that ended queues its run, whose step takes it.
 		WatchesRawSource(source.Channel(r.SpannerCalls.done, &handler.EnqueueRequestForObject{})).

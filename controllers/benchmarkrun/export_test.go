@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
@@ -72,3 +73,7 @@ func FinalizeForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alph
 	_, err := r.finalize(ctx, run)
 	return err
 }
+
+// RunEventFilters are the filters of the run controller's watches: of a
+// run's own updates, and of its children's creates.
+var RunEventFilters = struct{ Run, Children predicate.Predicate }{ignoreFinalizerOnly, ignoreOwnCreates}

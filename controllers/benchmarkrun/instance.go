@@ -131,7 +131,10 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 	if t := run.Status.Target; t != nil && t.DeletionTime != nil {
 		return ctrl.Result{}, r.setFinalizer(ctx, run, v1alpha1.FinalizerInstance, false)
 	}
-	deleted, err := r.releaseInstance(ctx, run, outbox)
+	deleted, called, err := r.releaseInstance(ctx, run, outbox)
+	if !called {
+		return ctrl.Result{RequeueAfter: spannerCallPoll}, nil
+	}
 	if err != nil {
 		return releaseRetry(err)
 	}
@@ -156,8 +159,11 @@ func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *v1alpha1.Ben
 		return ctrl.Result{}, err
 	}
 	outbox := &statuswrite.Outbox{}
-	_, err := r.releaseInstance(ctx, run, outbox)
+	_, called, err := r.releaseInstance(ctx, run, outbox)
 	outbox.Emit(r.Recorder, run)
+	if !called {
+		return ctrl.Result{RequeueAfter: spannerCallPoll}, nil
+	}
 	if err != nil {
 		return releaseRetry(err)
 	}
@@ -179,12 +185,24 @@ func releaseRetry(err error) (ctrl.Result, error) {
 // gone (status.target records when). An instance that does not carry the
 // run's labels is never deleted: it is left alone with a warning, and
 // deleted is false. An error means the instance may still exist (and
-// cost): the caller keeps the finalizer and retries.
-func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (deleted bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
-	defer cancel()
+// cost): the caller keeps the finalizer and retries. The deletion runs
+// outside the reconcile (spannerCall): called is false while it runs,
+// and its end queues the run again.
+func (r *BenchmarkRunReconciler) releaseInstance(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (deleted, called bool, err error) {
 	name := run.Spec.Target.Instance.Name
-	err = r.Preparer.ReleaseInstance(ctx, run, r.owner(run))
+	cp, owner := run.DeepCopy(), r.owner(run)
+	_, err, called = spannerCall(ctx, r, run, "release-instance", "", releaseTimeout, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, r.Preparer.ReleaseInstance(ctx, cp, owner)
+	})
+	if !called {
+		return false, false, nil
+	}
+	deleted, err = r.releaseOutcome(ctx, run, outbox, name, err)
+	return deleted, true, err
+}
+
+// releaseOutcome is what an attempt to delete instance name came to.
+func (r *BenchmarkRunReconciler) releaseOutcome(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox, name string, err error) (deleted bool, _ error) {
 	switch {
 	case errors.Is(err, endpoint.ErrNotAllowed):
 		// Never dialed: the manager may not reach that emulator (whose

@@ -30,6 +30,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/internal/shardtest"
 	"github.com/spanbench/spanbench/runner/pod"
@@ -145,6 +146,8 @@ type fakeTargetPreparer struct {
 	// called (read through stored, if set).
 	stored         client.Reader
 	finalizersSeen []string
+	// releaseHold, when set, holds ReleaseInstance until it is closed.
+	releaseHold chan struct{}
 }
 
 func readyInstance() target.InstanceInfo {
@@ -185,8 +188,15 @@ func (p *fakeTargetPreparer) Instance(ctx context.Context, run *v1alpha1.Benchma
 	return p.instance, p.instanceErr
 }
 
-func (p *fakeTargetPreparer) ReleaseInstance(context.Context, *v1alpha1.BenchmarkRun, target.Owner) error {
+func (p *fakeTargetPreparer) ReleaseInstance(ctx context.Context, _ *v1alpha1.BenchmarkRun, _ target.Owner) error {
 	p.called("ReleaseInstance")
+	if p.releaseHold != nil {
+		select {
+		case <-p.releaseHold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	return p.releaseErr
 }
 
@@ -912,6 +922,50 @@ func TestReconcileFinishedEphemeralRunDeletesItsInstanceThenLetsGo(t *testing.T)
 	}
 	if n := f.spanner.count("ReleaseInstance"); n != 3 {
 		t.Errorf("%d instance deletions, want 3 (creating, failed, done)", n)
+	}
+}
+
+// TestAnInstanceDeletionHoldsNoReconcile: with the manager's background
+// Spanner calls, a finished Ephemeral run's instance deletion runs outside
+// the reconcile: a deletion that hangs leaves the reconcile to return at
+// once (the worker free for other runs), and once the deletion ends, the
+// next pass takes its outcome and records it.
+func TestAnInstanceDeletionHoldsNoReconcile(t *testing.T) {
+	run := runtest.Run("r").Created(t0).Ephemeral().Finalizers(v1alpha1.FinalizerInstance).InstanceCreated().
+		Failed(v1alpha1.ReasonRunnerFailed, t0).Obj()
+	f := newFakeReconcile(t, interceptor.Funcs{}, run)
+	f.r.SpannerCalls = benchmarkrun.NewSpannerCalls(f.clock)
+	f.spanner.releaseHold = make(chan struct{})
+	returned := make(chan error, 1)
+	go func() {
+		_, err := f.reconcile(run)
+		returned <- err
+	}()
+	select {
+	case err := <-returned:
+		if err != nil {
+			t.Fatalf("the pass that started the deletion: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		close(f.spanner.releaseHold)
+		t.Fatal("the reconcile waited for the instance deletion it started (10 s)")
+	}
+	if got := f.run(run); got.Status.Target.DeletionTime != nil {
+		t.Fatalf("the deletion was recorded (%v) before it ended", got.Status.Target.DeletionTime)
+	}
+	close(f.spanner.releaseHold)
+	ok, state := await.Until(context.Background(), await.Poll{Within: 10 * time.Second, Every: 20 * time.Millisecond}, func() (bool, string) {
+		if _, err := f.reconcile(run); err != nil {
+			return false, err.Error()
+		}
+		got := f.run(run)
+		return got.Status.Target.DeletionTime != nil, fmt.Sprintf("deletionTime %v", got.Status.Target.DeletionTime)
+	})
+	if !ok {
+		t.Fatalf("the ended deletion was not taken within 10 s: %s", state)
+	}
+	if n := f.spanner.count("ReleaseInstance"); n != 1 {
+		t.Errorf("%d instance deletions, want 1", n)
 	}
 }
 

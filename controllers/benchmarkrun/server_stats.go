@@ -186,7 +186,10 @@ func (r *BenchmarkRunReconciler) collectServerStats(ctx context.Context, run *v1
 		r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: the run's report cannot be read: "+statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes))
 		return ctrl.Result{}, false, nil
 	}
-	stats, apportioned, err := r.readServerStats(ctx, run, doc)
+	stats, apportioned, called, err := r.readServerStats(ctx, run, doc)
+	if !called {
+		return ctrl.Result{RequeueAfter: spannerCallPoll}, true, nil
+	}
 	if err != nil {
 		return r.serverStatsError(run, outbox, err, now, giveUp, why)
 	}
@@ -278,29 +281,32 @@ func spannerDesc(err error) string {
 
 // readServerStats dials the run's database with the manager's identity
 // and reads the statistics of its operations over its measured window.
-func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) (*serverstats.Result, int64, error) {
+func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) (_ *serverstats.Result, apportioned int64, called bool, _ error) {
 	w := serverStatsWindow(doc)
 	// The finest tables still holding the window: the minute tables
 	// unless the collection comes more than 6 hours after the run.
 	g := serverstats.ChooseGranularity(w, r.now())
 	ops, apportioned, err := clientMinuteCounts(doc, w, g, statsTags(run))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, true, err
 	}
 	opener, ok := r.Preparer.(DatabaseOpener)
 	if !ok {
-		return nil, 0, errors.New("this manager's Spanner access cannot open databases")
+		return nil, 0, true, errors.New("this manager's Spanner access cannot open databases")
 	}
-	ctx, cancel := context.WithTimeout(ctx, serverStatsTimeout)
-	defer cancel()
-	s, err := opener.OpenDatabase(ctx, run)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer s.Close()
-	col := r.ServerStats.collector(run, serverstats.Collector{Clock: r.Clock, Granularity: g})
-	res, err := col.Collect(ctx, s.Client, w, ops)
-	return res, apportioned, err
+	// The read runs outside the reconcile (spannerCall) on a copy of the
+	// run; its end queues the run, whose next pass takes the outcome.
+	cp := run.DeepCopy()
+	col := r.ServerStats.collector(cp, serverstats.Collector{Clock: r.Clock, Granularity: g})
+	res, err, called := spannerCall(ctx, r, run, "server-stats", "", serverStatsTimeout, func(ctx context.Context) (*serverstats.Result, error) {
+		s, err := opener.OpenDatabase(ctx, cp)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		return col.Collect(ctx, s.Client, w, ops)
+	})
+	return res, apportioned, called, err
 }
 
 // statsTags returns, for an operation of run's report, the tags its

@@ -15,7 +15,8 @@ import (
 
 // No reconcile worker waits on Spanner. A step that calls Spanner (an
 // instance's or database's preparation, the dataset's plan and markers,
-// split points, the TPC-C consistency check) starts its call here and
+// split points, the TPC-C consistency check, the SPANNER_SYS read after a
+// run and an Ephemeral instance's deletion) starts its call here and
 // returns at once; the call runs in a goroutine the manager owns, at most
 // MaxConcurrentSpannerCalls at a time, and when it ends its run is
 // queued again, and that reconcile takes the outcome. Nothing here is

@@ -16,6 +16,9 @@ import (
 // API does.
 var pgParamName = regexp.MustCompile(`^p[1-9][0-9]*$`)
 
+// stepNamePattern is the schema's pattern of a Transaction step name.
+var stepNamePattern = regexp.MustCompile(v1alpha1.StepNameSyntax)
+
 // validate checks a Custom operation's body against the schema. The shape
 // (which body for which type) was checked before.
 func operation(path *field.Path, c *v1alpha1.CustomOperationSpec, t v1alpha1.OperationType, s *ddl.Schema) field.ErrorList {
@@ -111,8 +114,10 @@ func binding(path *field.Path, b *v1alpha1.ParamBinding, col *ddl.Column, s *ddl
 	return nil
 }
 
-// validateSteps checks a Transaction's steps: unique names, each statement
-// valid, from naming only earlier steps.
+// validateSteps checks a Transaction's steps: names of the schema's
+// syntax (StepNameSyntax, at most 128 characters: the API server's
+// pattern, which `spanbench run` must refuse alike) and unique, each
+// statement valid, from naming only earlier steps.
 func validateSteps(path *field.Path, steps []v1alpha1.TransactionStep, s *ddl.Schema) field.ErrorList {
 	var errs field.ErrorList
 	if len(steps) > v1alpha1.MaxTransactionSteps {
@@ -122,6 +127,14 @@ func validateSteps(path *field.Path, steps []v1alpha1.TransactionStep, s *ddl.Sc
 	for i := range steps {
 		st := &steps[i]
 		p := path.Index(i)
+		switch {
+		case st.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), "a step needs a name"))
+		case len(st.Name) > v1alpha1.MaxStepNameLength:
+			errs = append(errs, field.TooLong(p.Child("name"), st.Name, v1alpha1.MaxStepNameLength))
+		case !stepNamePattern.MatchString(st.Name):
+			errs = append(errs, field.Invalid(p.Child("name"), st.Name, "should match '"+v1alpha1.StepNameSyntax+"'"))
+		}
 		if slices.Contains(earlier, st.Name) {
 			errs = append(errs, field.Duplicate(p.Child("name"), st.Name))
 		}
@@ -147,6 +160,11 @@ func read(path *field.Path, r *v1alpha1.CustomReadSpec, s *ddl.Schema) field.Err
 		if t.Column(c) == nil {
 			errs = append(errs, field.Invalid(path.Child("columns").Index(i), c, fmt.Sprintf("is not a column of %s", t.Name)))
 		}
+	}
+	if r.Shape == "" {
+		// Required in the schema: the API server refuses a read without
+		// one, and so does `spanbench run`.
+		return append(errs, field.Required(path.Child("shape"), "Key, KeyList or Range"))
 	}
 	return append(errs, v1alpha1.OneOf(path.Child("shape"), r.Shape, v1alpha1.ReadKey, v1alpha1.ReadKeyList, v1alpha1.ReadRange)...)
 }

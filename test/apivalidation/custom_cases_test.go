@@ -5,6 +5,68 @@ package apivalidation
 // `spanbench run`) can do; the rest are CEL rules. Each names the field
 // and, for a statement, the statement.
 var customRuns = []badRun{
+	// Three rules the API server held and `spanbench run` did not, found
+	// by TestMutatedManifestsGetOneVerdict's seeds 1 and 3.
+	{
+		name: "custom-step-name-not-an-identifier",
+		base: "custom.yaml",
+		patch: `
+spec:
+  workload:
+    operations:
+    - name: copy-genre
+      type: Transaction
+      weight: 1
+      custom:
+        steps:
+        - name: "0"
+          sql: SELECT Genre FROM Singers WHERE SingerId = @id
+          params:
+          - name: id
+            key:
+              table: Singers
+              column: SingerId`,
+		want: []cause{
+			{"spec.workload.operations[0].custom.steps[0].name", "Invalid value: \"0\": spec.workload.operations[0].custom.steps[0].name in body should match '^[A-Za-z_][A-Za-z0-9_-]*$'"},
+		},
+	},
+	{
+		name: "custom-read-without-shape",
+		base: "custom.yaml",
+		patch: `
+spec:
+  workload:
+    operations:
+    - name: albums
+      type: ReadRows
+      weight: 1
+      rows: 5
+      custom:
+        read:
+          table: Albums
+          columns: [SingerId]`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.workload.operations[0].custom.read.shape", "Required value"},
+		},
+	},
+	{
+		name: "operation-named-empty-beside-its-types-name",
+		patch: `
+spec:
+  workload:
+    operations:
+    - name: read
+      type: Read
+      weight: 1
+    - name: ""
+      type: Read
+      weight: 1`,
+		want: []cause{
+			{"spec.workload.operations", "Invalid value: \"array\": operations: names must be unique; name operations of the same type explicitly (an unnamed operation is named after its type, e.g. read-keys)"},
+		},
+		goField: "spec.workload.operations[1].name",
+	},
 	{
 		name: "custom-ddl-does-not-parse",
 		base: "custom.yaml",

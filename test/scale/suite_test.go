@@ -112,6 +112,15 @@ func benchCache(ns string) cache.Options {
 // would measure them too.
 func newManager(tb testing.TB, ns string) ctrl.Manager {
 	tb.Helper()
+	mgr, _ := newTimedManager(tb, ns)
+	return mgr
+}
+
+// newTimedManager is newManager whose reconciler's API calls (through
+// its client and its API reader) are timed.
+func newTimedManager(tb testing.TB, ns string) (ctrl.Manager, *apiCalls) {
+	tb.Helper()
+	calls := newAPICalls()
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0", Logger: logr.Discard(), Cache: benchCache(ns),
 		// Each benchmark starts its own manager in this process.
@@ -119,13 +128,13 @@ func newManager(tb testing.TB, ns string) ctrl.Manager {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &benchmarkrun.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
+	r := &benchmarkrun.BenchmarkRunReconciler{Client: timedClient{mgr.GetClient(), calls}, APIReader: timedReader{mgr.GetAPIReader(), calls, "apireader "}, Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{}, Runner: children.RunnerConfig{Image: "spanbench:test"},
 		Limits: scaleLimits(), ClusterID: "envtest", Arrivals: pod.RunArrivals}
 	if err := r.SetupWithManager(mgr); err != nil {
 		tb.Fatal(err)
 	}
-	return mgr
+	return mgr, calls
 }
 
 // start runs mgr until the benchmark ends.

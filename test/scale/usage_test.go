@@ -73,6 +73,13 @@ type reconcileHistogram struct {
 // controller; label is "controller" or "name" (the work queue's).
 func reconcileTimes(tb testing.TB, metric, label string) reconcileHistogram {
 	tb.Helper()
+	return histogramWith(tb, metric, label, "benchmarkrun")
+}
+
+// histogramWith reads the series of metric (a histogram) whose label is
+// value, from controller-runtime's global registry.
+func histogramWith(tb testing.TB, metric, label, value string) reconcileHistogram {
+	tb.Helper()
 	families, err := crmetrics.Registry.Gather()
 	if err != nil {
 		tb.Fatal(err)
@@ -82,7 +89,7 @@ func reconcileTimes(tb testing.TB, metric, label string) reconcileHistogram {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			if labelValue(m, label) != "benchmarkrun" {
+			if labelValue(m, label) != value {
 				continue
 			}
 			h := m.GetHistogram()
