@@ -24,6 +24,11 @@ type TPCC struct {
 	// Checks are the consistency conditions checked after the run, when
 	// the spec asked for them (tpcc.consistencyChecks).
 	Checks []Check `json:"checks,omitempty"`
+	// NotChecked says why the consistency conditions the spec asked for
+	// were not checked (the database unreadable, the check's time limit
+	// passed): the run's figures are unverified, and a campaign compares
+	// no tpmC of it. Empty when they were checked or not asked for.
+	NotChecked string `json:"notChecked,omitempty"`
 }
 
 // TPCCShare is one transaction type's part of the executed mix.
@@ -66,7 +71,7 @@ func deriveTPCC(d *Document) {
 	}
 	t := &TPCC{}
 	if d.TPCC != nil {
-		t.Checks = d.TPCC.Checks
+		t.Checks, t.NotChecked = d.TPCC.Checks, d.TPCC.NotChecked
 	}
 	if minutes := d.End.Sub(d.WarmUp.End).Minutes(); minutes > 0 {
 		t.TpmC = float64(completed["NewOrder"]) / minutes
@@ -89,13 +94,14 @@ func deriveTPCC(d *Document) {
 // after that document's run, not after the merge's.
 func (m *Merger) keepTPCCChecks(d *Document, first bool) {
 	var checks []Check
+	var notChecked string
 	if d.TPCC != nil {
-		checks = d.TPCC.Checks
+		checks, notChecked = d.TPCC.Checks, d.TPCC.NotChecked
 	}
 	switch {
-	case first && len(checks) > 0:
-		m.out.TPCC = &TPCC{Checks: slices.Clone(checks)}
-	case !first && (len(checks) > 0 || (m.out.TPCC != nil && len(m.out.TPCC.Checks) > 0)):
+	case first && (len(checks) > 0 || notChecked != ""):
+		m.out.TPCC = &TPCC{Checks: slices.Clone(checks), NotChecked: notChecked}
+	case !first && (len(checks) > 0 || notChecked != "" || (m.out.TPCC != nil && (len(m.out.TPCC.Checks) > 0 || m.out.TPCC.NotChecked != ""))):
 		m.out.TPCC = nil
 		m.out.Notes = appendNew(m.out.Notes, "TPC-C consistency checks left out: they were checked after one document's run, not this merge's")
 	}
@@ -108,6 +114,9 @@ func checkTPCC(d *Document) error {
 	}
 	if len(d.TPCC.Checks) > maxChecks || len(d.TPCC.Mix) > len(TPCCTypes) {
 		return invalid("the result has %d TPC-C checks and %d mix entries, more than %d and %d", len(d.TPCC.Checks), len(d.TPCC.Mix), maxChecks, len(TPCCTypes))
+	}
+	if len(d.TPCC.NotChecked) > maxNoteBytes {
+		return invalid("the reason the TPC-C checks did not run is %d bytes, more than %d", len(d.TPCC.NotChecked), maxNoteBytes)
 	}
 	for _, c := range d.TPCC.Checks {
 		if len(c.Name)+len(c.Detail) > maxNoteBytes {
@@ -127,6 +136,9 @@ func writeTPCC(w io.Writer, t *TPCC) {
 		fmt.Fprintf(w, " %s %.1f %%", s.Type, s.Percent)
 	}
 	fmt.Fprintln(w)
+	if t.NotChecked != "" {
+		fmt.Fprintf(w, "consistency NOT CHECKED: %s\n", t.NotChecked)
+	}
 	for _, c := range t.Checks {
 		verdict := "passed"
 		if !c.Passed {

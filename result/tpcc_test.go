@@ -57,8 +57,18 @@ func TestTPCCChecksSurviveReadingBackButNotAMerge(t *testing.T) {
 	if err != nil || one.TPCC == nil || len(one.TPCC.Checks) != 1 || one.TPCC.Checks[0].Passed || one.TPCC.TpmC == 0 {
 		t.Fatalf("a report read back lost its checks or tpmC (err %v): %+v", err, one.TPCC)
 	}
+	docs[1].TPCC.NotChecked = "not checked: the checks took longer than 2m0s"
+	unchecked, err := Merge(docs[1])
+	if err != nil || unchecked.TPCC == nil || unchecked.TPCC.NotChecked != docs[1].TPCC.NotChecked {
+		t.Fatalf("a report read back lost why its checks did not run (err %v): %+v", err, unchecked.TPCC)
+	}
+	var b bytes.Buffer
+	writeTPCC(&b, unchecked.TPCC)
+	if !strings.Contains(b.String(), "consistency NOT CHECKED: not checked: the checks took longer than 2m0s") {
+		t.Errorf("the report of an unchecked run does not say so:\n%s", b.String())
+	}
 	two, err := Merge(docs...)
-	if err != nil || two.TPCC == nil || len(two.TPCC.Checks) != 0 || !strings.Contains(strings.Join(two.Notes, ";"), "consistency checks left out") {
+	if err != nil || two.TPCC == nil || len(two.TPCC.Checks) != 0 || two.TPCC.NotChecked != "" || !strings.Contains(strings.Join(two.Notes, ";"), "consistency checks left out") {
 		t.Fatalf("a merge of two documents kept one's checks (%+v, err %v) or did not say it left them out: %q", two.TPCC, err, two.Notes)
 	}
 }

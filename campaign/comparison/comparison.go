@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -310,12 +311,57 @@ func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignS
 	return stats.CompareIntervals(b, v, stat, o, stats.BootstrapOptions{}, rng)
 }
 
+// series is the time series of d that holds op: the document's own
+// intervals, or in a streams document (whose top level has none: its
+// streams' windows differ) the intervals of the one stream that runs op.
+// A row of a streams run is thus a verdict on op in its own stream: for
+// a stream that runs in a mix, how the other streams' load changed it. An
+// operation that several streams run has no single time series (each
+// stream's intervals count from its own start), so it is refused with
+// their names; with repetitions its rows compare the run's totals, which
+// merge every stream's.
+func series(d *result.Document, op string) ([]result.Interval, error) {
+	if !d.HasStreams() {
+		return d.Intervals, nil
+	}
+	var in []result.Interval
+	var names []string
+	for _, s := range d.Streams {
+		if ran(s.Intervals, op) {
+			in, names = s.Intervals, append(names, s.Name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return nil, fmt.Errorf("run %s: no stream runs operation %s", d.Run, op)
+	case 1:
+		return in, nil
+	}
+	return nil, fmt.Errorf("run %s: operation %s runs in streams %s, each timed from its own start: one repetition has no single series of it (repeat the cells to compare its totals)",
+		d.Run, op, strings.Join(names, ", "))
+}
+
+// ran says op completed at least once in the intervals (a stream's
+// sections list every operation of the spec, with zero counts for the
+// ones it does not run).
+func ran(intervals []result.Interval, op string) bool {
+	return slices.ContainsFunc(intervals, func(in result.Interval) bool {
+		return slices.ContainsFunc(in.Operations, func(o result.IntervalOperation) bool {
+			return o.Name == op && o.OK+o.NotFound+o.ErrorCount() > 0
+		})
+	})
+}
+
 // intervals are the run's measured (not warm-up) intervals of op, and
 // its failed operations in each.
 func intervals(d *result.Document, op string) ([]stats.Interval, []int64, error) {
 	var out []stats.Interval
 	var failed []int64
-	for _, in := range d.Intervals {
+	all, err := series(d, op)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, in := range all {
 		if in.WarmUp {
 			continue
 		}

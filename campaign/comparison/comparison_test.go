@@ -154,6 +154,45 @@ func TestAssembleTurnsAnUncomparableMetricIntoAnInconclusiveRow(t *testing.T) {
 	rowFor(t, tab, "sql", "read p50 µs")
 }
 
+// TestAssembleOfOneStreamsRunReadsTheOperationsStream: streams documents
+// have no top-level intervals; with one run a cell an operation is
+// bootstrapped over its stream's, and an operation two streams run is
+// Inconclusive naming both, never compared over a series that mixes two
+// time axes.
+func TestAssembleOfOneStreamsRunReadsTheOperationsStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 2))
+	streamsOf := func(d *result.Document, names ...string) *result.Document {
+		s := *d
+		s.SchemaVersion, s.Intervals, s.Streams = result.SchemaVersionStreams, nil, nil
+		for _, n := range names {
+			s.Streams = append(s.Streams, result.StreamSection{Name: n, Start: d.Start, End: d.End, Intervals: d.Intervals})
+		}
+		if err := result.Finalize(&s); err != nil {
+			t.Fatal(err)
+		}
+		return &s
+	}
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP99, Operations: []string{"read"}}}}
+	for _, tc := range []struct {
+		streams []string
+		want    stats.Verdict
+		reason  string
+	}{{[]string{"online"}, stats.Regressed, ""}, {[]string{"online", "batch"}, stats.Inconclusive, "runs in streams online, batch"}} {
+		cells := []Cell{
+			{Name: "base", Runs: []*result.Document{streamsOf(runDoc(t, rng, "base", 1), tc.streams...)}},
+			{Name: "slow", Runs: []*result.Document{streamsOf(runDoc(t, rng, "slow", 1.3), tc.streams...)}},
+		}
+		tab, err := Assemble(spec, cells, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rowFor(t, tab, "slow", "read p99 µs").Comparison
+		if c.Verdict != tc.want || !strings.Contains(c.Reason, tc.reason) || (tc.want == stats.Regressed) != c.HasInterval {
+			t.Errorf("read in streams %v: %s (%s), interval %v; want %s, a reason containing %q", tc.streams, c.Verdict, c.Reason, c.HasInterval, tc.want, tc.reason)
+		}
+	}
+}
+
 func TestStatusIsBoundedWithRegressionsFirst(t *testing.T) {
 	var tab Table
 	for i := range 70 {

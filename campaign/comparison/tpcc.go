@@ -35,6 +35,9 @@ func tpmCComparable(op string, docs ...*result.Document) error {
 		if t.Type != "NewOrder" {
 			return fmt.Errorf("run %s: tpmC counts New-Order transactions; operation %s is a %s", d.Run, op, t.Type)
 		}
+		if d.TPCC.NotChecked != "" {
+			return fmt.Errorf("run %s: its TPC-C consistency was not checked (%s): its tpmC is not a verified result", d.Run, d.TPCC.NotChecked)
+		}
 		var failed []string
 		for _, c := range d.TPCC.Checks {
 			if !c.Passed {

@@ -62,7 +62,7 @@ func TestTpmCComparesTheCommitDelayVariants(t *testing.T) {
 }
 
 // TestTpmCOfAnInconsistentRunIsNotCompared: a run whose consistency checks
-// failed, and a run that is not TPC-C, give inconclusive rows that say
+// failed, a run whose checks did not run, and a run that is not TPC-C, give inconclusive rows that say
 // why; one run per cell compares the NewOrder intervals' throughput.
 func TestTpmCOfAnInconsistentRunIsNotCompared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -70,17 +70,22 @@ func TestTpmCOfAnInconsistentRunIsNotCompared(t *testing.T) {
 	base := asNewOrder(cellOf(t, rng, "base", 1, 3), rng, 1000)
 	lost := asNewOrder(cellOf(t, rng, "lost", 1, 3), rng, 1300)
 	lost.Runs[1].TPCC.Checks = []result.Check{{Name: "W_YTD = sum(D_YTD)", Detail: "warehouse 1"}}
+	unchecked := asNewOrder(cellOf(t, rng, "unchecked", 1, 3), rng, 1300)
+	unchecked.Runs[2].TPCC.NotChecked = "not checked: the checks took longer than 2m0s"
 	notTPCC := cellOf(t, rng, "ycsb", 1, 3)
 	for i := range notTPCC.Runs {
 		notTPCC.Runs[i] = asNewOrder(Cell{Runs: notTPCC.Runs[i : i+1]}, rng, 1).Runs[0]
 		notTPCC.Runs[i].TPCC = nil
 	}
-	tab, err := Assemble(spec, []Cell{base, lost, notTPCC}, 0, 1)
+	tab, err := Assemble(spec, []Cell{base, lost, unchecked, notTPCC}, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := rowFor(t, tab, "lost", "new-order tpmC"); r.Comparison.Verdict != stats.Inconclusive || !strings.Contains(r.Comparison.Reason, "W_YTD = sum(D_YTD)") {
 		t.Errorf("a cell with an inconsistent run: verdict %s (%s); want Inconclusive naming the failed condition", r.Comparison.Verdict, r.Comparison.Reason)
+	}
+	if r := rowFor(t, tab, "unchecked", "new-order tpmC"); r.Comparison.Verdict != stats.Inconclusive || !strings.Contains(r.Comparison.Reason, "was not checked (not checked: the checks took longer") {
+		t.Errorf("a cell with an unchecked run: verdict %s (%s); want Inconclusive saying its consistency was not checked and why", r.Comparison.Verdict, r.Comparison.Reason)
 	}
 	if r := rowFor(t, tab, "ycsb", "new-order tpmC"); r.Comparison.Verdict != stats.Inconclusive || !strings.Contains(r.Comparison.Reason, "not a TPC-C run") {
 		t.Errorf("a cell without tpmC: verdict %s (%s); want Inconclusive saying it is not TPC-C", r.Comparison.Verdict, r.Comparison.Reason)

@@ -57,12 +57,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	applyResult(&run.Status, merged, run)
 	warnIfReadsFoundNothing(run, merged, r.now())
 	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
-	if checks != nil {
-		if merged.TPCC == nil {
-			merged.TPCC = &result.TPCC{}
-		}
-		merged.TPCC.Checks = checks
-	}
+	recordChecks(merged, checks, notChecked(run))
 	inconsistent := failedChecks(checks)
 	applyTPCC(&run.Status, merged)
 	if err := r.writeReport(ctx, run, merged); err != nil {

@@ -116,6 +116,29 @@ func (r *BenchmarkRunReconciler) recordConsistency(run *v1alpha1.BenchmarkRun, o
 	run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencyFailed, msg, r.now())
 }
 
+// notChecked is why the run's consistency conditions were not checked,
+// as its condition says, or "" when they were (or were not asked for).
+func notChecked(run *v1alpha1.BenchmarkRun) string {
+	c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionConsistencyChecked)
+	if c == nil || c.Reason != v1alpha1.ReasonConsistencySkipped {
+		return ""
+	}
+	return statuswrite.Shorten(c.Message, 1024)
+}
+
+// recordChecks writes the checks, or why there are none, into the
+// run's merged report: an unchecked run says so in its report, where a
+// campaign reads it, not only in an event.
+func recordChecks(merged *result.Document, checks []result.Check, why string) {
+	if checks == nil && why == "" {
+		return
+	}
+	if merged.TPCC == nil {
+		merged.TPCC = &result.TPCC{}
+	}
+	merged.TPCC.Checks, merged.TPCC.NotChecked = checks, why
+}
+
 // failedChecks names the checks that did not hold.
 func failedChecks(checks []result.Check) (failed []string) {
 	for _, c := range checks {

@@ -3,6 +3,7 @@ package benchmarkrun_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -123,4 +125,43 @@ func (h *harness) get(name string) *v1alpha1.BenchmarkRun {
 		h.t.Fatal(fmt.Errorf("reading run %s: %w", name, err))
 	}
 	return got
+}
+
+// timedOutChecks is the real preparer, except that the manager's data
+// session of a TPC-C run ends as a check past its time limit would (a
+// strong full scan of a database at real scale can take longer than
+// consistencyTimeout; the emulator's Test population cannot).
+type timedOutChecks struct{ benchmarkrun.SpannerPreparer }
+
+func (timedOutChecks) OpenDatabase(context.Context, *v1alpha1.BenchmarkRun) (*session.Session, error) {
+	return nil, fmt.Errorf("opening the run's database: %w", context.DeadlineExceeded)
+}
+
+// TestAnUncheckedRunSaysSoInItsReport: the consistency check of a TPC-C
+// run ends without checking anything; the run's figures still stand
+// (Succeeded), but its condition says the check was skipped and why, and
+// its report says it too (tpcc.notChecked), where a campaign reads it and
+// compares no tpmC of it.
+func TestAnUncheckedRunSaysSoInItsReport(t *testing.T) {
+	h := newHarness(t)
+	h.startManagerWith(managerOptions{preparer: timedOutChecks{}})
+	run := h.tpccRun("unchecked", "unchecked")
+	one := int32(1)
+	run.Spec.Runners.Replicas = &one
+	if err := h.c.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	runners := h.kubelet(run, 0)
+	got := h.finished(run, 3*time.Minute)
+	runners.Wait()
+	s, c := h.condition(got, v1alpha1.ConditionSucceeded), h.condition(got, v1alpha1.ConditionConsistencyChecked)
+	if s.Status != metav1.ConditionTrue || c == nil || c.Status != metav1.ConditionFalse || c.Reason != v1alpha1.ReasonConsistencySkipped ||
+		!strings.Contains(c.Message, "took longer than") {
+		t.Fatalf("Succeeded %s/%s (%s), ConsistencyChecked %+v; want a succeeded run whose check is False/Skipped saying it took too long",
+			s.Status, s.Reason, s.Message, c)
+	}
+	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	if err != nil || doc.TPCC == nil || len(doc.TPCC.Checks) != 0 || doc.TPCC.NotChecked != c.Message {
+		t.Fatalf("the report (err %v) has tpcc %+v; want no checks and notChecked %q", err, doc.TPCC, c.Message)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,6 +223,71 @@ func TestTPCCConsistencyCatchesALostUpdate(t *testing.T) {
 	for name, c := range conds {
 		if name != workload.ConditionWarehouseYTD && !c.Passed {
 			t.Errorf("Payment without D_YTD: %s failed too: %s", name, c.Detail)
+		}
+	}
+}
+
+// TestTPCCConsistencyCatchesEachBrokenCondition breaks, one at a time,
+// exactly what each of conditions 2 to 4 guards in a loaded database —
+// a district's next order id off by one, its newest new order gone, a gap in a district's new
+// orders, an order's line count off by one — and expects that condition,
+// and only it, to fail with a detail naming the district; repaired, all
+// hold again (so each failure was the break's, not the data's).
+func TestTPCCConsistencyCatchesEachBrokenCondition(t *testing.T) {
+	s := sessiontest.Start(t, tpccSpec(1))
+	ctx := context.Background()
+	dml := func(sql string) {
+		t.Helper()
+		_, err := s.Client.ReadWriteTransaction(ctx, func(ctx context.Context, txn *spanner.ReadWriteTransaction) error {
+			n, err := txn.Update(ctx, spanner.Statement{SQL: sql})
+			if err == nil && n != 1 {
+				err = fmt.Errorf("changed %d rows, want 1", n)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	// A new order of district 1/1 between its lowest and highest, and its
+	// highest.
+	var middle, highest int64
+	err := s.Client.Single().Query(ctx, spanner.Statement{SQL: "SELECT MIN(o_id) + 1, MAX(o_id) FROM new_order WHERE w_id = 1 AND d_id = 1"}).
+		Do(func(r *spanner.Row) error { return r.Columns(&middle, &highest) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		condition    string
+		break_, mend string
+	}{
+		{workload.ConditionNextOrder,
+			"UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE w_id = 1 AND d_id = 1",
+			"UPDATE district SET d_next_o_id = d_next_o_id - 1 WHERE w_id = 1 AND d_id = 1"},
+		{workload.ConditionNextOrder, // the newest order delivered too early: max(NO_O_ID) < max(O_ID)
+			fmt.Sprintf("DELETE FROM new_order WHERE w_id = 1 AND d_id = 1 AND o_id = %d", highest),
+			fmt.Sprintf("INSERT INTO new_order (w_id, d_id, o_id) VALUES (1, 1, %d)", highest)},
+		{workload.ConditionNewOrders,
+			fmt.Sprintf("DELETE FROM new_order WHERE w_id = 1 AND d_id = 1 AND o_id = %d", middle),
+			fmt.Sprintf("INSERT INTO new_order (w_id, d_id, o_id) VALUES (1, 1, %d)", middle)},
+		{workload.ConditionOrderLines,
+			"UPDATE orders SET o_ol_cnt = o_ol_cnt + 1 WHERE w_id = 1 AND d_id = 1 AND o_id = 1",
+			"UPDATE orders SET o_ol_cnt = o_ol_cnt - 1 WHERE w_id = 1 AND d_id = 1 AND o_id = 1"},
+	} {
+		dml(tc.break_)
+		for name, c := range checkTPCC(t, s) {
+			switch {
+			case name == tc.condition && (c.Passed || !strings.Contains(c.Detail, "district 1/1")):
+				t.Errorf("after %q: %s passed or does not name district 1/1: %+v", tc.break_, name, c)
+			case name != tc.condition && !c.Passed:
+				t.Errorf("after %q, which breaks only %s: %s failed too: %s", tc.break_, tc.condition, name, c.Detail)
+			}
+		}
+		dml(tc.mend)
+		for name, c := range checkTPCC(t, s) {
+			if !c.Passed {
+				t.Fatalf("after mending %q: %s still fails: %s", tc.break_, name, c.Detail)
+			}
 		}
 	}
 }
