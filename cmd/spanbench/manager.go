@@ -65,6 +65,7 @@ type managerFlags struct {
 	emulators              endpoint.EmulatorAllowlist
 	webhook                webhookFlags
 	serverMetrics          serverMetricsFlags
+	preflight              managerPreflightFlags
 	results                resultsFlags
 	resultsStore           children.ResultsStore
 }
@@ -177,11 +178,15 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.BoolVar(&f.serverMetrics.enabled, "server-metrics", true, "read Cloud Monitoring's CPU, latency and request figures of each Cloud Spanner run into "+
 		"status.serverMetrics (needs roles/monitoring.viewer; never for emulator runs)")
 	fs.StringVar(&f.serverMetrics.endpoint, "monitoring-endpoint", monitoring.CloudDefault, "host:port of the Cloud Monitoring API the manager reads")
+	f.preflight.define(fs)
 	fs.StringVar(&f.results.url, "results-bucket", "", "store shard results and reports as objects of this bucket: gs://BUCKET[/PREFIX] (credentials from Workload Identity) "+
 		"or file:///DIR (a volume mounted at DIR in the manager and the runner pods; see --results-host-path, --results-volume-claim) (default: in ConfigMaps)")
 	fs.StringVar(&f.results.hostPath, "results-host-path", "", "with a file:// bucket: the node directory the runner pods mount at its DIR, as the manager does (local clusters only)")
 	fs.StringVar(&f.results.claim, "results-volume-claim", "", "with a file:// bucket: the ReadWriteMany PersistentVolumeClaim, in each run's namespace, the runner pods mount at its DIR")
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := f.preflight.validate(); err != nil {
 		return nil, err
 	}
 	var err error
@@ -289,6 +294,7 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 		Runner: children.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace,
 			Results: f.resultsStore},
 		ServerMetrics: f.serverMetrics.config(context.Background()),
+		Preflight:     f.preflight.config(),
 		Results:       results,
 		Arrivals:      pod.RunArrivals,
 	}

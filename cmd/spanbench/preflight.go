@@ -52,8 +52,8 @@ func parsePreflightFlags(args []string, stderr io.Writer) (*preflightFlags, erro
 	if f.file == "" || fs.NArg() > 0 {
 		return nil, errors.New("usage: spanbench preflight -f MANIFEST [--credentials KEY] [--node-quota N]")
 	}
-	if f.nodeQuota < 0 || f.nodeQuota > 1_000_000 {
-		return nil, fmt.Errorf("--node-quota %d: must be 0 to 1000000", f.nodeQuota)
+	if f.nodeQuota < 0 || f.nodeQuota > maxPreflightNodeQuota {
+		return nil, fmt.Errorf("--node-quota %d: must be 0 to %d", f.nodeQuota, maxPreflightNodeQuota)
 	}
 	return &f, nil
 }

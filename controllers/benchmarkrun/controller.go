@@ -50,6 +50,9 @@ type BenchmarkRunReconciler struct {
 	Runner children.RunnerConfig
 	// Limits are the cost guardrails.
 	Limits guardrails.Limits
+	// Preflight checks a Cloud Spanner run's access before anything is
+	// created for it (preflight.go); the zero value runs none.
+	Preflight PreflightConfig
 	// ClusterID is recorded in the labels of every instance spanbench
 	// creates, so that the orphan sweep of one cluster's manager never
 	// deletes another cluster's instances; "" is DefaultClusterID.

@@ -52,14 +52,17 @@ func (r *BenchmarkRunReconciler) stageDeadline(run *v1alpha1.BenchmarkRun) stage
 	return stageDeadline{requeue: requeue, field: field, late: late, call: max(min(requeue, prepareCallMax), prepareCallMin)}
 }
 
-// prepareTarget checks the guardrails, makes the instance, database and
+// prepareTarget checks the guardrails and the preflight, makes the instance, database and
 // schema ready, pre-splits the table if asked, and decides whether the
 // dataset must be loaded (by the loader Job). Nothing is created for a run the
-// guardrails refuse.
+// guardrails or the preflight refuse.
 func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, outbox *statuswrite.Outbox) (ctrl.Result, error) {
 	if msg := r.Limits.Check(run); msg != "" {
 		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
 		return ctrl.Result{}, nil
+	}
+	if res, done := r.checkPreflight(ctx, run, outbox); !done {
+		return res, nil
 	}
 	// A step that polls (the instance or the database being created) keeps
 	// its progress message: it changes, and the run's status is written,

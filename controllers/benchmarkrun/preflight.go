@@ -1,0 +1,129 @@
+package benchmarkrun
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"google.golang.org/api/option"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
+	"github.com/spanbench/spanbench/spanner/preflight"
+)
+
+// PreflightConfig is how the manager checks a Cloud Spanner run's access
+// before it creates anything (package spanner/preflight). The zero value
+// runs no preflight and sets no condition.
+type PreflightConfig struct {
+	// Enabled runs the preflight as the first stage of every run
+	// (--preflight); an emulator run gets the condition, skipped.
+	Enabled bool
+	// NodeQuota is the project's node limit per instance configuration
+	// (--preflight-node-quota); 0 leaves it unchecked.
+	NodeQuota int32
+	// Credentials are the manager's own (preflight.DetectCredentials at
+	// the process's edge), so the condition names whose were checked.
+	Credentials preflight.Credentials
+	// ResourceManager is Cloud Resource Manager's address, where the
+	// project's permissions are asked; "" is
+	// preflight.ResourceManagerDefault. Tests name a stand-in.
+	ResourceManager string
+	// ResourceManagerOptions are its client options (tests: plaintext,
+	// no authentication); none is Application Default Credentials.
+	ResourceManagerOptions []option.ClientOption
+}
+
+// preflightMessageMax bounds the condition's message: every permission a
+// run needs, each with its resource and role, fits well within it.
+const preflightMessageMax = 8192
+
+// checkPreflight runs the preflight of a Cloud Spanner run once, before
+// anything is created for it, and records it in the Preflight condition.
+// The checks run in the background (spanner_calls.go); until they end,
+// done is false and res polls. A failed preflight fails the run: nothing
+// was created, so there is nothing to wait for or retry into. Once the
+// condition is True it is not asked again, across restarts too.
+func (r *BenchmarkRunReconciler) checkPreflight(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (res ctrl.Result, done bool) {
+	if !r.Preflight.Enabled || meta.IsStatusConditionTrue(run.Status.Conditions, v1alpha1.ConditionPreflight) {
+		return ctrl.Result{}, true
+	}
+	ep := r.Preparer.Endpoint(run)
+	if ep.IsEmulator() {
+		// Nothing to ask: the emulator has no IAM, credentials or quota,
+		// and whether it answers is the preparer's first call's to say,
+		// under the manager's allowlist of emulators.
+		msg := "skipped: emulator (" + ep.EmulatorHost() + ") has no IAM, credentials or quota to check"
+		run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionTrue, v1alpha1.ReasonPreflightSkippedOnEmulator, msg, r.now())
+		return ctrl.Result{}, true
+	}
+	deadline := r.stageDeadline(run)
+	tg := preflight.TargetOf(run.Spec.Target, true, r.ServerMetrics.Client != nil)
+	opts := []preflight.Option{
+		preflight.Spanner(ep),
+		preflight.ResourceManager(r.Preflight.ResourceManager, r.Preflight.ResourceManagerOptions...),
+		preflight.WithCredentials(r.Preflight.Credentials),
+		preflight.NodeQuota(r.Preflight.NodeQuota),
+	}
+	report, _, ok := spannerCall(ctx, r, run, "preflight", "", deadline.call, func(ctx context.Context) (preflight.Report, error) {
+		return preflight.Check(ctx, tg, opts...), nil
+	})
+	if !ok {
+		run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionUnknown, v1alpha1.ReasonPreflightChecking,
+			"checking the manager's access to "+ep.String()+" before anything is created", r.now())
+		return stillCalling(deadline), false
+	}
+	if !report.OK() {
+		msg := truncate(preflightFailure(report), preflightMessageMax)
+		run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed, msg, r.now())
+		r.fail(run, outbox, v1alpha1.ReasonPreflightFailed, "nothing was created: "+msg)
+		return ctrl.Result{}, false
+	}
+	msg := truncate(preflightPassed(report), preflightMessageMax)
+	run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionTrue, v1alpha1.ReasonPreflightPassed, msg, r.now())
+	outbox.Normal(v1alpha1.ReasonPreflightPassed, msg)
+	return ctrl.Result{}, true
+}
+
+// preflightFailure says what failed: each missing permission, where it was
+// asked and the role that grants it, then every other failed check. The
+// report never holds key material (package preflight), so neither does
+// the message.
+func preflightFailure(r preflight.Report) string {
+	var missing, other []string
+	for _, m := range r.Missing() {
+		role := m.Role
+		if role == "" {
+			role = "no predefined role known here"
+		}
+		missing = append(missing, fmt.Sprintf("%s on %s (to %s): grant %s", m.Name, m.Resource, m.Use, role))
+	}
+	for _, c := range r.Results {
+		if c.Status == preflight.Fail && len(c.Missing) == 0 {
+			other = append(other, c.Name+": "+c.Detail)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "preflight against %s failed", r.Endpoint)
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, "; %d permission(s) missing: %s", len(missing), strings.Join(missing, "; "))
+	}
+	if len(other) > 0 {
+		fmt.Fprintf(&b, "; failed: %s", strings.Join(other, "; "))
+	}
+	return b.String()
+}
+
+// preflightPassed names where and as whom the checks passed.
+func preflightPassed(r preflight.Report) string {
+	who := ""
+	for _, c := range r.Results {
+		if c.Name == preflight.CheckCredentials {
+			who = " as " + c.Detail
+		}
+	}
+	return fmt.Sprintf("passed against %s%s: %d checks, none failed", r.Endpoint, who, len(r.Results))
+}
