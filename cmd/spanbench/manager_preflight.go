@@ -5,6 +5,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"sync"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -39,17 +40,21 @@ func (f *managerPreflightFlags) validate() error {
 	return nil
 }
 
-// config finds the manager's credentials, at the edge of the process, so
-// that each run's Preflight condition names whose were checked. None
-// found is not an error here: emulator runs need none, and a Cloud
-// Spanner run's preflight then fails saying so.
+// config gives the reconciler the manager's credentials, found at the
+// first Cloud Spanner run's preflight and kept: finding them may ask the
+// metadata server, which a manager serving only emulator runs (the demo)
+// must never contact. None found is not an error here: a Cloud Spanner
+// run's preflight then fails saying so.
 func (f *managerPreflightFlags) config() benchmarkrun.PreflightConfig {
 	if !f.enabled {
 		return benchmarkrun.PreflightConfig{}
 	}
-	creds, err := preflight.DetectCredentials()
-	if err != nil {
-		ctrl.Log.WithName("preflight").Info("no Google credentials found: Cloud Spanner runs fail their preflight", "error", err.Error())
-	}
+	creds := sync.OnceValue(func() preflight.Credentials {
+		c, err := preflight.DetectCredentials()
+		if err != nil {
+			ctrl.Log.WithName("preflight").Info("no Google credentials found: Cloud Spanner runs fail their preflight", "error", err.Error())
+		}
+		return c
+	})
 	return benchmarkrun.PreflightConfig{Enabled: true, NodeQuota: int32(f.nodeQuota), Credentials: creds}
 }

@@ -24,7 +24,7 @@ func TestManagerPreflightFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := f.preflight.config(); c.Enabled || c.Credentials.JSON != nil || c.Credentials.Source != "" {
+	if c := f.preflight.config(); c.Enabled || c.Credentials != nil {
 		t.Errorf("--preflight=false: config %+v, want the preflight off and no credentials looked for", c)
 	}
 	q, err := parseManagerFlags([]string{"--runner-image", "x", "--preflight-node-quota", "30"}, io.Discard)

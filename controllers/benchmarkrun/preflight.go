@@ -25,9 +25,12 @@ type PreflightConfig struct {
 	// NodeQuota is the project's node limit per instance configuration
 	// (--preflight-node-quota); 0 leaves it unchecked.
 	NodeQuota int32
-	// Credentials are the manager's own (preflight.DetectCredentials at
-	// the process's edge), so the condition names whose were checked.
-	Credentials preflight.Credentials
+	// Credentials gives the manager's own (preflight.DetectCredentials,
+	// looked up at the first Cloud Spanner run's preflight and kept), so
+	// the condition names whose were checked. A function, not a value:
+	// finding credentials may ask the metadata server, which a manager
+	// that only ever serves emulator runs must never contact. Nil: none.
+	Credentials func() preflight.Credentials
 	// ResourceManager is Cloud Resource Manager's address, where the
 	// project's permissions are asked; "" is
 	// preflight.ResourceManagerDefault. Tests name a stand-in.
@@ -65,11 +68,15 @@ func (r *BenchmarkRunReconciler) checkPreflight(ctx context.Context, run *v1alph
 	opts := []preflight.Option{
 		preflight.Spanner(ep),
 		preflight.ResourceManager(r.Preflight.ResourceManager, r.Preflight.ResourceManagerOptions...),
-		preflight.WithCredentials(r.Preflight.Credentials),
 		preflight.NodeQuota(r.Preflight.NodeQuota),
 	}
+	creds := r.Preflight.Credentials
 	report, _, ok := spannerCall(ctx, r, run, "preflight", "", deadline.call, func(ctx context.Context) (preflight.Report, error) {
-		return preflight.Check(ctx, tg, opts...), nil
+		var c preflight.Credentials
+		if creds != nil {
+			c = creds() // in the background: it may wait on the metadata server
+		}
+		return preflight.Check(ctx, tg, append(opts, preflight.WithCredentials(c))...), nil
 	})
 	if !ok {
 		run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionUnknown, v1alpha1.ReasonPreflightChecking,

@@ -65,7 +65,9 @@ func newPreflightReconcile(t *testing.T, run *v1alpha1.BenchmarkRun, granted ...
 	f := newFakeReconcile(t, interceptor.Funcs{}, run)
 	f.r.Preparer = standInPreparer{fakeTargetPreparer: f.spanner, cloud: endpoint.Cloud(s.Addr(), s.ClientOptions()...)}
 	f.r.Preflight = benchmarkrun.PreflightConfig{Enabled: true, NodeQuota: 10,
-		Credentials:     preflight.Credentials{JSON: []byte(preflightKey), Source: "the manager's key (test)"},
+		Credentials: func() preflight.Credentials {
+			return preflight.Credentials{JSON: []byte(preflightKey), Source: "the manager's key (test)"}
+		},
 		ResourceManager: s.Addr(), ResourceManagerOptions: s.ClientOptions()}
 	return f, s
 }
