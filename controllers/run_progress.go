@@ -31,51 +31,32 @@ import (
 // until the reported interval ends by the manager's clock, when that
 // alone held it back (runners' clocks run a little ahead); else 0.
 func (r *BenchmarkRunReconciler) liveProgress(run *v1alpha1.BenchmarkRun, reports []shardReport) (retry time.Duration) {
-	if run.Status.StartTime == nil || len(reports) == 0 {
+	p := run.Status.Progress
+	if run.Status.StartTime == nil || (p != nil && !p.Live) {
 		return 0
 	}
 	start := run.Status.StartTime.Time
 	w := run.Spec.Workload.Resolved()
 	interval := w.Interval.Duration
-	p := run.Status.Progress
-	if p != nil && !p.Live {
-		return 0
+	shown := -1
+	if p != nil && p.Interval != nil {
+		shown = int(*p.Interval)
 	}
-	// Each check returns at the first shard that is behind, so a reconcile
-	// woken by one shard's write decodes little while the others catch up.
-	lives := make([]protocol.LiveReport, 0, len(reports))
-	for _, s := range reports {
-		if s.err != nil || s.Live == "" {
-			return 0
-		}
-		l, err := protocol.DecodeLiveReport(s.Live)
-		if err != nil || !l.Start.Equal(start) || !protocol.LiveDue(l.Interval, interval) ||
-			(p != nil && p.Interval != nil && l.Interval <= int(*p.Interval)) ||
-			(len(lives) > 0 && l.Interval != lives[0].Interval) {
-			return 0
-		}
-		lives = append(lives, l)
+	lives, ok := sameLiveInterval(reports, start, interval, shown)
+	if !ok {
+		return 0
 	}
 	at := lives[0].Interval
 	elapsed := time.Duration(at+1) * interval
 	if wait := start.Add(elapsed).Sub(r.now()); wait > 0 {
 		return wait
 	}
-	var ops, errs, inInterval uint64
-	latency := histogram.NewCompact()
-	var dec histogram.Decoder
-	for _, l := range lives {
-		// A report's errors and interval are within its operations
-		// (DecodeLiveReport): bounding the operations' sum bounds all.
-		if l.Operations > math.MaxInt64-ops || dec.AddTo(latency, l.Latency) != nil {
-			return 0
-		}
-		ops, errs, inInterval = ops+l.Operations, errs+l.Errors, inInterval+l.IntervalOperations
-	}
+	m, ok := mergeLive(lives)
 	// The manager keeps no count per shard: it refuses a merge whose
-	// totals went backwards, or grew by less than the reported interval
-	// alone counts (a shard whose counter went back).
-	if p != nil && (int64(ops) < p.Operations || int64(errs) < p.Errors || uint64(int64(ops)-p.Operations) < inInterval) {
+	// operations grew by less than the reported interval alone counts
+	// (they went backwards, or a shard's counter went back), or whose
+	// errors went backwards.
+	if !ok || (p != nil && (m.operations-p.Operations < m.inInterval || m.errors < p.Errors)) {
 		return 0
 	}
 	live := &v1alpha1.RunProgress{
@@ -83,16 +64,60 @@ func (r *BenchmarkRunReconciler) liveProgress(run *v1alpha1.BenchmarkRun, report
 		Elapsed:    metav1.Duration{Duration: min(elapsed, w.TotalDuration())},
 		Total:      metav1.Duration{Duration: w.TotalDuration()},
 		Interval:   ptr.To(int32(at)),
-		Operations: int64(ops),
-		Errors:     int64(errs),
-		Throughput: v1alpha1.FormatThroughput(float64(inInterval) / interval.Seconds()),
+		Operations: m.operations,
+		Errors:     m.errors,
+		Throughput: v1alpha1.FormatThroughput(float64(m.inInterval) / interval.Seconds()),
 		UpdateTime: ptr.To(metav1.NewTime(r.now())),
 	}
-	if latency.TotalCount() > 0 {
-		live.P99 = v1alpha1.LatencyFromMicros(latency.ValueAtPercentiles(99)[0])
+	if m.latency.TotalCount() > 0 {
+		live.P99 = v1alpha1.LatencyFromMicros(m.latency.ValueAtPercentiles(99)[0])
 	}
 	run.Status.Progress = withColumns(live)
 	return 0
+}
+
+// sameLiveInterval decodes every shard's live report if all of them are
+// of this run's life (start), name the same due interval and a newer one
+// than shown. It returns at the first shard that is not, so a reconcile
+// woken by one shard's write decodes little while the others catch up.
+func sameLiveInterval(reports []shardReport, start time.Time, interval time.Duration, shown int) ([]protocol.LiveReport, bool) {
+	lives := make([]protocol.LiveReport, 0, len(reports))
+	for _, s := range reports {
+		if s.err != nil || s.Live == "" {
+			return nil, false
+		}
+		l, err := protocol.DecodeLiveReport(s.Live)
+		if err != nil || !l.Start.Equal(start) || !protocol.LiveDue(l.Interval, interval) || l.Interval <= shown ||
+			(len(lives) > 0 && l.Interval != lives[0].Interval) {
+			return nil, false
+		}
+		lives = append(lives, l)
+	}
+	return lives, len(lives) > 0
+}
+
+// liveFigures are the shards' live reports of one interval, merged.
+type liveFigures struct {
+	operations, errors, inInterval int64
+	latency                        *histogram.Compact
+}
+
+// mergeLive adds the reports up, exactly; false when a sum would pass
+// an int64 or a histogram does not decode.
+func mergeLive(lives []protocol.LiveReport) (liveFigures, bool) {
+	m := liveFigures{latency: histogram.NewCompact()}
+	var dec histogram.Decoder
+	for _, l := range lives {
+		// A report's errors and interval are within its operations
+		// (DecodeLiveReport): bounding the operations' sum bounds all.
+		if l.Operations > uint64(math.MaxInt64-m.operations) || dec.AddTo(m.latency, l.Latency) != nil {
+			return liveFigures{}, false
+		}
+		m.operations += int64(l.Operations)
+		m.errors += int64(l.Errors)
+		m.inInterval += int64(l.IntervalOperations)
+	}
+	return m, true
 }
 
 // finalProgress replaces the live figures with the run's final results

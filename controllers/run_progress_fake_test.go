@@ -192,15 +192,16 @@ func TestRunProgressShowsNoStaleOrForgedFigures(t *testing.T) {
 		// edit changes shard 1's report of interval 19 (edit0 shard 0's);
 		// raw, when set, replaces shard 1's encoding.
 		edit, edit0 func(r *protocol.LiveReport)
-		raw   string
-		clock time.Duration // after the start; default 20.5 s
-		shown bool
+		raw         string
+		clock       time.Duration // after the start; default 20.5 s
+		shown       bool
 	}{
 		{name: "both shards at interval 19", shown: true},
 		{name: "a report of an earlier run of the same name", edit: func(r *protocol.LiveReport) { r.Start = r.Start.Add(-time.Hour) }},
 		{name: "a shard behind the others", edit: func(r *protocol.LiveReport) { *r = live(t, r.Start, 1, 9) }},
 		{name: "a shard's counts going backwards", edit: func(r *protocol.LiveReport) { r.Operations, r.IntervalOperations, r.Errors = 50, 50, 0 }},
 		{name: "the run's counts going backwards", edit: func(r *protocol.LiveReport) { r.Operations = 900 }, edit0: func(r *protocol.LiveReport) { r.Operations = 900 }},
+		{name: "the run's errors going backwards", edit: func(r *protocol.LiveReport) { r.Errors = 0 }, edit0: func(r *protocol.LiveReport) { r.Errors = 0 }},
 		{name: "a shard ahead of the others", edit: func(r *protocol.LiveReport) { *r = live(t, r.Start, 1, 29) }, clock: 30*time.Second + 500*time.Millisecond},
 		{name: "an interval that has not ended", clock: 19 * time.Second},
 		{name: "an interval ending no live period", edit: func(r *protocol.LiveReport) { r.Interval = 18 }},
