@@ -91,3 +91,23 @@ func TestABadLiveReportCostsOnlyTheLiveFigures(t *testing.T) {
 		t.Errorf("an oversized live key decoded: %v", err)
 	}
 }
+
+// TestAFullShardMapFitsAConfigMap: the live report shares the shard map
+// with the largest inline result; both, with the longest message, stay
+// within the API server's 1 MiB of data and binaryData per ConfigMap.
+func TestAFullShardMapFitsAConfigMap(t *testing.T) {
+	m := EncodeShardReport(ShardReport{Ready: time.Now(), State: StateSucceeded, Message: strings.Repeat("m", MaxMessageBytes),
+		Result: make([]byte, MaxResultBytes)})
+	m.Data[KeyLive] = strings.Repeat("l", MaxLiveBytes)
+	size := 0
+	for k, v := range m.Data {
+		size += len(k) + len(v)
+	}
+	for k, v := range m.BinaryData {
+		size += len(k) + len(v)
+	}
+	const limit = 1 << 20
+	if size > limit {
+		t.Errorf("a shard map with the largest result and live report holds %d bytes, more than a ConfigMap's %d", size, limit)
+	}
+}
