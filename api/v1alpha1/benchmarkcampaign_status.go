@@ -70,6 +70,13 @@ type BenchmarkCampaignStatus struct {
 	// +kubebuilder:validation:MaxItems=100
 	Iterations []IterationStatus `json:"iterations,omitempty"`
 
+	// progress says which iteration the campaign is on and how many of its
+	// runs have started, for `kubectl get` (the Iteration and Run
+	// columns); it names the latest iteration that ran, and stays once it
+	// ended until the next one starts.
+	// +optional
+	Progress *CampaignProgress `json:"progress,omitempty"`
+
 	// comparison is the latest completed iteration's comparison table, at
 	// most 64 rows; the whole table is in the iteration's report.
 	// +optional
@@ -130,6 +137,31 @@ type IterationStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Report string `json:"report,omitempty"`
+}
+
+// CampaignProgress is where a campaign's latest iteration is.
+type CampaignProgress struct {
+	// iteration names the iteration (status.iterations[].name).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Iteration string `json:"iteration"`
+
+	// run is the number of the iteration's runs started so far: the run it
+	// is on when they run one at a time.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Run int32 `json:"run,omitempty"`
+
+	// runs is the number of runs the iteration has.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Runs int32 `json:"runs,omitempty"`
+
+	// summary is run/runs for the Run column, such as "3/8".
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	Summary string `json:"summary,omitempty"`
 }
 
 // ComparisonStatus is one iteration's comparison table.

@@ -585,6 +585,8 @@ type Acknowledgement struct {
 // +kubebuilder:printcolumn:name="Suspended",type=boolean,JSONPath=`.spec.suspend`,description="Whether new iterations are held"
 // +kubebuilder:printcolumn:name="Last Run",type=date,JSONPath=`.status.lastScheduleTime`,description="When the last iteration was scheduled"
 // +kubebuilder:printcolumn:name="Next Run",type=string,format=date-time,JSONPath=`.status.nextScheduleTime`,description="When the next iteration is due"
+// +kubebuilder:printcolumn:name="Iteration",type=string,JSONPath=`.status.progress.iteration`,description="The latest iteration that ran",priority=1
+// +kubebuilder:printcolumn:name="Run",type=string,JSONPath=`.status.progress.summary`,description="Runs of the latest iteration started, of its runs"
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`,description="The latest comparison's and trend's verdict"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,priority=1

@@ -260,6 +260,15 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Overall *ResultFigures `json:"overall,omitempty"`
 
+	// progress is how far the run's load is and how it is going, for
+	// `kubectl get` (the Progress, Achieved, P99 and Errors columns): live
+	// figures while it runs, from the runners' reports of their last
+	// complete interval, written at most once per live period (every
+	// interval or 10 s, whichever is longer); the final results, from
+	// overall, in the same write that sets overall.
+	// +optional
+	Progress *RunProgress `json:"progress,omitempty"`
+
 	// streams are a streams run's results per stream
 	// (spec.workload.streams), each measured from the stream's own start
 	// and after its own warm-up, with a batch stream's wall time; absent
@@ -559,3 +568,78 @@ type ReportReference struct {
 // RunnerRegionMixed is status.environment.runnerRegion when the runners ran
 // in more than one region.
 const RunnerRegionMixed = "mixed"
+
+// RunProgress is a run's progress and figures at a glance: live while it
+// runs, final once its results are merged.
+type RunProgress struct {
+	// live is true while the figures are the last complete interval's,
+	// false once they are the run's final results (status.overall, after
+	// the warm-up).
+	// +required
+	Live bool `json:"live"`
+
+	// elapsed is the time of the load covered so far: the end of the last
+	// complete interval every runner reported (live), or the whole load
+	// (final).
+	// +required
+	Elapsed metav1.Duration `json:"elapsed"`
+
+	// total is the length of the run's load, its warm-up included.
+	// +required
+	Total metav1.Duration `json:"total"`
+
+	// interval is the index, from the start, of the last complete
+	// interval the live figures measure; absent when they are final.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Interval *int32 `json:"interval,omitempty"`
+
+	// operations is the number of operations completed (successful, not
+	// found and failed) in every runner so far (live), or after the
+	// warm-up (final).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Operations int64 `json:"operations,omitempty"`
+
+	// errors is the number of failed operations so far (live), or after
+	// the warm-up (final, status.overall.errors).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Errors int64 `json:"errors,omitempty"`
+
+	// throughput is the operations per second completed in the last
+	// complete interval (live), or the successful ones per second after
+	// the warm-up (final, status.overall.throughput); a decimal string
+	// with one fractional digit.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
+	Throughput string `json:"throughput,omitempty"`
+
+	// p99 is the 99th percentile latency of the successful operations of
+	// the last complete interval, exact across runners (live), or after
+	// the warm-up (final, status.overall.latency.p99).
+	// +optional
+	P99 *metav1.Duration `json:"p99,omitempty"`
+
+	// summary is elapsed/total for the Progress column, such as
+	// "2m10s/5m0s".
+	// +optional
+	// +kubebuilder:validation:MaxLength=48
+	Summary string `json:"summary,omitempty"`
+
+	// achieved is throughput for the Achieved column, such as "812.4/s
+	// (live)"; "(live)" marks a live figure.
+	// +optional
+	// +kubebuilder:validation:MaxLength=48
+	Achieved string `json:"achieved,omitempty"`
+
+	// latency is p99 for the P99 column, such as "12.3ms (live)".
+	// +optional
+	// +kubebuilder:validation:MaxLength=48
+	Latency string `json:"latency,omitempty"`
+
+	// updateTime is when the manager last wrote live figures.
+	// +optional
+	UpdateTime *metav1.Time `json:"updateTime,omitempty"`
+}

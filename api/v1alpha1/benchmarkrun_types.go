@@ -149,9 +149,10 @@ type DeadlinesSpec struct {
 // +kubebuilder:printcolumn:name="Load Rate",type=string,JSONPath=`.status.dataset.rowsPerSecond`,description="Dataset rows loaded per second, on average since loading began",priority=1
 // +kubebuilder:printcolumn:name="Config",type=string,JSONPath=`.spec.target.instance.config`,description="Spanner instance configuration"
 // +kubebuilder:printcolumn:name="Rate",type=integer,JSONPath=`.spec.workload.load.rate`,description="Target rate in operations per second (constant-rate runs)"
-// +kubebuilder:printcolumn:name="Achieved",type=string,JSONPath=`.status.overall.throughput`,description="Measured throughput in operations per second, after the warm-up"
-// +kubebuilder:printcolumn:name="P99",type=string,JSONPath=`.status.overall.latency.p99`,description="99th percentile latency of all operations, after the warm-up"
-// +kubebuilder:printcolumn:name="Errors",type=integer,JSONPath=`.status.overall.errors`,description="Failed operations after the warm-up"
+// +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress.summary`,description="Time of the load covered so far, of its length"
+// +kubebuilder:printcolumn:name="Achieved",type=string,JSONPath=`.status.progress.achieved`,description="Operations per second: of the last complete interval while running (live), after the warm-up once done"
+// +kubebuilder:printcolumn:name="P99",type=string,JSONPath=`.status.progress.latency`,description="99th percentile latency: of the last complete interval while running (live), after the warm-up once done"
+// +kubebuilder:printcolumn:name="Errors",type=integer,JSONPath=`.status.progress.errors`,description="Failed operations: so far while running, after the warm-up once done"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Succeeded",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].status`,priority=1
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].reason`,priority=1

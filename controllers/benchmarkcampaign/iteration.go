@@ -154,8 +154,12 @@ func (r *BenchmarkCampaignReconciler) advance(ctx context.Context, p *pass, it *
 		return err
 	}
 	it.Runs, it.Succeeded, it.Failed = int32(len(slots)), 0, 0
+	started := int32(0)
 	for _, s := range slots {
 		run, ok := p.runs[s.name]
+		if ok {
+			started++
+		}
 		switch {
 		case !ok || !run.IsFinished() || awaitsServerStats(&ip.spec.Comparison, run):
 		case run.Status.Phase == v1alpha1.PhaseSucceeded:
@@ -164,6 +168,7 @@ func (r *BenchmarkCampaignReconciler) advance(ctx context.Context, p *pass, it *
 			it.Failed++
 		}
 	}
+	p.c.Status.Progress = campaignProgress(it, started)
 	if it.Succeeded+it.Failed < it.Runs {
 		return nil
 	}

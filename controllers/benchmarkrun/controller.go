@@ -214,6 +214,7 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	}
 	switch v1alpha1.DerivePhase(run.Status.Conditions) {
 	case v1alpha1.PhaseSucceeded, v1alpha1.PhaseFailed:
+		finalProgress(run) // a run that ended before the manager kept progress gets it too
 		res, err := r.wrapUp(ctx, run, outbox)
 		if err != nil {
 			return res, err
@@ -233,6 +234,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 		res, err = r.awaitShards(ctx, run, outbox)
 	case v1alpha1.PhaseAggregating:
 		res, err = r.aggregateOneAtATime(ctx, run, outbox)
+		// The results, if any, replace the live figures in this pass's
+		// one status write (run_progress.go).
+		finalProgress(run)
 	}
 	if run.IsFinished() {
 		// The run ended in this step: wrap it up (delete its instance) next.

@@ -59,6 +59,7 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	retryLive := r.liveProgress(run, reports)
 	failed := r.failedIndexes(ctx, run)
 	reported := 0
 	for _, o := range reports {
@@ -74,6 +75,9 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	if !late {
 		run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionFalse, v1alpha1.ReasonRunning,
 			fmt.Sprintf("%d of %d runners reported", reported, len(reports)), r.now())
+		if retryLive > 0 {
+			requeue = min(requeue, retryLive)
+		}
 		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	msg := fmt.Sprintf("only %d of %d runners reported within spec.deadlines.%s; aggregating what arrived", reported, len(reports), field)

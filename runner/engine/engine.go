@@ -65,6 +65,11 @@ type Config struct {
 	Observer Observer
 	// Progress is called about once a second; may be nil.
 	Progress func(Progress)
+	// Drained is called with each interval of the time series once it is
+	// complete, in order, from the goroutine that drains them: exact
+	// figures for live reports (the runner's), where Progress's are
+	// sampled. It must not block. May be nil; a stream's engine has none.
+	Drained func(result.Interval)
 }
 
 // Operation is one operation of the mix.

@@ -212,11 +212,14 @@ func (s *series) drain(idx int) {
 		in.Operations = append(in.Operations, op)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, op := range in.Operations {
 		_ = s.dec.AddTo(s.sofar, op.LatencyHistogram) // the recorder's own encoding: cannot fail
 	}
 	s.intervals = append(s.intervals, in)
+	s.mu.Unlock()
+	if s.e.cfg.Drained != nil {
+		s.e.cfg.Drained(in)
+	}
 }
 
 func (s *series) fail(err error) {

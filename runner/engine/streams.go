@@ -125,7 +125,9 @@ func streamConfig(cfg Config, s Stream, i int) (Config, error) {
 	c.LoadShare, c.Stream = s.Share, s.Name
 	// Streams draw independent choices and arrivals from the shared seed.
 	c.Seed = cfg.Seed ^ int64(i+1)<<48
-	c.Observer, c.Progress = nil, nil
+	// Live reports (Drained) cover runs without streams only: a stream's
+	// intervals count from its own start.
+	c.Observer, c.Progress, c.Drained = nil, nil, nil
 	if cfg.Observer != nil {
 		c.Observer = newStreamObserver(cfg, s.Operations)
 	}

@@ -186,11 +186,23 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 		return err
 	}
 	shard.Config.Start = ready.start
-	doc, err := shard.Run(ctx)
+	doc, err := r.runLive(ctx, shard)
 	if err != nil {
 		return err
 	}
 	return r.writeResult(ctx, ready.at, doc)
+}
+
+// runLive runs the shard while writing its live reports (liveReporter),
+// and stops writing them before it returns: the result follows.
+func (r *runner) runLive(ctx context.Context, shard *shardrun.Shard) (*result.Document, error) {
+	live := newLiveReporter(shard.Config.Start, shard.Config.Interval)
+	shard.Config.Drained = live.drained
+	liveCtx, stop := context.WithCancel(ctx)
+	written := make(chan struct{})
+	go func() { defer close(written); live.write(liveCtx, r) }()
+	defer func() { stop(); <-written }()
+	return shard.Run(ctx)
 }
 
 // decode reads and checks the control document against this runner.

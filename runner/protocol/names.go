@@ -48,7 +48,7 @@ func LoaderKeys() []string {
 // ShardKeys are the keys of a shard ConfigMap: data (a chunked result's
 // head among them), then binaryData.
 func ShardKeys() []string {
-	keys := append([]string{KeyVersion, KeyReady, KeyState, KeyMessage}, chunks.HeadKeys()...)
+	keys := append([]string{KeyVersion, KeyReady, KeyState, KeyMessage, KeyLive}, chunks.HeadKeys()...)
 	return append(append(keys, bucket.PointerKeys()...), KeyResult)
 }
 

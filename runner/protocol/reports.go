@@ -60,6 +60,12 @@ type ShardReport struct {
 	// manager has a results bucket; the aggregation reads it
 	// (LoadObject).
 	Object *bucket.Pointer
+	// Live is the runner's latest live report (KeyLive) as
+	// EncodeLiveReport made it, written while it runs; read only (a
+	// report's encoding leaves it out), kept encoded and only checked for its size,
+	// so that a bad one costs the run its live figures, never the shard
+	// (the manager decodes it: DecodeLiveReport).
+	Live string
 }
 
 // Maps is the content of a report's ConfigMap, data and binaryData. Its
@@ -105,7 +111,9 @@ func DecodeLoaderReport(data map[string]string) (LoaderReport, error) {
 
 // EncodeShardReport is r as its ConfigMap holds it. Every data key is
 // written, so a report replaces the one before it whole; the result only
-// when there is one (a shard's result is final).
+// when there is one (a shard's result is final). The live report is not
+// among them: EncodeLiveReport writes it alone, and a report leaves it in
+// place.
 func EncodeShardReport(r ShardReport) Maps {
 	m := Maps{Data: map[string]string{
 		KeyVersion: strconv.Itoa(Version),
@@ -135,7 +143,10 @@ func DecodeShardReport(data map[string]string, binaryData map[string][]byte) (Sh
 	d := decoder{data: data}
 	d.known(ShardKeys())
 	d.version()
-	r := ShardReport{State: d.state(StateSucceeded, StateFailed), Message: d.message()}
+	r := ShardReport{State: d.state(StateSucceeded, StateFailed), Message: d.message(), Live: data[KeyLive]}
+	if len(r.Live) > MaxLiveBytes {
+		d.fail(KeyLive, "", fmt.Sprintf("is %d bytes, more than %d", len(r.Live), MaxLiveBytes))
+	}
 	if s := data[KeyReady]; s != "" && d.err == nil {
 		r.Ready, d.err = parseTime(KeyReady, s)
 	}
