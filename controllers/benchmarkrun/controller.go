@@ -235,7 +235,7 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 	case v1alpha1.PhaseAggregating:
 		res, err = r.aggregateOneAtATime(ctx, run, outbox)
 		// The results, if any, replace the live figures in this pass's
-		// one status write (run_progress.go).
+		// one status write (progress.go).
 		finalProgress(run)
 	}
 	if run.IsFinished() {
