@@ -152,6 +152,7 @@ type DeadlinesSpec struct {
 // +kubebuilder:printcolumn:name="Achieved",type=string,JSONPath=`.status.overall.throughput`,description="Measured throughput in operations per second, after the warm-up"
 // +kubebuilder:printcolumn:name="P99",type=string,JSONPath=`.status.overall.latency.p99`,description="99th percentile latency of all operations, after the warm-up"
 // +kubebuilder:printcolumn:name="Errors",type=integer,JSONPath=`.status.overall.errors`,description="Failed operations after the warm-up"
+// +kubebuilder:printcolumn:name="Cost",type=string,JSONPath=`.status.cost.summary`,description="The run's cost (~ an estimate), or unknown without a price"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Succeeded",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].status`,priority=1
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].reason`,priority=1

@@ -48,6 +48,11 @@ type BenchmarkRunReconciler struct {
 	Runner children.RunnerConfig
 	// Limits are the cost guardrails.
 	Limits guardrails.Limits
+	// CostLimits are the guardrails in money; Prices is the catalog runs
+	// are priced with (cost.go). The zero values cap nothing and price
+	// with the embedded catalog.
+	CostLimits guardrails.CostLimits
+	Prices     guardrails.PriceSource
 	// ClusterID is recorded in the labels of every instance spanbench
 	// creates, so that the orphan sweep of one cluster's manager never
 	// deletes another cluster's instances; "" is DefaultClusterID.

@@ -61,6 +61,9 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
 		return ctrl.Result{}, nil
 	}
+	if ok, err := r.estimateCost(ctx, run, outbox); !ok {
+		return ctrl.Result{}, err
+	}
 	// A step that polls (the instance or the database being created) keeps
 	// its progress message: it changes, and the run's status is written,
 	// only when the progress does, and the event is emitted once.

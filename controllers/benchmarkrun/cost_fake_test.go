@@ -1,0 +1,210 @@
+package benchmarkrun_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/guardrails"
+	"github.com/spanbench/spanbench/internal/pricetest"
+	"github.com/spanbench/spanbench/internal/runtest"
+	"github.com/spanbench/spanbench/spanner/pricing"
+)
+
+// priceOverride is the operator's override ConfigMap holding data.
+func priceOverride(data string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "spanbench-system", Name: "prices"},
+		Data: map[string]string{guardrails.PriceOverrideKey: data}}
+}
+
+// fixtureEstimate is run's estimate over the test fixture's prices, as
+// the manager computes it at t0.
+func fixtureEstimate(t *testing.T, run *v1alpha1.BenchmarkRun) pricing.Money {
+	t.Helper()
+	base, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pricing.Override(base, []byte(pricetest.Override))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := guardrails.EstimateRun(c, run, t0)
+	if !e.Total.Known() {
+		t.Fatalf("the fixture does not price the run: %s", e.Total)
+	}
+	return e.Total
+}
+
+func limit(t *testing.T, s string) pricing.Limit {
+	t.Helper()
+	l, err := pricing.ParseLimit(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// microsLimit is a cap of micros millionths of a USD.
+func microsLimit(t *testing.T, micros int64) pricing.Limit {
+	return limit(t, fmt.Sprintf("USD %d.%06d", micros/1_000_000, micros%1_000_000))
+}
+
+// TestReconcileHoldsTheEstimateToTheCostCapBeforeCreatingAnything: the
+// manager prices the run from its spec before its first Spanner call and
+// records the estimate; a run above --max-run-cost, one whose cost is
+// unknown under a cap, and one priced by a missing or invalid override
+// fail, with the figure and the flag (or the entry) named, and no
+// instance, database or Job exists. A run exactly at the cap proceeds.
+func TestReconcileHoldsTheEstimateToTheCostCapBeforeCreatingAnything(t *testing.T) {
+	ephemeral := func() *v1alpha1.BenchmarkRun {
+		run := runtest.Run("r").Created(t0).Obj()
+		run.Spec.Target.Instance.Mode = v1alpha1.InstanceEphemeral
+		return run
+	}
+	estimate := fixtureEstimate(t, ephemeral())
+	fixture := priceOverride(pricetest.Override)
+	for _, tc := range []struct {
+		name       string
+		cap        pricing.Limit
+		override   *corev1.ConfigMap
+		wantReason string
+		want       []string
+	}{
+		{"one micro-unit above the cap", microsLimit(t, estimate.Micros()-1), fixture, v1alpha1.ReasonCostLimitExceeded,
+			[]string{"the run's estimated cost USD " + estimate.Decimal() + " exceeds the limit of USD", "(--max-run-cost)"}},
+		{"unknown under a cap (the embedded catalog prices nothing)", limit(t, "1000"), nil, v1alpha1.ReasonCostUnknown,
+			[]string{"unknown (no price for regional-asia-northeast1", "cannot be checked", "--max-run-cost"}},
+		{"an override with a negative price", limit(t, "1000"),
+			priceOverride(strings.Replace(pricetest.Override, `nodeHour: "3.00"`, `nodeHour: "-3.00"`, 1)), v1alpha1.ReasonPriceCatalogInvalid,
+			[]string{"ConfigMap spanbench-system/prices", "prices[2] (asia1, EnterprisePlus): nodeHour"}},
+		{"an override in no currency, without a cap", pricing.Limit{},
+			priceOverride(strings.Replace(pricetest.Override, "currency: USD", "currency: XYZ", 1)), v1alpha1.ReasonPriceCatalogInvalid,
+			[]string{"XYZ"}},
+		{"an override that does not parse", pricing.Limit{}, priceOverride("prices: [: :"), v1alpha1.ReasonPriceCatalogInvalid,
+			[]string{"ConfigMap spanbench-system/prices, key prices.yaml"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := ephemeral()
+			objs := []client.Object{run}
+			if tc.override != nil {
+				objs = append(objs, tc.override)
+			}
+			f := newFakeReconcile(t, interceptor.Funcs{}, objs...)
+			f.r.CostLimits.MaxRunCost = tc.cap
+			if tc.override != nil {
+				f.r.Prices = guardrails.PriceSource{Reader: f.stored, ConfigMap: client.ObjectKeyFromObject(tc.override)}
+			}
+			if _, err := f.reconcile(run); err != nil {
+				t.Fatal(err)
+			}
+			got := f.run(run)
+			wantCondition(t, got, v1alpha1.ConditionSucceeded, "False", tc.wantReason)
+			c := condition(got, v1alpha1.ConditionSucceeded)
+			for _, w := range tc.want {
+				if c == nil || !strings.Contains(c.Message, w) {
+					t.Errorf("condition %+v; want its message to say %q", c, w)
+				}
+			}
+			wantNothingCreated(t, f, run)
+		})
+	}
+
+	t.Run("a missing override ConfigMap", func(t *testing.T) {
+		run := ephemeral()
+		f := newFakeReconcile(t, interceptor.Funcs{}, run)
+		f.r.Prices = guardrails.PriceSource{Reader: f.stored, ConfigMap: types.NamespacedName{Namespace: "spanbench-system", Name: "prices"}}
+		if _, err := f.reconcile(run); err != nil {
+			t.Fatal(err)
+		}
+		wantCondition(t, f.run(run), v1alpha1.ConditionSucceeded, "False", v1alpha1.ReasonPriceCatalogInvalid)
+		wantNothingCreated(t, f, run)
+	})
+
+	t.Run("exactly at the cap", func(t *testing.T) {
+		run := ephemeral()
+		f := newFakeReconcile(t, interceptor.Funcs{}, run, fixture)
+		f.r.CostLimits.MaxRunCost = microsLimit(t, estimate.Micros())
+		f.r.Prices = guardrails.PriceSource{Reader: f.stored, ConfigMap: client.ObjectKeyFromObject(fixture)}
+		if _, err := f.reconcile(run); err != nil {
+			t.Fatal(err)
+		}
+		got := f.run(run)
+		if c := condition(got, v1alpha1.ConditionSucceeded); c != nil {
+			t.Fatalf("a run at the cap ended: %s: %s", c.Reason, c.Message)
+		}
+		if f.spanner.count("Instance") != 1 {
+			t.Errorf("a run at the cap did not reach its instance (Instance calls %d)", f.spanner.count("Instance"))
+		}
+		cost := got.Status.Cost
+		if cost == nil || cost.Estimate == nil || cost.Estimate.Amount != estimate.Decimal() || cost.Currency != "USD" ||
+			cost.Summary != "~USD "+estimate.Decimal() || cost.Holding != v1alpha1.CostHoldingEphemeral || cost.HeldFrom == nil {
+			t.Errorf("status.cost = %+v; want the estimate %s recorded, Ephemeral, held from the first pass", cost, estimate)
+		}
+		if cost != nil && !strings.Contains(cost.Catalog, "override spanbench-system/prices") {
+			t.Errorf("status.cost.catalog = %q; want the override named", cost.Catalog)
+		}
+	})
+
+	t.Run("no cap, the embedded catalog: unknown, said so, and the run proceeds", func(t *testing.T) {
+		run := ephemeral()
+		f := newFakeReconcile(t, interceptor.Funcs{}, run)
+		if _, err := f.reconcile(run); err != nil {
+			t.Fatal(err)
+		}
+		got := f.run(run)
+		if got.Status.Cost == nil || got.Status.Cost.Summary != "unknown" || got.Status.Cost.Estimate.Amount != "" ||
+			!strings.Contains(got.Status.Cost.Estimate.UnknownReason, "no price for regional-asia-northeast1") {
+			t.Errorf("status.cost = %+v; want unknown with the reason", got.Status.Cost)
+		}
+		if f.spanner.count("Instance") != 1 {
+			t.Errorf("an uncapped run did not proceed (Instance calls %d)", f.spanner.count("Instance"))
+		}
+	})
+}
+
+// TestReconcileCreatesNoJobAboveARestartedManagersCostCap: a run past its
+// prepare stage, whose recorded estimate is above the cap of a manager
+// restarted with a tighter --max-run-cost, fails when its loader or
+// runner Job would be created, and no Job is.
+func TestReconcileCreatesNoJobAboveARestartedManagersCostCap(t *testing.T) {
+	for name, run := range map[string]*v1alpha1.BenchmarkRun{
+		"loader Job": runtest.Run("load").Created(t0).TargetReady(t0).Loading(t0).Obj(),
+		"runner Job": runtest.Run("bench").Created(t0).TargetReady(t0).DatasetLoaded(t0).Obj(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			run.Status.Cost = &v1alpha1.RunCost{Currency: "USD", Estimate: &v1alpha1.CostFigure{Amount: "12.50"}}
+			f := newFakeReconcile(t, interceptor.Funcs{}, run)
+			f.r.CostLimits.MaxRunCost = limit(t, "10")
+			if _, err := f.reconcile(run); err != nil {
+				t.Fatal(err)
+			}
+			got := f.run(run)
+			wantCondition(t, got, v1alpha1.ConditionSucceeded, "False", v1alpha1.ReasonCostLimitExceeded)
+			var jobs batchv1.JobList
+			if err := f.stored.List(t.Context(), &jobs, client.InNamespace(run.Namespace)); err != nil || len(jobs.Items) != 0 {
+				t.Errorf("%d Jobs created above the cost cap (%v)", len(jobs.Items), err)
+			}
+		})
+	}
+}
+
+// wantNothingCreated: no Spanner admin call and no Job for run.
+func wantNothingCreated(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) {
+	t.Helper()
+	if n := f.spanner.count("Instance") + f.spanner.count("Database") + f.spanner.count("Prepare"); n != 0 {
+		t.Errorf("%d Spanner admin calls for a refused run", n)
+	}
+	var jobs batchv1.JobList
+	if err := f.stored.List(t.Context(), &jobs, client.InNamespace(run.Namespace)); err != nil || len(jobs.Items) != 0 {
+		t.Errorf("Jobs of a refused run: %d (%v)", len(jobs.Items), err)
+	}
+}
