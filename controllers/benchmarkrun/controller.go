@@ -206,6 +206,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 		if err != nil {
 			return res, err
 		}
+		if err := r.recordCost(ctx, run); err != nil {
+			return ctrl.Result{}, err
+		}
 		metrics, err := r.collectServerMetrics(ctx, run)
 		return soonest(res, metrics), err
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:

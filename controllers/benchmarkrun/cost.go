@@ -9,7 +9,9 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/guardrails"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
+	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/pricing"
 )
 
@@ -84,4 +86,124 @@ func capNotes(notes []string) []string {
 		out = append(out, truncate(n, 512))
 	}
 	return out
+}
+
+// recordCost prices what a finished run held, once it is known (an
+// Ephemeral instance's deletion, an Existing run's completion), into
+// status.cost and the run's report. A run that held nothing (refused
+// before its instance or its start) keeps its estimate alone. A price
+// override that became unreadable leaves the cost unknown, with the
+// reason: the run's outcome does not depend on its price.
+func (r *BenchmarkRunReconciler) recordCost(ctx context.Context, run *v1alpha1.BenchmarkRun) error {
+	cost := run.Status.Cost
+	if cost == nil || cost.Total != nil {
+		return nil
+	}
+	held, ok := heldOf(run)
+	if !ok {
+		return nil
+	}
+	c, from, err := r.Prices.Catalog(ctx)
+	var bad *guardrails.CatalogError
+	switch {
+	case errors.As(err, &bad):
+		c, from = &pricing.Catalog{}, "none: "+err.Error()
+	case err != nil:
+		return err
+	}
+	e, perMillion := priceHeld(c, run, held)
+	if c.Currency() != "" {
+		cost.Currency = c.Currency()
+	}
+	cost.Catalog = truncate(from, 256)
+	cost.Holding = v1alpha1.CostHolding(held.Holding)
+	cost.HeldFrom, cost.HeldTo = timePtr(held.From), timePtr(held.To)
+	cost.Instance, cost.Storage, cost.Runners, cost.Total = costFigure(e.Instance), costFigure(e.Storage), costFigure(e.Runners), costFigure(e.Total)
+	cost.PerMillionOperations = costFigure(perMillion)
+	cost.Summary = summary(e.Total, false)
+	cost.Notes = capNotes(append([]string{held.Description()}, e.Notes...))
+	if run.Status.Report == nil {
+		return nil
+	}
+	doc, cm, err := r.runReport(ctx, run)
+	if runreport.APITrouble(err) {
+		return err
+	}
+	if err != nil {
+		return nil // the report is unreadable; the status holds the cost
+	}
+	doc.Cost = reportCost(cost, held)
+	return r.updateReport(ctx, cm, run, doc)
+}
+
+// heldOf is what the run held and for how long: an Ephemeral instance from
+// the manager's first request for it to its deletion, an Existing
+// instance for the run's window. ok is false until that is known, and for
+// a run that held nothing.
+func heldOf(run *v1alpha1.BenchmarkRun) (pricing.Held, bool) {
+	st := &run.Status
+	pu := int64(run.Spec.Target.Instance.Capacity())
+	if t := st.Target; t != nil {
+		switch {
+		case t.ProcessingUnits != nil:
+			pu = int64(*t.ProcessingUnits)
+		case t.Nodes != nil:
+			pu = int64(*t.Nodes) * pricing.ProcessingUnitsPerNode
+		}
+	}
+	if run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral {
+		t := st.Target
+		if t == nil || t.DeletionTime == nil || st.Cost.HeldFrom == nil {
+			return pricing.Held{}, false
+		}
+		return pricing.Held{Holding: pricing.Ephemeral, ProcessingUnits: pu, From: st.Cost.HeldFrom.Time, To: t.DeletionTime.Time}, true
+	}
+	if st.StartTime == nil || st.CompletionTime == nil {
+		return pricing.Held{}, false
+	}
+	return pricing.Held{Holding: pricing.Existing, ProcessingUnits: pu, From: st.StartTime.Time, To: st.CompletionTime.Time}, true
+}
+
+// statusEditions maps the edition Spanner reports to the API's.
+var statusEditions = map[string]pricing.Edition{
+	"STANDARD": pricing.Edition(v1alpha1.EditionStandard), "ENTERPRISE": pricing.Edition(v1alpha1.EditionEnterprise),
+	"ENTERPRISE_PLUS": pricing.Edition(v1alpha1.EditionEnterprisePlus),
+}
+
+// priceHeld prices held with the run's plan (the declared configuration;
+// the edition Spanner reported when the spec names none), the runners for
+// the run's window, and the cost of a million operations measured.
+func priceHeld(c *pricing.Catalog, run *v1alpha1.BenchmarkRun, held pricing.Held) (pricing.Estimate, pricing.Money) {
+	p := guardrails.RunPlan(run)
+	if t := run.Status.Target; p.Edition == "" && t != nil {
+		p.Edition = statusEditions[t.Edition]
+	}
+	var runTime, window time.Duration
+	if st := &run.Status; st.StartTime != nil && st.CompletionTime != nil {
+		runTime = st.CompletionTime.Sub(st.StartTime.Time)
+		measuredFrom := st.StartTime.Time
+		if st.WarmUpEnd != nil {
+			measuredFrom = st.WarmUpEnd.Time
+		}
+		window = st.StartTime.Add(run.Spec.Workload.TotalDuration()).Sub(measuredFrom)
+	}
+	e := pricing.Price(c, p, held, runTime)
+	var ops int64
+	if o := run.Status.Overall; o != nil {
+		ops = o.Count
+	}
+	return e, pricing.PerMillionOps(pricing.WindowShare(e.Total, window, held.Duration()), ops)
+}
+
+// reportCost is the status's cost as the report's section.
+func reportCost(c *v1alpha1.RunCost, held pricing.Held) *result.Cost {
+	fig := func(f *v1alpha1.CostFigure) result.CostFigure {
+		if f == nil {
+			return result.CostFigure{Unknown: "not computed"}
+		}
+		return result.CostFigure{Amount: f.Amount, Unknown: f.UnknownReason}
+	}
+	return &result.Cost{Currency: c.Currency, Catalog: c.Catalog, Holding: string(c.Holding), HeldFrom: held.From, HeldTo: held.To,
+		ProcessingUnits: held.ProcessingUnits, Estimate: fig(c.Estimate), Instance: fig(c.Instance), Storage: fig(c.Storage),
+		Runners: fig(c.Runners), Total: fig(c.Total), PerMillionOperations: fig(c.PerMillionOperations), Notes: c.Notes}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -207,4 +208,83 @@ func wantNothingCreated(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkR
 	if err := f.stored.List(t.Context(), &jobs, client.InNamespace(run.Namespace)); err != nil || len(jobs.Items) != 0 {
 		t.Errorf("Jobs of a refused run: %d (%v)", len(jobs.Items), err)
 	}
+}
+
+// TestReconcileRecordsWhatAFinishedRunCost: once a run ended and what it
+// held is known, status.cost carries the instance, storage, runner and
+// total lines, which time was charged, and the cost per million
+// operations of the measured window; the figures below are worked by hand
+// from the test fixture's 1.00 USD per node-hour. Without a price the
+// cost is unknown, with the reason, never zero.
+func TestReconcileRecordsWhatAFinishedRunCost(t *testing.T) {
+	at := func(d time.Duration) *metav1.Time { return &metav1.Time{Time: t0.Add(d)} }
+	estimated := &v1alpha1.RunCost{Currency: "USD", Estimate: &v1alpha1.CostFigure{Amount: "2.00"}}
+	finished := func(b *runtest.Builder) *v1alpha1.BenchmarkRun {
+		run := b.Created(t0).RunnersReady(t0).Succeeded(t0.Add(61 * time.Minute)).Obj()
+		run.Spec.Workload.Duration = &metav1.Duration{Duration: time.Hour}
+		run.Status.WarmUpEnd = at(10 * time.Minute)
+		run.Status.Overall = &v1alpha1.ResultFigures{Count: 3_000_000}
+		run.Status.Cost = estimated.DeepCopy()
+		return run
+	}
+	existing := finished(runtest.Run("existing"))
+	ephemeral := finished(runtest.Run("ephemeral").Ephemeral().InstanceCreated())
+	ephemeral.Status.Cost.HeldFrom = at(-5 * time.Minute)
+	ephemeral.Status.Target.DeletionTime = at(62 * time.Minute)
+	notDeleted := finished(runtest.Run("not-deleted").Ephemeral().InstanceCreated())
+	notDeleted.Status.Cost.HeldFrom = at(-5 * time.Minute)
+
+	for _, tc := range []struct {
+		name                                string
+		run                                 *v1alpha1.BenchmarkRun
+		holding                             v1alpha1.CostHolding
+		instance, total, perMillion, status string
+	}{
+		// 1000 PU × 61 min (start to completion) × 1.00/node-hour; the
+		// measured 50 of 61 minutes' share, per 3 million operations.
+		{"Existing: the run's window", existing, v1alpha1.CostHoldingExisting, "1.016667", "1.016667", "0.277778", "USD 1.016667"},
+		// Asked for 5 minutes before the start, deleted a minute after the
+		// completion: 67 minutes; the measured 50 minutes' share.
+		{"Ephemeral: creation to deletion", ephemeral, v1alpha1.CostHoldingEphemeral, "1.116667", "1.116667", "0.277778", "USD 1.116667"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeReconcile(t, interceptor.Funcs{}, tc.run, priceOverride(pricetest.Override))
+			f.r.Prices = guardrails.PriceSource{Reader: f.stored, ConfigMap: types.NamespacedName{Namespace: "spanbench-system", Name: "prices"}}
+			if _, err := f.reconcile(tc.run); err != nil {
+				t.Fatal(err)
+			}
+			c := f.run(tc.run).Status.Cost
+			if c == nil || c.Total == nil {
+				t.Fatalf("status.cost = %+v; want the run's cost", c)
+			}
+			if c.Holding != tc.holding || c.Instance.Amount != tc.instance || c.Total.Amount != tc.total ||
+				c.PerMillionOperations.Amount != tc.perMillion || c.Summary != tc.status || c.Estimate.Amount != "2.00" {
+				t.Errorf("holding %s, instance %+v, total %+v, per million %+v, summary %q, estimate %+v; want %s, %s, %s, %s, %q and the estimate kept",
+					c.Holding, c.Instance, c.Total, c.PerMillionOperations, c.Summary, c.Estimate, tc.holding, tc.instance, tc.total, tc.perMillion, tc.status)
+			}
+		})
+	}
+
+	t.Run("an Ephemeral instance not deleted yet is not priced yet", func(t *testing.T) {
+		f := newFakeReconcile(t, interceptor.Funcs{}, notDeleted)
+		if _, err := f.reconcile(notDeleted); err != nil {
+			t.Fatal(err)
+		}
+		if c := f.run(notDeleted).Status.Cost; c.Total != nil {
+			t.Errorf("status.cost.total = %+v before the instance's deletion", c.Total)
+		}
+	})
+
+	t.Run("no price: unknown with the reason", func(t *testing.T) {
+		run := existing.DeepCopy()
+		f := newFakeReconcile(t, interceptor.Funcs{}, run)
+		if _, err := f.reconcile(run); err != nil {
+			t.Fatal(err)
+		}
+		c := f.run(run).Status.Cost
+		if c.Total == nil || c.Total.Amount != "" || !strings.Contains(c.Total.UnknownReason, "no price for regional-asia-northeast1") ||
+			c.PerMillionOperations.Amount != "" || c.Summary != "unknown" {
+			t.Errorf("status.cost = %+v; want unknown with the reason", c)
+		}
+	})
 }

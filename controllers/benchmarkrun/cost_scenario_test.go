@@ -14,6 +14,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/controllers/guardrails"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/pricetest"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
@@ -91,5 +92,52 @@ func (h *harness) wantNoChildren(run *v1alpha1.BenchmarkRun) {
 	}
 	if got := h.current(run); got != nil && got.Status.Target != nil && got.Status.Target.Created {
 		h.t.Errorf("refused run %s records a created instance: %+v", run.Name, got.Status.Target)
+	}
+}
+
+// TestFinishedRunRecordsItsCostInStatusAndReport: an Ephemeral run on the
+// emulator, priced by the test fixture's override, ends with
+// status.cost's lines charged from the manager's request for its instance
+// to the instance's deletion (at least Spanner's hour: 2 nodes × 1 h ×
+// 1.00 USD), a cost per million operations, the Cost column's summary,
+// and the same cost in its report.
+func TestFinishedRunRecordsItsCostInStatusAndReport(t *testing.T) {
+	h := newHarness(t)
+	allowed, err := endpoint.AllowEmulators(h.emu.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	override := priceOverride(pricetest.Override)
+	override.Namespace = h.ns
+	if err := h.c.Create(context.Background(), override); err != nil {
+		t.Fatal(err)
+	}
+	h.startManagerWith(managerOptions{preparer: benchmarkrun.SpannerPreparer{Emulators: allowed},
+		prices: guardrails.PriceSource{ConfigMap: client.ObjectKeyFromObject(override)}})
+	run := h.ephemeralSpec("priced", 1)
+	h.create(run)
+	runners := h.kubelet(run, 0)
+	got := h.finished(run, 90*time.Second)
+	runners.Wait()
+	if c := h.condition(got, v1alpha1.ConditionSucceeded); c.Status != "True" {
+		t.Fatalf("run ended %s: %s", c.Reason, c.Message)
+	}
+	h.eventually("the run's cost is recorded", 30*time.Second, func() bool {
+		got = h.current(run)
+		return got.Status.Cost != nil && got.Status.Cost.Total != nil
+	})
+	c := got.Status.Cost
+	if c.Holding != v1alpha1.CostHoldingEphemeral || c.HeldFrom == nil || c.HeldTo == nil || !c.HeldTo.Equal(got.Status.Target.DeletionTime) ||
+		c.Instance.Amount != "2.00" || c.Total.Amount == "" || c.PerMillionOperations.Amount == "" || c.Summary != "USD "+c.Total.Amount {
+		t.Errorf("status.cost = %+v (instance %+v, total %+v, per million %+v); want 2 nodes charged Spanner's hour, held until the deletion %v",
+			c, c.Instance, c.Total, c.PerMillionOperations, got.Status.Target.DeletionTime)
+	}
+	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc := report.Cost; rc == nil || rc.Total.Amount != c.Total.Amount || rc.PerMillionOperations.Amount != c.PerMillionOperations.Amount ||
+		rc.Holding != "Ephemeral" || rc.ProcessingUnits != 2000 {
+		t.Errorf("the report's cost %+v; want the status's (total %s)", rc, c.Total.Amount)
 	}
 }
