@@ -6,10 +6,12 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // run refused with any of them.
 const (
 	// ReasonCostLimitExceeded: the run's estimated cost is above the
-	// operator's --max-run-cost.
+	// operator's --max-run-cost, or a campaign iteration's above its
+	// --max-iteration-cost (the iteration is recorded Missed, none of its
+	// runs created).
 	ReasonCostLimitExceeded = "CostLimitExceeded"
-	// ReasonCostUnknown: the operator caps the cost of a run
-	// (--max-run-cost) but the run's cost cannot be estimated (no price for
+	// ReasonCostUnknown: the operator caps the cost of a run or an
+	// iteration (--max-run-cost, --max-iteration-cost) but the run's cost cannot be estimated (no price for
 	// its configuration, no declared size): a cap that cannot be checked
 	// does not let the run through.
 	ReasonCostUnknown = "CostUnknown"
@@ -124,4 +126,36 @@ type RunCost struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:items:MaxLength=512
 	Notes []string `json:"notes,omitempty"`
+}
+
+// CampaignCost is a campaign's estimated cost: one iteration of its
+// current spec (every run of every cell and repetition, each estimated as
+// the manager estimates a run) and, with a schedule, the iterations it
+// starts in 30 days.
+type CampaignCost struct {
+	// currency is the ISO 4217 code of every amount, the price catalog's.
+	// +optional
+	// +kubebuilder:validation:MaxLength=3
+	Currency string `json:"currency,omitempty"`
+
+	// catalog says where the prices come from.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Catalog string `json:"catalog,omitempty"`
+
+	// iterationEstimate is the estimated cost of one iteration: the figure
+	// --max-iteration-cost is held to.
+	// +optional
+	IterationEstimate *CostFigure `json:"iterationEstimate,omitempty"`
+
+	// iterationsPerMonth is how many iterations the schedule starts in the
+	// 30 days from the estimate; absent without a schedule.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	IterationsPerMonth *int32 `json:"iterationsPerMonth,omitempty"`
+
+	// monthlyProjection is iterationEstimate × iterationsPerMonth; absent
+	// without a schedule. --max-monthly-cost holds it at admission.
+	// +optional
+	MonthlyProjection *CostFigure `json:"monthlyProjection,omitempty"`
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/guardrails"
+	admission "github.com/spanbench/spanbench/controllers/webhook"
 	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
@@ -281,6 +282,12 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, err
 	}
+	base, err := pricing.Default()
+	if err != nil {
+		return nil, err
+	}
+	prices := guardrails.PriceSource{Base: base, Reader: mgr.GetAPIReader(), ConfigMap: f.priceOverride}
+	f.webhook.costs = admission.Costs{Limits: f.costLimits, Prices: prices}
 	if err := setupWebhook(mgr, &f.webhook); err != nil {
 		return nil, err
 	}
@@ -293,11 +300,6 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := pricing.Default()
-	if err != nil {
-		return nil, err
-	}
-	prices := guardrails.PriceSource{Base: base, Reader: mgr.GetAPIReader(), ConfigMap: f.priceOverride}
 	r := &benchmarkrun.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
@@ -318,7 +320,8 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	campaigns := &benchmarkcampaign.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader(), Results: results}
+		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader(), Results: results,
+		CostLimits: f.costLimits, Prices: prices}
 	if err := campaigns.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

@@ -50,21 +50,13 @@ func (r *BenchmarkRunReconciler) estimateCost(ctx context.Context, run *v1alpha1
 // charged time starts now, before the instance is asked for: the cost
 // errs high rather than low.
 func recordEstimate(run *v1alpha1.BenchmarkRun, c *pricing.Catalog, from string, e pricing.Estimate, now time.Time) {
-	cost := &v1alpha1.RunCost{Currency: c.Currency(), Catalog: from, Estimate: costFigure(e.Total),
+	cost := &v1alpha1.RunCost{Currency: c.Currency(), Catalog: from, Estimate: guardrails.StatusFigure(e.Total),
 		Holding: v1alpha1.CostHolding(e.Held.Holding), Summary: summary(e.Total, true), Notes: capNotes(e.Notes)}
 	if e.Held.Holding == pricing.Ephemeral {
 		t := metav1.NewTime(now)
 		cost.HeldFrom = &t
 	}
 	run.Status.Cost = cost
-}
-
-// costFigure is a Money as the status carries it.
-func costFigure(m pricing.Money) *v1alpha1.CostFigure {
-	if !m.Known() {
-		return &v1alpha1.CostFigure{UnknownReason: truncate(m.Reason(), 512)}
-	}
-	return &v1alpha1.CostFigure{Amount: m.Decimal()}
 }
 
 // summary is the printer column's text: "USD 1.23", "~USD 1.50" for an
@@ -118,8 +110,8 @@ func (r *BenchmarkRunReconciler) recordCost(ctx context.Context, run *v1alpha1.B
 	cost.Catalog = truncate(from, 256)
 	cost.Holding = v1alpha1.CostHolding(held.Holding)
 	cost.HeldFrom, cost.HeldTo = timePtr(held.From), timePtr(held.To)
-	cost.Instance, cost.Storage, cost.Runners, cost.Total = costFigure(e.Instance), costFigure(e.Storage), costFigure(e.Runners), costFigure(e.Total)
-	cost.PerMillionOperations = costFigure(perMillion)
+	cost.Instance, cost.Storage, cost.Runners, cost.Total = guardrails.StatusFigure(e.Instance), guardrails.StatusFigure(e.Storage), guardrails.StatusFigure(e.Runners), guardrails.StatusFigure(e.Total)
+	cost.PerMillionOperations = guardrails.StatusFigure(perMillion)
 	cost.Summary = summary(e.Total, false)
 	cost.Notes = capNotes(append([]string{held.Description()}, e.Notes...))
 	if run.Status.Report == nil {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/spanner/pricing"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
@@ -159,4 +160,30 @@ func check(l pricing.Limit, m pricing.Money, what, flag string) (reason, msg str
 		return v1alpha1.ReasonCostUnknown, fmt.Sprintf("%s %s; a cap that cannot be checked refuses (%s; price the configuration with an override, or lift the cap)", what, why, flag)
 	}
 	return v1alpha1.ReasonCostLimitExceeded, fmt.Sprintf("%s %s (%s)", what, why, flag)
+}
+
+// EstimateIteration is the estimated cost of one campaign iteration: each
+// cell's run, estimated as the manager estimates a run, times the
+// repetitions. One unknown cell makes it unknown, with that cell named.
+func EstimateIteration(c *pricing.Catalog, cells []v1alpha1.BenchmarkRunSpec, names []string, repetitions int, now time.Time) pricing.Money {
+	var runs []pricing.Money
+	for i := range cells {
+		e := EstimateRun(c, &v1alpha1.BenchmarkRun{Spec: cells[i]}, now).Total
+		if !e.Known() {
+			return pricing.Unknown(fmt.Sprintf("cell %s: %s", names[i], e.Reason()))
+		}
+		for range repetitions {
+			runs = append(runs, e)
+		}
+	}
+	return pricing.Sum(runs...)
+}
+
+// StatusFigure is a Money as a status carries it: an amount, or why it is
+// unknown (never an amount of 0).
+func StatusFigure(m pricing.Money) *v1alpha1.CostFigure {
+	if !m.Known() {
+		return &v1alpha1.CostFigure{UnknownReason: statuswrite.Shorten(m.Reason(), statuswrite.MaxProblemBytes)}
+	}
+	return &v1alpha1.CostFigure{Amount: m.Decimal()}
 }
