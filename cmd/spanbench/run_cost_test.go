@@ -64,3 +64,20 @@ func TestRunPrintsTheCostPerMillionOperations(t *testing.T) {
 		t.Errorf("stderr does not show the estimate before the start and the cost per million operations after:\n%s", stderr)
 	}
 }
+
+// TestCampaignEstimatePrintsAnIterationAndItsMonth: `spanbench campaign
+// --estimate` prints one iteration's cost and, for a scheduled campaign,
+// 30 days of it, at the override's prices, and runs nothing.
+func TestCampaignEstimatePrintsAnIterationAndItsMonth(t *testing.T) {
+	fixture := writeFile(t, "prices.yaml", pricetest.Override)
+	sample := filepath.Join("..", "..", "config", "samples", "campaign-nightly.yaml")
+	code, stdout, stderr := runCLI(t, "campaign", "-f", sample, "--estimate", "--price-catalog", fixture,
+		"--emulator-path", "/nonexistent/gateway_main", "--fresh-emulator")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "estimated cost of an iteration: ~USD") || !strings.Contains(stderr, "estimated cost of 30 days at its schedule (") ||
+		strings.Contains(stderr, "started a fresh") || stdout != "" {
+		t.Errorf("stdout %q, stderr:\n%s\nwant an iteration's and 30 days' estimate, nothing run", stdout, stderr)
+	}
+}
