@@ -117,14 +117,23 @@ func (r *BenchmarkRunReconciler) recordCost(ctx context.Context, run *v1alpha1.B
 	if run.Status.Report == nil {
 		return nil
 	}
+	if err := r.writeReportCost(ctx, run, held); runreport.APITrouble(err) {
+		return err
+	} else if err != nil {
+		// The report is unreadable (its own condition says so); the
+		// status holds the cost.
+		cost.Notes = capNotes(append(cost.Notes, "not written into the report: "+truncate(err.Error(), 256)))
+	}
+	return nil
+}
+
+// writeReportCost writes status.cost into the run's stored report.
+func (r *BenchmarkRunReconciler) writeReportCost(ctx context.Context, run *v1alpha1.BenchmarkRun, held pricing.Held) error {
 	doc, cm, err := r.runReport(ctx, run)
-	if runreport.APITrouble(err) {
+	if err != nil {
 		return err
 	}
-	if err != nil {
-		return nil // the report is unreadable; the status holds the cost
-	}
-	doc.Cost = reportCost(cost, held)
+	doc.Cost = reportCost(run.Status.Cost, held)
 	return r.updateReport(ctx, cm, run, doc)
 }
 

@@ -38,11 +38,11 @@ func (k Costs) check(ctx context.Context, c *v1alpha1.BenchmarkCampaign) error {
 	}
 	cells, _, err := plan.Expand(&c.Spec)
 	if err != nil {
-		return nil // Check reported it
+		return err // Check, which runs first, refuses it already
 	}
 	sched, loc, err := plan.ParseSchedule(&c.Spec)
 	if err != nil {
-		return nil // the schema and the controller report it
+		return refuseSchedule(c, fmt.Sprintf("%v: the campaign's 30 days cannot be held to the operator's limit (--max-monthly-cost)", err))
 	}
 	catalog, _, err := k.Prices.Catalog(ctx)
 	var bad *guardrails.CatalogError
