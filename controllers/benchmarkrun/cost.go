@@ -157,13 +157,18 @@ func heldOf(run *v1alpha1.BenchmarkRun) (pricing.Held, bool) {
 		if t == nil || t.DeletionTime == nil || st.Cost.HeldFrom == nil {
 			return pricing.Held{}, false
 		}
-		return pricing.Held{Holding: pricing.Ephemeral, ProcessingUnits: pu, From: st.Cost.HeldFrom.Time, To: t.DeletionTime.Time}, true
+		return pricing.Held{Holding: pricing.Ephemeral, ProcessingUnits: pu, From: stored(st.Cost.HeldFrom), To: stored(t.DeletionTime)}, true
 	}
 	if st.StartTime == nil || st.CompletionTime == nil {
 		return pricing.Held{}, false
 	}
-	return pricing.Held{Holding: pricing.Existing, ProcessingUnits: pu, From: st.StartTime.Time, To: st.CompletionTime.Time}, true
+	return pricing.Held{Holding: pricing.Existing, ProcessingUnits: pu, From: stored(st.StartTime), To: stored(st.CompletionTime)}, true
 }
+
+// stored is t as the status stores it, to the second: a time set in this
+// pass (the instance's deletion) and the same time read back from the API
+// server then price alike, whichever pass prices the run first.
+func stored(t *metav1.Time) time.Time { return t.Truncate(time.Second) }
 
 // statusEditions maps the edition Spanner reports to the API's.
 var statusEditions = map[string]pricing.Edition{
@@ -181,12 +186,12 @@ func priceHeld(c *pricing.Catalog, run *v1alpha1.BenchmarkRun, held pricing.Held
 	}
 	var runTime, window time.Duration
 	if st := &run.Status; st.StartTime != nil && st.CompletionTime != nil {
-		runTime = st.CompletionTime.Sub(st.StartTime.Time)
-		measuredFrom := st.StartTime.Time
+		runTime = stored(st.CompletionTime).Sub(stored(st.StartTime))
+		measuredFrom := stored(st.StartTime)
 		if st.WarmUpEnd != nil {
-			measuredFrom = st.WarmUpEnd.Time
+			measuredFrom = stored(st.WarmUpEnd)
 		}
-		window = st.StartTime.Add(run.Spec.Workload.TotalDuration()).Sub(measuredFrom)
+		window = stored(st.StartTime).Add(run.Spec.Workload.TotalDuration()).Sub(measuredFrom)
 	}
 	e := pricing.Price(c, p, held, runTime)
 	var ops int64

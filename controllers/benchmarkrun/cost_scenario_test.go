@@ -138,6 +138,6 @@ func TestFinishedRunRecordsItsCostInStatusAndReport(t *testing.T) {
 	}
 	if rc := report.Cost; rc == nil || rc.Total.Amount != c.Total.Amount || rc.PerMillionOperations.Amount != c.PerMillionOperations.Amount ||
 		rc.Holding != "Ephemeral" || rc.ProcessingUnits != 2000 {
-		t.Errorf("the report's cost %+v; want the status's (total %s)", rc, c.Total.Amount)
+		t.Errorf("the report's cost %+v; want the status's (total %s, per million %s)", rc, c.Total.Amount, c.PerMillionOperations.Amount)
 	}
 }
