@@ -2,7 +2,6 @@ package benchmarkcampaign
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -22,12 +21,8 @@ func (r *BenchmarkCampaignReconciler) estimateCampaign(ctx context.Context, p *p
 	if p.current == nil {
 		return nil
 	}
-	c, from, err := r.Prices.Catalog(ctx)
-	var bad *guardrails.CatalogError
-	switch {
-	case errors.As(err, &bad):
-		c, from = &pricing.Catalog{}, "none: "+err.Error()
-	case err != nil:
+	c, from, err := r.Prices.CatalogOrNone(ctx)
+	if err != nil {
 		return err
 	}
 	p.iterationCost = iterationEstimate(c, p.current, p.now)

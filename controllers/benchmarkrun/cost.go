@@ -95,12 +95,8 @@ func (r *BenchmarkRunReconciler) recordCost(ctx context.Context, run *v1alpha1.B
 	if !ok {
 		return nil
 	}
-	c, from, err := r.Prices.Catalog(ctx)
-	var bad *guardrails.CatalogError
-	switch {
-	case errors.As(err, &bad):
-		c, from = &pricing.Catalog{}, "none: "+err.Error()
-	case err != nil:
+	c, from, err := r.Prices.CatalogOrNone(ctx)
+	if err != nil {
 		return err
 	}
 	e, perMillion := priceHeld(c, run, held)

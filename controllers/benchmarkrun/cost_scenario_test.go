@@ -8,6 +8,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,15 +30,7 @@ import (
 // cap refuses a run whose cost is unknown, CostUnknown, nothing created.
 func TestManagerRefusesARunAboveItsCostCapBeforeCreatingAnything(t *testing.T) {
 	h := newHarness(t)
-	allowed, err := endpoint.AllowEmulators(h.emu.Host())
-	if err != nil {
-		t.Fatal(err)
-	}
-	override := priceOverride(pricetest.Override)
-	override.Namespace = h.ns
-	if err := h.c.Create(context.Background(), override); err != nil {
-		t.Fatal(err)
-	}
+	allowed, override := h.pricedScenario()
 	at := h.ephemeralSpec("at-cap", 1)
 	capAt := microsLimit(t, fixtureEstimate(t, at).Micros())
 	h.startManagerWith(managerOptions{preparer: benchmarkrun.SpannerPreparer{Emulators: allowed},
@@ -103,15 +96,7 @@ func (h *harness) wantNoChildren(run *v1alpha1.BenchmarkRun) {
 // and the same cost in its report.
 func TestFinishedRunRecordsItsCostInStatusAndReport(t *testing.T) {
 	h := newHarness(t)
-	allowed, err := endpoint.AllowEmulators(h.emu.Host())
-	if err != nil {
-		t.Fatal(err)
-	}
-	override := priceOverride(pricetest.Override)
-	override.Namespace = h.ns
-	if err := h.c.Create(context.Background(), override); err != nil {
-		t.Fatal(err)
-	}
+	allowed, override := h.pricedScenario()
 	h.startManagerWith(managerOptions{preparer: benchmarkrun.SpannerPreparer{Emulators: allowed},
 		prices: guardrails.PriceSource{ConfigMap: client.ObjectKeyFromObject(override)}})
 	run := h.ephemeralSpec("priced", 1)
@@ -140,4 +125,21 @@ func TestFinishedRunRecordsItsCostInStatusAndReport(t *testing.T) {
 		rc.Holding != "Ephemeral" || rc.ProcessingUnits != 2000 {
 		t.Errorf("the report's cost %+v; want the status's (total %s, per million %s)", rc, c.Total.Amount, c.PerMillionOperations.Amount)
 	}
+}
+
+// pricedScenario stores the test fixture's prices as an override
+// ConfigMap in the scenario's namespace, and allows the scenario's
+// emulator.
+func (h *harness) pricedScenario() (endpoint.EmulatorAllowlist, *corev1.ConfigMap) {
+	h.t.Helper()
+	allowed, err := endpoint.AllowEmulators(h.emu.Host())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	override := priceOverride(pricetest.Override)
+	override.Namespace = h.ns
+	if err := h.c.Create(context.Background(), override); err != nil {
+		h.t.Fatal(err)
+	}
+	return allowed, override
 }

@@ -2,6 +2,7 @@ package guardrails
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -75,6 +76,20 @@ func (s PriceSource) Catalog(ctx context.Context) (*pricing.Catalog, string, err
 		return nil, "", &CatalogError{fmt.Errorf("ConfigMap %s, key %s: %w", s.ConfigMap, PriceOverrideKey, err)}
 	}
 	return c, fmt.Sprintf("override %s (taken %s) over the %s", s.ConfigMap, c.TakenOn(), from), nil
+}
+
+// CatalogOrNone is Catalog for figures that are recorded, not enforced
+// (a finished run's cost, a campaign's estimate): an unusable override
+// gives a catalog that prices nothing, so that every figure says unknown
+// with the override's error as the source, instead of failing. Other
+// errors (the API server) pass.
+func (s PriceSource) CatalogOrNone(ctx context.Context) (*pricing.Catalog, string, error) {
+	c, from, err := s.Catalog(ctx)
+	var bad *CatalogError
+	if errors.As(err, &bad) {
+		return &pricing.Catalog{}, "none: " + err.Error(), nil
+	}
+	return c, from, err
 }
 
 // RunPlan is what a run's spec says its cost depends on, before anything
