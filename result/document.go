@@ -94,6 +94,9 @@ type Document struct {
 	// and database, added to a run's merged result once read; nil when it
 	// was not (monitoring.go).
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
+	// Cost is what the run cost, added to a run's merged result once it
+	// ended; nil before (cost.go).
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Target describes what was benchmarked. It never holds credentials.

@@ -79,6 +79,9 @@ func (m *Merger) Add(d *Document) error {
 		if err := d.Monitoring.Check(); err != nil {
 			return err
 		}
+		if err := d.Cost.Check(); err != nil {
+			return err
+		}
 	}
 	first := m.out == nil
 	if first {
@@ -98,6 +101,7 @@ func (m *Merger) Add(d *Document) error {
 	}
 	m.keepServer(d, first)
 	m.keepTPCCChecks(d, first)
+	m.keepCost(d, first)
 	return nil
 }
 

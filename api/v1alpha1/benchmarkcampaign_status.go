@@ -51,6 +51,11 @@ type BenchmarkCampaignStatus struct {
 	// +optional
 	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
 
+	// cost is the current spec's estimated cost per iteration and, with a
+	// schedule, for 30 days (docs/cost.md).
+	// +optional
+	Cost *CampaignCost `json:"cost,omitempty"`
+
 	// lastRunNow is the last runNow token acted on.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
@@ -137,6 +142,12 @@ type IterationStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Report string `json:"report,omitempty"`
+
+	// cost is the sum of the iteration's runs' costs (status.cost.total,
+	// in status.cost.currency), once each run that held an instance has
+	// its cost; absent until then, and when its runs are gone.
+	// +optional
+	Cost *CostFigure `json:"cost,omitempty"`
 }
 
 // CampaignProgress is where a campaign's latest iteration is.

@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99;ServerQueryP99
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99;ServerQueryP99;CostPerMillionOps
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -81,6 +81,12 @@ const (
 	// ServerCPUPerOp. Reads have no latency histogram, so a read's row is
 	// inconclusive and says so.
 	StatisticServerQueryP99 CampaignStatistic = "ServerQueryP99"
+	// StatisticCostPerMillionOps is the run's cost per million operations
+	// of its measured window, in its price catalog's currency (the
+	// report's cost section, docs/cost.md), lower is better: one value per
+	// run, the same for each operation named, compared run by run; a run
+	// without a price has none.
+	StatisticCostPerMillionOps CampaignStatistic = "CostPerMillionOps"
 )
 
 // MetricDirection says which way a metric gets better.

@@ -306,6 +306,11 @@ type BenchmarkRunStatus struct {
 	// tpcc is a TPCC run's tpmC, executed mix and consistency checks.
 	// +optional
 	TPCC *TPCCStatus `json:"tpcc,omitempty"`
+
+	// cost is the run's cost in Cloud Spanner prices: the estimate made
+	// before anything was created, and what the run held once it ended.
+	// +optional
+	Cost *RunCost `json:"cost,omitempty"`
 }
 
 // OperationResult is the result of one operation of the mix.

@@ -105,7 +105,7 @@ func options(spec *v1alpha1.ComparisonSpec) (stats.Options, error) {
 // operations are the metric's operations, or every operation of the
 // baseline's first run (for Cloud Monitoring's figures, every region or
 // method of the baseline's runs; for ServerQueryP99, its operations that
-// have one).
+// have one; for CostPerMillionOps, the one row "overall").
 func operations(m v1alpha1.MetricSpec, base []*result.Document) []string {
 	if len(m.Operations) > 0 {
 		return m.Operations
@@ -119,6 +119,9 @@ func operations(m v1alpha1.MetricSpec, base []*result.Document) []string {
 	}
 	if m.Statistic == v1alpha1.StatisticServerQueryP99 {
 		return serverQueryOperations(doc)
+	}
+	if IsCost(m.Statistic) {
+		return []string{costOperation} // one figure per run: one row
 	}
 	var out []string
 	for _, o := range doc.Totals {
@@ -146,6 +149,7 @@ var metricUnits = []struct {
 	{v1alpha1.StatisticErrorRate, " errors %"},
 	{v1alpha1.StatisticServerCPUPerOp, " server CPU µs/op"},
 	{v1alpha1.StatisticTpmC, " tpmC"},
+	{v1alpha1.StatisticCostPerMillionOps, " cost per million ops"},
 }
 
 // MetricName names a metric in the table and in acknowledgements:

@@ -19,6 +19,8 @@ var runFigures = map[v1alpha1.CampaignStatistic]runFigure{
 	// Cloud Monitoring's, keyed by region or API method (monitoring.go).
 	v1alpha1.StatisticServerHighPriorityCPU: ServerHighPriorityCPU,
 	v1alpha1.StatisticServerLatencyP99:      ServerLatencyP99,
+	// The run's cost (cost.go).
+	v1alpha1.StatisticCostPerMillionOps: CostPerMillionOps,
 }
 
 // eachRun is f of each run.

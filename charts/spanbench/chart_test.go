@@ -294,6 +294,8 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--allowed-runner-images=us-docker.pkg.dev/my-project/bench/,ghcr.io/spanbench/spanbench:v0.1.0",
 		"--allowed-toleration-keys=dedicated,cloud.google.com/", "--allow-every-taint=true",
 		"--allowed-node-selector-keys=*,node-role.kubernetes.io/control-plane",
+		"--max-run-cost=25", "--max-iteration-cost=USD 200", "--max-monthly-cost=5000.50",
+		"--price-catalog-configmap=spanbench-system/spanbench-prices",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("all-on args %q lack %q", c.Args, want)
@@ -406,6 +408,8 @@ func TestValuesAreValidated(t *testing.T) {
 		"full instance config name":   {"guardrails.allowedInstanceConfigs={projects/p/instanceConfigs/asia1}", "/guardrails/allowedInstanceConfigs/0"},
 		"dataset bytes not a size":    {"guardrails.maxDatasetBytes=lots", "/guardrails/maxDatasetBytes"},
 		"negative dataset rows":       {"guardrails.maxDatasetRows=-1", "/guardrails/maxDatasetRows"},
+		"run cost not an amount":      {"guardrails.maxRunCost=25$", "/guardrails/maxRunCost"},
+		"price ConfigMap not a name":  {"priceCatalogConfigMap=ns/prices", "/priceCatalogConfigMap"},
 		"project Google refuses":      {"guardrails.allowedProjects={My_Project}", "/guardrails/allowedProjects/0"},
 		"two images in one entry":     {"guardrails.allowedRunnerImages={a:1 b:2}", "/guardrails/allowedRunnerImages/0"},
 		"toleration key no label key": {"guardrails.allowedTolerationKeys={bad key}", "/guardrails/allowedTolerationKeys/0"},

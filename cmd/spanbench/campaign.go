@@ -27,6 +27,8 @@ import (
 type campaignFlags struct {
 	file, endpoint, emulatorPath, outDir, progress, html string
 	spanner, freshEmulator                               bool
+	estimateOnly                                         bool
+	priceCatalog                                         string
 }
 
 func parseCampaignFlags(args []string, stderr io.Writer) (*campaignFlags, error) {
@@ -34,6 +36,8 @@ func parseCampaignFlags(args []string, stderr io.Writer) (*campaignFlags, error)
 	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.file, "f", "", "BenchmarkCampaign manifest (YAML or JSON); required")
+	fs.BoolVar(&f.estimateOnly, "estimate", false, "print the campaign's estimated cost (an iteration, and 30 days at its schedule) and exit without running it")
+	fs.StringVar(&f.priceCatalog, "price-catalog", "", "a price override file in the catalog's format (docs/cost.md) over the embedded catalog")
 	fs.StringVar(&f.endpoint, "endpoint", "", "host:port of a running Cloud Spanner emulator (default: $SPANNER_EMULATOR_HOST, else the template's target.emulatorHost, else start a fresh emulator)")
 	fs.BoolVar(&f.freshEmulator, "fresh-emulator", false, "start a fresh emulator and run every run against it, whatever the template's target.emulatorHost names (the samples name make demo's, which pods reach)")
 	fs.BoolVar(&f.spanner, "spanner", false, "run against Cloud Spanner itself, with Application Default Credentials, on the template's target (the instance must exist)")
@@ -70,6 +74,9 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	cells, baseline, err := plan.Expand(&c.Spec)
 	if err != nil {
+		return err
+	}
+	if err := printCampaignEstimate(stderr, c, cells, f.priceCatalog); err != nil || f.estimateOnly {
 		return err
 	}
 	start := time.Now()

@@ -38,9 +38,11 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/guardrails"
+	admission "github.com/spanbench/spanbench/controllers/webhook"
 	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
+	"github.com/spanbench/spanbench/spanner/pricing"
 	"github.com/spanbench/spanbench/spanner/serverstats"
 	"github.com/spanbench/spanbench/spanner/target"
 )
@@ -57,6 +59,8 @@ type managerFlags struct {
 	keepRunners            bool
 	serverStatsSettle      time.Duration
 	limits                 guardrails.Limits
+	costLimits             guardrails.CostLimits
+	priceOverride          types.NamespacedName
 	maxPU                  int
 	clusterID              string
 	sweepProjects          []string
@@ -139,6 +143,14 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 			f.limits.MaxDatasetBytes, err = byteQuantity(v)
 			return err
 		})
+	fs.Func("max-run-cost", "refuse runs whose estimated cost, from the price catalog, is above this amount, such as 25 or \"USD 25\" "+
+		"(in the catalog's currency unless one is given); a run whose cost cannot be estimated is refused too (default: no cap)", costLimit(&f.costLimits.MaxRunCost))
+	fs.Func("max-iteration-cost", "refuse a campaign iteration whose estimated cost, every run it starts, is above this amount, as --max-run-cost (default: no cap)",
+		costLimit(&f.costLimits.MaxIterationCost))
+	fs.Func("max-monthly-cost", "refuse at admission a campaign whose projected cost for 30 days at its schedule is above this amount, as --max-run-cost (default: no cap)",
+		costLimit(&f.costLimits.MaxMonthlyCost))
+	fs.Func("price-catalog-configmap", "NAMESPACE/NAME of a ConfigMap whose key "+guardrails.PriceOverrideKey+" overrides the embedded price catalog (docs/cost.md); "+
+		"read for each run: a missing or invalid override fails the run before anything is created (default: the embedded catalog)", namespacedName(&f.priceOverride))
 	fs.Func("allowed-projects", "comma-separated Google Cloud projects runs on Cloud Spanner may name, compared exactly (default: any)", func(v string) error {
 		f.limits.AllowedProjects = splitList(v)
 		return nil
@@ -275,6 +287,12 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, err
 	}
+	base, err := pricing.Default()
+	if err != nil {
+		return nil, err
+	}
+	prices := guardrails.PriceSource{Base: base, Reader: mgr.GetAPIReader(), ConfigMap: f.priceOverride}
+	f.webhook.costs = admission.Costs{Limits: f.costLimits, Prices: prices}
 	if err := setupWebhook(mgr, &f.webhook); err != nil {
 		return nil, err
 	}
@@ -297,6 +315,8 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 		Preflight:     f.preflight.config(),
 		Results:       results,
 		Arrivals:      pod.RunArrivals,
+		CostLimits:    f.costLimits,
+		Prices:        prices,
 	}
 	if f.runnerTTL >= 0 {
 		ttl := int32(f.runnerTTL)
@@ -306,7 +326,8 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 		return nil, err
 	}
 	campaigns := &benchmarkcampaign.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader(), Results: results}
+		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader(), Results: results,
+		CostLimits: f.costLimits, Prices: prices}
 	if err := campaigns.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
@@ -319,6 +340,14 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	}
 	metrics.Registry.MustRegister(&collectors.ResultsCollector{Reader: mgr.GetClient()}, &collectors.CampaignCollector{Reader: mgr.GetClient()})
 	return mgr, nil
+}
+
+// costLimit parses a cost cap flag (pricing.ParseLimit).
+func costLimit(dst *pricing.Limit) func(string) error {
+	return func(v string) (err error) {
+		*dst, err = pricing.ParseLimit(v)
+		return err
+	}
 }
 
 // clusterID is the --cluster-id flag, else the UID of the kube-system

@@ -184,3 +184,30 @@ func TestManagerAllowlistFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerCostFlags: the caps in money are off by default (the demo's
+// runs, unpriced, must not be refused), parse an amount with an optional
+// currency, and refuse one that is not.
+func TestManagerCostFlags(t *testing.T) {
+	d, err := parseManagerFlags([]string{"--runner-image", "x"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.costLimits != (guardrails.CostLimits{}) || d.priceOverride.Name != "" {
+		t.Errorf("defaults: %+v, override %v; want no cap and the embedded catalog", d.costLimits, d.priceOverride)
+	}
+	f, err := parseManagerFlags([]string{"--runner-image", "x", "--max-run-cost", "USD 25", "--max-iteration-cost", "100.5",
+		"--max-monthly-cost", "3000", "--price-catalog-configmap", "spanbench-system/prices"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.costLimits.MaxRunCost.String() != "USD 25.00" || f.costLimits.MaxIterationCost.String() != "100.50" ||
+		f.costLimits.MaxMonthlyCost.String() != "3000.00" || f.priceOverride.String() != "spanbench-system/prices" {
+		t.Errorf("cost flags: %+v, override %v", f.costLimits, f.priceOverride)
+	}
+	for _, bad := range [][]string{{"--max-run-cost", "25$"}, {"--max-run-cost", "0"}, {"--max-iteration-cost", "usd 5"}, {"--price-catalog-configmap", "prices"}} {
+		if _, err := parseManagerFlags(append([]string{"--runner-image", "x"}, bad...), io.Discard); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(bad[0], "-")) {
+			t.Errorf("%v: %v; want a refusal naming the flag", bad, err)
+		}
+	}
+}

@@ -20,6 +20,9 @@ import (
 type webhookFlags struct {
 	enabled bool
 	webhookcert.Options
+	// costs is the monthly bound of campaigns (--max-monthly-cost), set by
+	// newManager from the cost flags.
+	costs admission.Costs
 }
 
 func namespacedName(dst *types.NamespacedName) func(string) error {
@@ -39,5 +42,5 @@ func setupWebhook(mgr ctrl.Manager, w *webhookFlags) error {
 	if !w.enabled {
 		return nil
 	}
-	return webhookcert.AddServer(mgr, w.Options, func(srv webhook.Server) { admission.Register(srv, mgr.GetScheme(), mgr.GetClient()) })
+	return webhookcert.AddServer(mgr, w.Options, func(srv webhook.Server) { admission.Register(srv, mgr.GetScheme(), mgr.GetClient(), w.costs) })
 }

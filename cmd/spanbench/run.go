@@ -39,6 +39,8 @@ type runFlags struct {
 	start                                          string
 	seed                                           int64
 	progress                                       string
+	estimateOnly                                   bool
+	priceCatalog                                   string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
@@ -61,6 +63,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.start, "start", "", "common start time (RFC 3339) for shards of one run (default: now)")
 	fs.Int64Var(&f.seed, "seed", 1, "seed of operation choices and arrivals")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), always, never")
+	fs.BoolVar(&f.estimateOnly, "estimate", false, "print the run's estimated cost and exit without running it")
+	fs.StringVar(&f.priceCatalog, "price-catalog", "", "a price override file in the catalog's format (docs/cost.md) over the embedded catalog")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -99,6 +103,15 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	prices, from, err := priceCatalog(f.priceCatalog)
+	if err != nil {
+		return err
+	}
+	plan := cliPlan(run, t, !f.spanner)
+	printEstimate(stderr, prices, from, plan)
+	if f.estimateOnly {
+		return nil
+	}
 	origin := endpointOrigin(f)
 	stop, startedEmulator, err := ensureEmulator(ctx, f, &t, stderr)
 	if err != nil {
@@ -114,6 +127,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
+	printRunCost(stderr, prices, plan, doc)
 	return result.WriteTable(stdout, doc)
 }
 

@@ -14,8 +14,10 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
+	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
+	"github.com/spanbench/spanbench/spanner/pricing"
 )
 
 // BenchmarkCampaignReconciler runs BenchmarkCampaigns: it starts
@@ -37,6 +39,11 @@ type BenchmarkCampaignReconciler struct {
 	Recorder record.EventRecorder
 	// Clock is injected so that iteration times are testable.
 	Clock clock.PassiveClock
+	// CostLimits are the guardrails in money (an iteration's); Prices is
+	// the catalog the campaign is priced with (cost.go). The zero values
+	// cap nothing and price with the embedded catalog.
+	CostLimits guardrails.CostLimits
+	Prices     guardrails.PriceSource
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns,verbs=get;list;watch
@@ -116,6 +123,11 @@ func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1
 		return ctrl.Result{}, err
 	}
 	c.Status.Active = activeNames(p.runs)
+	priceIterations(p)
+	if err := r.estimateCampaign(ctx, p); err != nil {
+		setCampaignConditions(c, p.stall, now)
+		return ctrl.Result{}, err
+	}
 	if planErr != nil {
 		c.Status.ObservedGeneration = c.Generation
 		setCampaignConditions(c, stalledBy(reasonInvalidCampaign, planErr.Error()), now)
@@ -149,6 +161,8 @@ type pass struct {
 	started bool
 	// stall is why the campaign cannot proceed, if it cannot.
 	stall *stall
+	// iterationCost is one iteration of the current spec, estimated.
+	iterationCost pricing.Money
 }
 
 // planCampaign expands the matrix of spec and finds the baseline.

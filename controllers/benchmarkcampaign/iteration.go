@@ -63,6 +63,11 @@ func (r *BenchmarkCampaignReconciler) startRequested(p *pass) {
 // later than any recorded one, so that its name is new).
 func (r *BenchmarkCampaignReconciler) recordIteration(p *pass, t time.Time) {
 	c := p.c
+	if reason, msg := r.refuseIteration(p); reason != "" {
+		recordMissed(p, t.Truncate(time.Second), msg)
+		p.stall = stalledBy(reason, msg)
+		return
+	}
 	t = t.Truncate(time.Second)
 	if n := len(c.Status.Iterations); n > 0 {
 		if last := c.Status.Iterations[n-1].ScheduledTime.Time; !t.After(last) {

@@ -31,29 +31,12 @@ const (
 // walks no further, like CronJob, and acts on the latest time found.
 const maxScheduleSteps = 10000
 
-// parseSchedule reads the schedule and its time zone.
-func parseSchedule(s *v1alpha1.BenchmarkCampaignSpec) (cron.Schedule, *time.Location, error) {
-	loc := time.Local
-	if s.TimeZone != nil {
-		l, err := time.LoadLocation(*s.TimeZone)
-		if err != nil {
-			return nil, nil, fmt.Errorf("timeZone %q: %w", *s.TimeZone, err)
-		}
-		loc = l
-	}
-	sched, err := cron.ParseStandard(s.Schedule)
-	if err != nil {
-		return nil, nil, fmt.Errorf("schedule %q: %w", s.Schedule, err)
-	}
-	return sched, loc, nil
-}
-
 // startScheduled starts the iteration a schedule made due, or records it
 // as Missed (too late for startingDeadlineSeconds, or Forbid while one
 // runs), and asks to be woken at the next scheduled time.
 func (r *BenchmarkCampaignReconciler) startScheduled(ctx context.Context, p *pass) (ctrl.Result, error) {
 	c := p.c
-	sched, loc, err := parseSchedule(&c.Spec)
+	sched, loc, err := plan.ParseSchedule(&c.Spec)
 	if err != nil {
 		p.stall = stalledBy(reasonInvalidSchedule, err.Error())
 		c.Status.NextScheduleTime = nil

@@ -29,7 +29,7 @@ import (
 // failed) the run's rows say "not collected".
 
 // awaitsServerStats says whether run, though finished, is not yet ready
-// for a comparison by spec.
+// for a comparison by spec: its server figures, or its cost, are pending.
 func awaitsServerStats(spec *v1alpha1.ComparisonSpec, run *v1alpha1.BenchmarkRun) bool {
 	if run.Status.Phase != v1alpha1.PhaseSucceeded {
 		return false
@@ -43,9 +43,13 @@ func awaitsServerStats(spec *v1alpha1.ComparisonSpec, run *v1alpha1.BenchmarkRun
 	if compares(spec, comparison.IsMonitoring) {
 		c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionServerMetricsCollected)
 		_, collectable := runreport.ServerMetricsWindow(run) // else the condition is never set
-		return c == nil && collectable || c != nil && c.Status == metav1.ConditionUnknown
+		if c == nil && collectable || c != nil && c.Status == metav1.ConditionUnknown {
+			return true
+		}
 	}
-	return false
+	// A run's cost is written into its report once what it held is known
+	// (an Ephemeral instance's deletion, after the run ended).
+	return compares(spec, comparison.IsCost) && run.Status.Cost != nil && run.Status.Cost.Total == nil && heldSomething(run)
 }
 
 // compares says whether spec compares a statistic that is.

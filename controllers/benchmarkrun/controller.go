@@ -53,6 +53,11 @@ type BenchmarkRunReconciler struct {
 	// Preflight checks a Cloud Spanner run's access before anything is
 	// created for it (preflight.go); the zero value runs none.
 	Preflight PreflightConfig
+	// CostLimits are the guardrails in money; Prices is the catalog runs
+	// are priced with (cost.go). The zero values cap nothing and price
+	// with the embedded catalog.
+	CostLimits guardrails.CostLimits
+	Prices     guardrails.PriceSource
 	// ClusterID is recorded in the labels of every instance spanbench
 	// creates, so that the orphan sweep of one cluster's manager never
 	// deletes another cluster's instances; "" is DefaultClusterID.
@@ -218,6 +223,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 		res, err := r.wrapUp(ctx, run, outbox)
 		if err != nil {
 			return res, err
+		}
+		if err := r.recordCost(ctx, run); err != nil {
+			return ctrl.Result{}, err
 		}
 		metrics, err := r.collectServerMetrics(ctx, run)
 		return soonest(res, metrics), err

@@ -88,7 +88,8 @@ func (f *fakeReconcile) reconcileUntil(run *v1alpha1.BenchmarkRun, passes int, d
 	return nil
 }
 
-// wantNothingCreated checks that no instance was asked for and that no
+// wantNothingCreated checks that a run refused before creation (by its
+// preflight or its cost cap) had no instance asked for, and that no
 // Job or Role of the run exists.
 func wantNothingCreated(t *testing.T, f *fakeReconcile) {
 	t.Helper()

@@ -61,6 +61,11 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
 		return ctrl.Result{}, nil
 	}
+	// The estimate first: a run its money cap refuses asks nothing of
+	// Google either.
+	if ok, err := r.estimateCost(ctx, run, outbox); !ok {
+		return ctrl.Result{}, err
+	}
 	if res, done := r.checkPreflight(ctx, run, outbox); !done {
 		return res, nil
 	}

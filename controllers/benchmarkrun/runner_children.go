@@ -30,6 +30,9 @@ func (r *BenchmarkRunReconciler) ensureChildren(ctx context.Context, run *v1alph
 		r.fail(run, outbox, v1alpha1.ReasonLimitExceeded, msg)
 		return false, nil
 	}
+	if ok, err := r.estimateCost(ctx, run, outbox); !ok {
+		return false, err
+	}
 	err = ensure(ctx, run, w)
 	var refused *refusedError
 	if errors.As(err, &refused) {

@@ -118,6 +118,10 @@ type managerOptions struct {
 	sweep *benchmarkrun.InstanceSweeper
 	// serverStats is the reconciler's server-statistics collection.
 	serverStats benchmarkrun.ServerStatsConfig
+	// costLimits and prices are the guardrails in money and the price
+	// source; the harness gives prices the manager's API reader.
+	costLimits guardrails.CostLimits
+	prices     guardrails.PriceSource
 }
 
 // startManager runs a fresh manager with the real reconciler (a restart is
@@ -144,7 +148,9 @@ func (h *harness) startManagerWith(opts managerOptions) {
 	}
 	r := &benchmarkrun.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: opts.preparer, Runner: children.RunnerConfig{Image: "spanbench:test", StartupGrace: time.Second},
-		Limits: limits, ClusterID: harnessClusterID, ServerStats: opts.serverStats, Arrivals: pod.RunArrivals}
+		Limits: limits, ClusterID: harnessClusterID, ServerStats: opts.serverStats, Arrivals: pod.RunArrivals,
+		CostLimits: opts.costLimits, Prices: opts.prices}
+	r.Prices.Reader = mgr.GetAPIReader()
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}

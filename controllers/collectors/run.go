@@ -63,7 +63,7 @@ func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLatency, descGFELatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
 		ch <- d
 	}
-	for _, d := range slices.Concat(serverStatsDescs, serverMetricsDescs, tpccDescs, streamDescs) {
+	for _, d := range slices.Concat(serverStatsDescs, serverMetricsDescs, tpccDescs, streamDescs, costDescs) {
 		ch <- d
 	}
 }
@@ -80,6 +80,7 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 		run := &runs.Items[i]
 		collectDataset(ch, run)
 		collectLifecycle(ch, run)
+		collectCost(ch, run)
 		if run.Status.Overall == nil {
 			continue
 		}

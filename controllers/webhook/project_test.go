@@ -68,7 +68,7 @@ func TestProjectDescribesTheAPI(t *testing.T) {
 	}
 	slices.Sort(kinds)
 	srv := webhook.NewServer(webhook.Options{})
-	admission.Register(srv, scheme, nil)
+	admission.Register(srv, scheme, nil, admission.Costs{})
 
 	var listed []string
 	for _, r := range p.Resources {

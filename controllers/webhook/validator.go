@@ -35,9 +35,10 @@ const Path = "/validate-bench-spanbench-io-v1alpha1-benchmarkcampaign"
 
 // Register serves the campaign check at Path, the writer's stamp at
 // MutatePath and the run check at RunPath on srv. c asks the API server
-// what a campaign's writer may do (SubjectAccessReviews).
-func Register(srv webhook.Server, scheme *runtime.Scheme, c client.Client) {
-	srv.Register(Path, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkCampaign{}, CampaignValidator{Reviewer: tenancy.Reviewer{Client: c}}))
+// what a campaign's writer may do (SubjectAccessReviews); costs bounds a
+// campaign's projected month.
+func Register(srv webhook.Server, scheme *runtime.Scheme, c client.Client, costs Costs) {
+	srv.Register(Path, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkCampaign{}, CampaignValidator{Reviewer: tenancy.Reviewer{Client: c}, Costs: costs}))
 	srv.Register(MutatePath, &webhook.Admission{Handler: WriterStamp{}})
 	srv.Register(RunPath, admission.WithCustomValidator(scheme, &v1alpha1.BenchmarkRun{}, RunValidator{}))
 }
@@ -48,6 +49,8 @@ func Register(srv webhook.Server, scheme *runtime.Scheme, c client.Client) {
 type CampaignValidator struct {
 	// Reviewer asks the API server what the request's user may do.
 	Reviewer tenancy.Reviewer
+	// Costs is the bound on a campaign's projected month (cost.go).
+	Costs Costs
 }
 
 var _ admission.CustomValidator = CampaignValidator{}
@@ -71,6 +74,9 @@ func (v CampaignValidator) check(ctx context.Context, old, c *v1alpha1.Benchmark
 		return nil
 	}
 	if err := Check(c); err != nil {
+		return err
+	}
+	if err := v.Costs.check(ctx, c); err != nil {
 		return err
 	}
 	return v.checkPowers(ctx, c)

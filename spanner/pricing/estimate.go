@@ -60,6 +60,21 @@ func EstimateRun(c *Catalog, p Plan, from time.Time) Estimate {
 	default:
 		held.To = from.Add(p.Run)
 	}
+	e := Price(c, p, held, p.Run)
+	if p.Emulator {
+		e.Notes = append(e.Notes, fmt.Sprintf("estimate for %s on Cloud Spanner; the emulator itself costs nothing", p.Config))
+	}
+	if p.Holding == Ephemeral {
+		e.Notes = append(e.Notes, "setup time is the deadlines' upper bound; Spanner bills at least one hour")
+	}
+	return e
+}
+
+// Price prices what a run held: the plan's configuration and dataset for
+// held (the instance and its storage), and its runners for runTime. The
+// estimate and a finished run's cost are both this, over planned or
+// recorded times.
+func Price(c *Catalog, p Plan, held Held, runTime time.Duration) Estimate {
 	e := Estimate{Held: held}
 	r, ok, why := c.Lookup(p.Config, p.Edition)
 	if !ok {
@@ -68,18 +83,12 @@ func EstimateRun(c *Catalog, p Plan, from time.Time) Estimate {
 		e.Instance = InstanceCost(r, held)
 		e.Storage = StorageCost(r, p.DatasetBytes, held.Duration())
 	}
-	e.Runners = RunnerCost(c, p.RunnerMilliCPU, p.Run)
+	e.Runners = RunnerCost(c, p.RunnerMilliCPU, runTime)
 	e.Total = e.Instance.Add(e.Storage)
 	if e.Runners.Known() {
 		e.Total = e.Total.Add(e.Runners)
 	} else {
 		e.Notes = append(e.Notes, "runner pods not counted: "+e.Runners.Reason())
-	}
-	if p.Emulator {
-		e.Notes = append(e.Notes, fmt.Sprintf("estimate for %s on Cloud Spanner; the emulator itself costs nothing", p.Config))
-	}
-	if p.Holding == Ephemeral {
-		e.Notes = append(e.Notes, "setup time is the deadlines' upper bound; Spanner bills at least one hour")
 	}
 	e.Notes = append(e.Notes, fmt.Sprintf("storage counts the dataset's estimated bytes (%d), without Spanner's overhead", p.DatasetBytes))
 	return e

@@ -145,3 +145,21 @@ func formatDecimal(r *big.Rat) string {
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
 }
+
+// ParseMoney reads back an amount Decimal printed, in currency: how a
+// figure recorded in a status is compared again. An empty amount is
+// unknown, for the reason given.
+func ParseMoney(amount, currency, unknownReason string) (Money, error) {
+	if amount == "" {
+		return Unknown(unknownReason), nil
+	}
+	r, err := parseDecimal(amount)
+	if err != nil {
+		return Money{}, err
+	}
+	m := moneyOf(r, currency)
+	if !m.known {
+		return m, fmt.Errorf("%q: %s", amount, m.why)
+	}
+	return m, nil
+}

@@ -139,6 +139,12 @@ func fullStatus(run *v1alpha1.BenchmarkRun, now time.Time) v1alpha1.BenchmarkRun
 	r.Status.Dataset = &v1alpha1.DatasetStatus{Table: "usertable", Rows: 1000, Loaded: 1000, RowsPerSecond: "250.0",
 		DDL: []string{"CREATE TABLE usertable (id STRING(MAX) NOT NULL) PRIMARY KEY (id)"}, Source: v1alpha1.DatasetLoaded,
 		Tables: []v1alpha1.DatasetTableStatus{{Name: "usertable", Rows: 1000, Source: v1alpha1.DatasetLoaded}}}
+	end := metav1.NewTime(now)
+	r.Status.Cost = &v1alpha1.RunCost{Currency: "USD", Catalog: "override spanbench-system/prices (taken 2026-11-29)",
+		Estimate: &v1alpha1.CostFigure{Amount: "9.75"}, Holding: v1alpha1.CostHoldingExisting, HeldFrom: &start, HeldTo: &end,
+		Instance: &v1alpha1.CostFigure{Amount: "0.15"}, Storage: &v1alpha1.CostFigure{Amount: "0.000012"},
+		Runners: &v1alpha1.CostFigure{UnknownReason: "no runner vCPU-hour price"}, Total: &v1alpha1.CostFigure{Amount: "0.150012"},
+		PerMillionOperations: &v1alpha1.CostFigure{Amount: "2.60"}, Summary: "USD 0.150012", Notes: []string{"3000 PU, Existing"}}
 	return r.Status
 }
 
@@ -164,7 +170,7 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	wantNames := []string{"Name", "Phase", "Loaded", "Rows", "Load Rate", "Config", "Rate", "Achieved", "P99", "Errors", "Age", "Succeeded", "Reason"}
+	wantNames := []string{"Name", "Phase", "Loaded", "Rows", "Load Rate", "Config", "Rate", "Achieved", "P99", "Errors", "Cost", "Age", "Succeeded", "Reason"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Fatalf("printer columns differ (-want +got):\n%s", diff)
 	}
@@ -172,9 +178,9 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 		t.Fatalf("the table has %d rows, want 1", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	// Age (cells[10]) depends on the clock.
-	gotCells := fmt.Sprint(append(cells[:10:10], cells[11:]...))
-	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), int64(1000), "250.0", nil, int64(100), "802.0", "12.345ms", int64(3), "True", "Completed"})
+	// Age (cells[11]) depends on the clock.
+	gotCells := fmt.Sprint(append(cells[:11:11], cells[12:]...))
+	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), int64(1000), "250.0", nil, int64(100), "802.0", "12.345ms", int64(3), "USD 0.150012", "True", "Completed"})
 	if gotCells != wantCells {
 		t.Errorf("printer column cells:\n got: %s\nwant: %s", gotCells, wantCells)
 	}

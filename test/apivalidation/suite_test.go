@@ -66,7 +66,7 @@ func run(m *testing.M) int {
 // envtest pointed the installed configuration, with the certificate envtest
 // issued, and returns once it accepts TLS connections.
 func serveWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions) error {
-	return testenv.ServeWebhook(ctx, wh, func(srv webhook.Server) { admission.Register(srv, scheme, k8sClient) })
+	return testenv.ServeWebhook(ctx, wh, func(srv webhook.Server) { admission.Register(srv, scheme, k8sClient, admission.Costs{}) })
 }
 
 // bounded is a context for one API call.

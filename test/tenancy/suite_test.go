@@ -172,7 +172,7 @@ func setup(env *envtest.Environment, cfg *rest.Config) error {
 // admin's client (the manager's may create SubjectAccessReviews too), and
 // returns once a campaign is admitted through them.
 func serveWebhook(ctx context.Context, wh *envtest.WebhookInstallOptions) error {
-	if err := testenv.ServeWebhook(ctx, wh, func(srv webhook.Server) { admission.Register(srv, scheme, admin) }); err != nil {
+	if err := testenv.ServeWebhook(ctx, wh, func(srv webhook.Server) { admission.Register(srv, scheme, admin, admission.Costs{}) }); err != nil {
 		return err
 	}
 	// The configurations reach the API server's admission through
