@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/spanbench/spanbench/spanner/session.Version=$(VERSION)
 CONTROLLER_GEN_VERSION := v0.18.0
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
-GO_TEST_FLAGS ?= -count=1
+GO_TEST_FLAGS ?= -count=1 -timeout 20m
 SAMPLE ?= config/samples/ycsb-read-vs-sql.yaml
 
 include hack/toolchain.mk
