@@ -101,10 +101,10 @@ func (m *Merger) Add(d *Document) error {
 	return nil
 }
 
-// keepServer carries a document's server section through a merge of that
-// one document (a run's report read back); merged with others it is
-// dropped: it was joined to that document's client counts, not to the
-// merge's.
+// keepServer carries a document's server, monitoring and search sections
+// through a merge of that one document (a run's report read back); merged
+// with others they are dropped: they were joined to that document's
+// client counts, not to the merge's.
 func (m *Merger) keepServer(d *Document, first bool) {
 	switch {
 	case first:
@@ -112,6 +112,13 @@ func (m *Merger) keepServer(d *Document, first bool) {
 	case m.out.Server != nil || d.Server != nil:
 		m.out.Server = nil
 		m.out.Notes = appendNew(m.out.Notes, "server statistics left out: they were joined to one document's counts, not to this merge's")
+	}
+	switch {
+	case first:
+		m.out.Search = d.Search
+	case m.out.Search != nil || d.Search != nil:
+		m.out.Search = nil
+		m.out.Notes = appendNew(m.out.Notes, "capacity search left out: its steps were judged on one document's intervals, not this merge's")
 	}
 	switch {
 	case first:
@@ -253,7 +260,7 @@ func checkMergeable(docs []*Document) error {
 	first := docs[0]
 	for _, d := range docs {
 		if !KnownSchemaVersion(d.SchemaVersion) {
-			return fmt.Errorf("schema version %q is not %q, %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionStreams, SchemaVersionV1)
+			return fmt.Errorf("schema version %q is not %q, %q, %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionStreams, SchemaVersionSearch, SchemaVersionV1)
 		}
 		if d.Run != first.Run {
 			return fmt.Errorf("results of different runs (%q and %q) cannot be merged", first.Run, d.Run)
