@@ -106,26 +106,21 @@ func (m *Merger) Add(d *Document) error {
 // with others they are dropped: they were joined to that document's
 // client counts, not to the merge's.
 func (m *Merger) keepServer(d *Document, first bool) {
+	notes := &m.out.Notes
+	keepOne(&m.out.Server, d.Server, first, notes, "server statistics left out: they were joined to one document's counts, not to this merge's")
+	keepOne(&m.out.Search, d.Search, first, notes, "capacity search left out: its steps were judged on one document's intervals, not this merge's")
+	keepOne(&m.out.Monitoring, d.Monitoring, first, notes, "Cloud Monitoring figures left out: they were read for one run's window, not this merge's")
+}
+
+// keepOne keeps the first document's section in out; when a later one is
+// merged and either has the section, it drops it and notes why.
+func keepOne[T any](out **T, in *T, first bool, notes *[]string, why string) {
 	switch {
 	case first:
-		m.out.Server = d.Server
-	case m.out.Server != nil || d.Server != nil:
-		m.out.Server = nil
-		m.out.Notes = appendNew(m.out.Notes, "server statistics left out: they were joined to one document's counts, not to this merge's")
-	}
-	switch {
-	case first:
-		m.out.Search = d.Search
-	case m.out.Search != nil || d.Search != nil:
-		m.out.Search = nil
-		m.out.Notes = appendNew(m.out.Notes, "capacity search left out: its steps were judged on one document's intervals, not this merge's")
-	}
-	switch {
-	case first:
-		m.out.Monitoring = d.Monitoring
-	case m.out.Monitoring != nil || d.Monitoring != nil:
-		m.out.Monitoring = nil
-		m.out.Notes = appendNew(m.out.Notes, "Cloud Monitoring figures left out: they were read for one run's window, not this merge's")
+		*out = in
+	case *out != nil || in != nil:
+		*out = nil
+		*notes = appendNew(*notes, why)
 	}
 }
 
