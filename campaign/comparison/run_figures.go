@@ -19,6 +19,9 @@ var runFigures = map[v1alpha1.CampaignStatistic]runFigure{
 	// Cloud Monitoring's, keyed by region or API method (monitoring.go).
 	v1alpha1.StatisticServerHighPriorityCPU: ServerHighPriorityCPU,
 	v1alpha1.StatisticServerLatencyP99:      ServerLatencyP99,
+	// A capacity search's outcome (capacity.go).
+	v1alpha1.StatisticCapacity:        Capacity,
+	v1alpha1.StatisticCapacityPerNode: CapacityPerNode,
 }
 
 // eachRun is f of each run.
