@@ -97,7 +97,7 @@ func invalid(format string, args ...any) error {
 func (e *Expect) Check(d *Document) error {
 	switch {
 	case !KnownSchemaVersion(d.SchemaVersion):
-		return invalid("schema version %q is not %q, %q or %q", truncateText(d.SchemaVersion), SchemaVersion, SchemaVersionStreams, SchemaVersionV1)
+		return invalid("schema version %q is not %q, %q, %q or %q", truncateText(d.SchemaVersion), SchemaVersion, SchemaVersionStreams, SchemaVersionSearch, SchemaVersionV1)
 	case d.Run != e.Run:
 		return invalid("the result is of run %q, not %q", truncateText(d.Run), e.Run)
 	case d.Stream != e.Stream:

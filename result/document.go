@@ -39,7 +39,7 @@ const SchemaVersionV1 = "spanbench.io/result/v1"
 // v. A v2 document may hold histograms of either encoding (a v1 shard
 // merged into it keeps its intervals'); the decoder tells them apart.
 func KnownSchemaVersion(v string) bool {
-	return v == SchemaVersion || v == SchemaVersionV1 || v == SchemaVersionStreams
+	return v == SchemaVersion || v == SchemaVersionV1 || v == SchemaVersionStreams || v == SchemaVersionSearch
 }
 
 // Document is a shard's result or the merge of several.
@@ -87,6 +87,9 @@ type Document struct {
 	// operations, added to a run's merged result once collected; nil when
 	// they were not (server.go).
 	Server *Server `json:"server,omitempty"`
+	// Search is a capacity search's parameters, steps and outcome; absent
+	// for other loads. A document with it is SchemaVersionSearch.
+	Search *Search `json:"search,omitempty"`
 	// TPCC is a TPC-C run's tpmC, executed mix and consistency checks;
 	// absent for other workloads.
 	TPCC *TPCC `json:"tpcc,omitempty"`

@@ -34,7 +34,7 @@ func ReadWithin(r io.Reader, b Budget) (*Document, error) {
 		return nil, fmt.Errorf("decoding result: %w", err)
 	}
 	if !KnownSchemaVersion(d.SchemaVersion) {
-		return nil, fmt.Errorf("result schema version %q is not %q, %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionStreams, SchemaVersionV1)
+		return nil, fmt.Errorf("result schema version %q is not %q, %q, %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionStreams, SchemaVersionSearch, SchemaVersionV1)
 	}
 	return &d, nil
 }

@@ -58,6 +58,9 @@ func decodingSource(d *Document, c *codec) intervalSource {
 // their v1 histograms, which today's readers read too).
 func derive(d *Document, c *codec, src intervalSource) error {
 	d.SchemaVersion = SchemaVersion
+	if d.Search != nil {
+		d.SchemaVersion = SchemaVersionSearch
+	}
 	n := 0
 	for _, in := range d.Intervals {
 		if in.Index < 0 || in.Index >= MaxIntervals {

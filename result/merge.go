@@ -105,24 +105,26 @@ func (m *Merger) Add(d *Document) error {
 	return nil
 }
 
-// keepServer carries a document's server section through a merge of that
-// one document (a run's report read back); merged with others it is
-// dropped: it was joined to that document's client counts, not to the
-// merge's.
+// keepServer carries a document's server, monitoring and search sections
+// through a merge of that one document (a run's report read back); merged
+// with others they are dropped: they were joined to that document's
+// client counts, not to the merge's.
 func (m *Merger) keepServer(d *Document, first bool) {
+	notes := &m.out.Notes
+	keepOne(&m.out.Server, d.Server, first, notes, "server statistics left out: they were joined to one document's counts, not to this merge's")
+	keepOne(&m.out.Search, d.Search, first, notes, "capacity search left out: its steps were judged on one document's intervals, not this merge's")
+	keepOne(&m.out.Monitoring, d.Monitoring, first, notes, "Cloud Monitoring figures left out: they were read for one run's window, not this merge's")
+}
+
+// keepOne keeps the first document's section in out; when a later one is
+// merged and either has the section, it drops it and notes why.
+func keepOne[T any](out **T, in *T, first bool, notes *[]string, why string) {
 	switch {
 	case first:
-		m.out.Server = d.Server
-	case m.out.Server != nil || d.Server != nil:
-		m.out.Server = nil
-		m.out.Notes = appendNew(m.out.Notes, "server statistics left out: they were joined to one document's counts, not to this merge's")
-	}
-	switch {
-	case first:
-		m.out.Monitoring = d.Monitoring
-	case m.out.Monitoring != nil || d.Monitoring != nil:
-		m.out.Monitoring = nil
-		m.out.Notes = appendNew(m.out.Notes, "Cloud Monitoring figures left out: they were read for one run's window, not this merge's")
+		*out = in
+	case *out != nil || in != nil:
+		*out = nil
+		*notes = appendNew(*notes, why)
 	}
 }
 
@@ -257,7 +259,7 @@ func checkMergeable(docs []*Document) error {
 	first := docs[0]
 	for _, d := range docs {
 		if !KnownSchemaVersion(d.SchemaVersion) {
-			return fmt.Errorf("schema version %q is not %q, %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionStreams, SchemaVersionV1)
+			return fmt.Errorf("schema version %q is not %q, %q, %q or %q", d.SchemaVersion, SchemaVersion, SchemaVersionStreams, SchemaVersionSearch, SchemaVersionV1)
 		}
 		if d.Run != first.Run {
 			return fmt.Errorf("results of different runs (%q and %q) cannot be merged", first.Run, d.Run)

@@ -33,6 +33,7 @@ func WriteTable(w io.Writer, d *Document) error {
 	if err := writeStreamsTable(w, d); err != nil {
 		return err
 	}
+	writeSearchTable(w, d.Search)
 	var missed uint64
 	for _, s := range d.Shards {
 		missed += s.Missed

@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99;ServerQueryP99;CostPerMillionOps
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99;ServerQueryP99;CostPerMillionOps;Capacity;CapacityPerNode
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -87,6 +87,17 @@ const (
 	// run, the same for each operation named, compared run by run; a run
 	// without a price has none.
 	StatisticCostPerMillionOps CampaignStatistic = "CostPerMillionOps"
+	// StatisticCapacity is a capacity search's capacity (the highest rate
+	// that met its SLO, in operations per second; workload.load.search),
+	// higher is better: one value per run, compared run by run, so it
+	// needs two or more runs per cell (repetitions of a search are
+	// independent samples of the capacity). Its row is named
+	// "search" (the search covers the whole workload).
+	StatisticCapacity CampaignStatistic = "Capacity"
+	// StatisticCapacityPerNode is the capacity per 1,000 processing units
+	// (one node), compared like Capacity; instances of different sizes
+	// compare on it.
+	StatisticCapacityPerNode CampaignStatistic = "CapacityPerNode"
 )
 
 // MetricDirection says which way a metric gets better.

@@ -472,13 +472,16 @@ func (c *CommitSpec) validate(path *field.Path, t OperationType) field.ErrorList
 func (l *LoadSpec) validate(path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	set := 0
-	for _, isSet := range []bool{l.Rate != nil, l.Steps != nil, l.Ramp != nil, l.Concurrency != nil} {
+	for _, isSet := range []bool{l.Rate != nil, l.Steps != nil, l.Ramp != nil, l.Search != nil, l.Concurrency != nil} {
 		if isSet {
 			set++
 		}
 	}
 	if set != 1 {
-		errs = append(errs, field.Invalid(path, "", "set exactly one of rate, steps, ramp and concurrency"))
+		errs = append(errs, field.Invalid(path, "", "set exactly one of rate, steps, ramp, search and concurrency"))
+	}
+	if sr := l.Search; sr != nil {
+		errs = append(errs, sr.validateShape(path.Child("search"))...)
 	}
 	errs = append(errs, InRange(path.Child("rate"), l.Rate, 1, maxRate)...)
 	errs = append(errs, InRange(path.Child("concurrency"), l.Concurrency, 1, 10_000)...)
@@ -505,7 +508,7 @@ func (l *LoadSpec) validate(path *field.Path) field.ErrorList {
 	}
 	errs = append(errs, OneOf(path.Child("arrivals"), l.Arrivals, ArrivalsUniform, ArrivalsPoisson)...)
 	if l.Concurrency != nil && l.Arrivals != "" {
-		errs = append(errs, field.Forbidden(path.Child("arrivals"), "applies only to open-loop loads (rate, steps, ramp), not to concurrency"))
+		errs = append(errs, field.Forbidden(path.Child("arrivals"), "applies only to open-loop loads (rate, steps, ramp, search), not to concurrency"))
 	}
 	return errs
 }

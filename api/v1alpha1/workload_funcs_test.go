@@ -233,8 +233,8 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 			w.Operations[1].Commit = &CommitSpec{MaxCommitDelay: dur("600ms")}
 		}, "w.operations[1].commit.maxCommitDelay", "between 0 and 500ms"},
 		{"unknown keys", func(w *WorkloadSpec) { w.Operations[0].Keys = "Hot" }, "w.operations[0].keys", `Unsupported value: "Hot"`},
-		{"two load kinds", func(w *WorkloadSpec) { w.Load.Concurrency = ptr.To[int32](4) }, "w.load", "exactly one of rate, steps, ramp and concurrency"},
-		{"no load kind", func(w *WorkloadSpec) { w.Load.Rate = nil }, "w.load", "exactly one of rate, steps, ramp and concurrency"},
+		{"two load kinds", func(w *WorkloadSpec) { w.Load.Concurrency = ptr.To[int32](4) }, "w.load", "exactly one of rate, steps, ramp, search and concurrency"},
+		{"no load kind", func(w *WorkloadSpec) { w.Load.Rate = nil }, "w.load", "exactly one of rate, steps, ramp, search and concurrency"},
 		{"negative rate", func(w *WorkloadSpec) { w.Load.Rate = ptr.To[int32](-5) }, "w.load.rate", "between 1 and 10000000"},
 		{"empty steps", func(w *WorkloadSpec) { w.Load = LoadSpec{Steps: []RateStep{}}; w.Duration = nil }, "w.load.steps", "at least one step"},
 		{"zero step duration", func(w *WorkloadSpec) {

@@ -112,6 +112,9 @@ func (s *StreamSpec) validate(path *field.Path, ops map[string]bool) field.Error
 	}
 	errs = append(errs, s.validateOperations(path.Child("operations"), ops)...)
 	errs = append(errs, s.Load.validate(path.Child("load"))...)
+	if s.Load.Search != nil {
+		errs = append(errs, field.Forbidden(path.Child("load", "search"), "a capacity search is the run's load (workload.load.search), not a stream's"))
+	}
 	errs = append(errs, InRange(path.Child("iterations"), s.Iterations, 1, maxIterations)...)
 	if s.Iterations != nil && s.Load.Concurrency == nil {
 		errs = append(errs, field.Invalid(path.Child("iterations"), *s.Iterations, "a batch stream runs a fixed number of iterations with load.concurrency workers; set load.concurrency"))

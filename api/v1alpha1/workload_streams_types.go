@@ -30,7 +30,9 @@ type StreamSpec struct {
 
 	// load is the stream's own load: an open-loop rate, steps or ramp, or a
 	// closed-loop concurrency, across the runner pods the stream runs on.
+	// A capacity search is the run's load only (workload.load.search).
 	// +required
+	// +kubebuilder:validation:XValidation:rule="!has(self.search)",message="streams.load.search: a capacity search is the run's load (workload.load.search), not a stream's",fieldPath=".search"
 	Load LoadSpec `json:"load"`
 
 	// iterations makes the stream a batch: its load.concurrency workers run

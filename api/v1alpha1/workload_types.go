@@ -441,10 +441,10 @@ type CommitSpec struct {
 	ReturnCommitStats bool `json:"returnCommitStats,omitempty"`
 }
 
-// LoadSpec is the load profile: exactly one of rate, steps, ramp
+// LoadSpec is the load profile: exactly one of rate, steps, ramp, search
 // (open loop) or concurrency (closed loop).
-// +kubebuilder:validation:XValidation:rule="[has(self.rate), has(self.steps), has(self.ramp), has(self.concurrency)].filter(x, x).size() == 1",message="load: set exactly one of rate, steps, ramp and concurrency"
-// +kubebuilder:validation:XValidation:rule="!has(self.concurrency) || !has(self.arrivals)",message="load.arrivals: applies only to open-loop loads (rate, steps, ramp), not to concurrency",fieldPath=".arrivals"
+// +kubebuilder:validation:XValidation:rule="[has(self.rate), has(self.steps), has(self.ramp), has(self.search), has(self.concurrency)].filter(x, x).size() == 1",message="load: set exactly one of rate, steps, ramp, search and concurrency"
+// +kubebuilder:validation:XValidation:rule="!has(self.concurrency) || !has(self.arrivals)",message="load.arrivals: applies only to open-loop loads (rate, steps, ramp, search), not to concurrency",fieldPath=".arrivals"
 type LoadSpec struct {
 	// rate is a constant open-loop target rate in operations per second,
 	// across all runners.
@@ -464,6 +464,13 @@ type LoadSpec struct {
 	// `to` until the end of the run.
 	// +optional
 	Ramp *RampSpec `json:"ramp,omitempty"`
+
+	// search is a capacity search: steps of constant rate, each judged
+	// against an SLO, narrowing in on the highest rate that passes
+	// (docs/capacity.md). The workload's duration bounds the whole search:
+	// admission refuses a search whose worst case does not fit in it.
+	// +optional
+	Search *SearchSpec `json:"search,omitempty"`
 
 	// concurrency selects a closed loop: this many workers per runner send
 	// back to back, with no target rate, to find maximum throughput.
@@ -521,6 +528,92 @@ type RampSpec struct {
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="ramp.duration: must be a positive duration of at most 168h, such as 10m"
 	Duration metav1.Duration `json:"duration"`
+}
+
+// SearchConfirm is how a capacity search treats a failing step before it
+// narrows.
+// +kubebuilder:validation:Enum=Majority;RetryWins;None;""
+type SearchConfirm string
+
+const (
+	// SearchConfirmMajority, the default, runs a failing rate again and,
+	// when the two disagree, a third time: best two of three.
+	SearchConfirmMajority SearchConfirm = "Majority"
+	// SearchConfirmRetryWins runs a failing rate again and takes the
+	// retry's verdict; biased high under step-to-step noise.
+	SearchConfirmRetryWins SearchConfirm = "RetryWins"
+	// SearchConfirmNone takes each step's verdict as it is.
+	SearchConfirmNone SearchConfirm = "None"
+)
+
+// SearchSpec is a capacity search: rates go up geometrically (doubling)
+// from `from` until a step fails its SLO or `max` passes, then bisect
+// between the highest passing and the lowest failing rate until they are
+// within `resolution`. Each step holds one rate for warmUp, then measures
+// it for stepDuration from its own histograms. The number of steps a
+// search may take is known at admission (its worst case) and must fit in
+// the workload's duration.
+type SearchSpec struct {
+	// from is the first step's rate, in operations per second across all
+	// runners; at most max.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	From int32 `json:"from"`
+
+	// max is the highest rate the search offers, in operations per second;
+	// a search whose max passes reports a capacity of at least max.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	Max int32 `json:"max"`
+
+	// resolution is how close, in operations per second, the highest
+	// passing and the lowest failing rate must be for the search to stop.
+	// Choose it no finer than the system's step-to-step noise.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000000
+	Resolution int32 `json:"resolution"`
+
+	// stepDuration is how long each step is measured, after its warm-up,
+	// such as 1m; a whole number of the workload's intervals.
+	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) > duration('0s') && duration(self) <= duration('168h')",message="search.stepDuration: must be a positive duration of at most 168h, such as 1m"
+	StepDuration metav1.Duration `json:"stepDuration"`
+
+	// warmUp is how long each step runs at its rate before it is
+	// measured, such as 20s; a whole number of the workload's intervals.
+	// Default 0s: no warm-up.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s') && duration(self) <= duration('168h')",message="search.warmUp: must be a duration from 0s to 168h, such as 20s"
+	WarmUp *metav1.Duration `json:"warmUp,omitempty"`
+
+	// slo is the service-level objective, a list of conditions all of
+	// which a step must meet to pass, each in its text form: a latency
+	// percentile of named operations or of all (`p99 <= 20ms`,
+	// `p99.9(read, query) <= 50ms`), an error ratio (`errors <= 0.1%`,
+	// `errors(commit) <= 1%`), the achieved share of intended sends
+	// (`achieved >= 95%`; added at 95 % when absent), or Spanner's
+	// high-priority CPU, the highest region's (`cpu <= 65%`,
+	// `cpu <= Recommended`: 65 % regional, 45 % multi-region), which
+	// decides only where the target reports it.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=512
+	SLO []string `json:"slo"`
+
+	// confirm is how a failing step is confirmed before the search
+	// narrows: Majority (default; best two of three), RetryWins (the
+	// retry's verdict) or None.
+	// +optional
+	Confirm SearchConfirm `json:"confirm,omitempty"`
 }
 
 // WarmUpSpec says which first part of a run is excluded from the results.

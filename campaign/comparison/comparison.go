@@ -113,6 +113,9 @@ func operations(m v1alpha1.MetricSpec, base []*result.Document) []string {
 	if IsMonitoring(m.Statistic) {
 		return monitoringKeys(m.Statistic, base)
 	}
+	if IsCapacity(m.Statistic) {
+		return []string{CapacityRow}
+	}
 	doc := base[0]
 	if m.Statistic == v1alpha1.StatisticTpmC {
 		return newOrderOperations(doc)
@@ -141,6 +144,9 @@ var metricUnits = []struct {
 	{v1alpha1.StatisticServerLatencyP99, " server p99 µs"},
 	{v1alpha1.StatisticServerQueryP99, " server query p99 µs"},
 	{v1alpha1.StatisticServerHighPriorityCPU, " high-priority CPU %"},
+	// Before Throughput's, whose suffix ends theirs.
+	{v1alpha1.StatisticCapacityPerNode, " capacity ops/s per node"},
+	{v1alpha1.StatisticCapacity, " capacity ops/s"},
 	{v1alpha1.StatisticThroughput, " ops/s"},
 	{v1alpha1.StatisticP50, " p50 µs"},
 	{v1alpha1.StatisticP90, " p90 µs"},
@@ -283,7 +289,7 @@ func decode(s string) (*hdr.Histogram, error) {
 }
 
 func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
-	if serverSide(s) {
+	if serverSide(s) || IsCapacity(s) {
 		return stats.Comparison{}, errNeedsRuns(s)
 	}
 	rate := s == v1alpha1.StatisticErrorRate

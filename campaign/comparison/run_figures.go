@@ -21,6 +21,9 @@ var runFigures = map[v1alpha1.CampaignStatistic]runFigure{
 	v1alpha1.StatisticServerLatencyP99:      ServerLatencyP99,
 	// The run's cost (cost.go).
 	v1alpha1.StatisticCostPerMillionOps: CostPerMillionOps,
+	// A capacity search's outcome (capacity.go).
+	v1alpha1.StatisticCapacity:        Capacity,
+	v1alpha1.StatisticCapacityPerNode: CapacityPerNode,
 }
 
 // eachRun is f of each run.

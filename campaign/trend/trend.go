@@ -294,5 +294,5 @@ func Regressions(cps []v1alpha1.ChangePointStatus) []v1alpha1.ChangePointStatus 
 // latency says whether s is read from the latency histogram, so that an
 // operation that recorded none has no value for it.
 func latency(s v1alpha1.CampaignStatistic) bool {
-	return s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate && s != v1alpha1.StatisticTpmC
+	return s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate && s != v1alpha1.StatisticTpmC && !comparison.IsCapacity(s)
 }

@@ -15,11 +15,13 @@ import (
 // Bounds of a campaign sample scaled for the emulator: a newcomer runs it
 // with `spanbench campaign -f` and waits for every run, one at a time.
 const (
-	sampleRunMax   = 30 * time.Second
-	sampleRowsMax  = 10_000
-	sampleRunsMax  = 10
-	minIntervals   = 10 // what the comparison of one run a cell bootstraps over, at least
-	runNameMaxSize = 50 // a BenchmarkRun's name bound
+	sampleRunMax = 30 * time.Second
+	// sampleSearchMax bounds a search sample's run: its worst case.
+	sampleSearchMax = 5 * time.Minute
+	sampleRowsMax   = 10_000
+	sampleRunsMax   = 10
+	minIntervals    = 10 // what the comparison of one run a cell bootstraps over, at least
+	runNameMaxSize  = 50 // a BenchmarkRun's name bound
 	// demoEmulatorHost is make demo's emulator, on the local cluster's
 	// node address, which every sample's target names.
 	demoEmulatorHost = "10.245.255.1:9010"
@@ -83,8 +85,20 @@ func TestEveryCampaignSamplePlans(t *testing.T) {
 func checkSampleCell(t *testing.T, c *v1alpha1.BenchmarkCampaign, cell *plan.Cell) {
 	t.Helper()
 	w := cell.Spec.Workload.Resolved()
-	if d := w.TotalDuration(); d > sampleRunMax {
+	if s := w.Load.Search; s != nil {
+		// A search's duration is its bound, not its length: its steps are
+		// held to the run's limit, and its worst case to a few minutes.
+		if d := s.PerStep(); d > sampleRunMax {
+			t.Errorf("cell %s: search steps of %s, more than %s", cell.Name, d, sampleRunMax)
+		}
+		if d := w.TotalDuration(); d > sampleSearchMax {
+			t.Errorf("cell %s: a search bounded by %s, more than %s", cell.Name, d, sampleSearchMax)
+		}
+	} else if d := w.TotalDuration(); d > sampleRunMax {
 		t.Errorf("cell %s: a run of %s, more than %s", cell.Name, d, sampleRunMax)
+	}
+	if w.Load.Search != nil && c.Spec.RepetitionCount() < 2 {
+		t.Errorf("cell %s: one search a cell; its capacity compares run by run, with two or more", cell.Name)
 	}
 	if n := int(w.TotalDuration() / w.Interval.Duration); c.Spec.RepetitionCount() == 1 && n < minIntervals {
 		t.Errorf("cell %s: one run a cell of %d intervals; the comparison needs %d", cell.Name, n, minIntervals)

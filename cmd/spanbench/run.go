@@ -195,6 +195,12 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 			return nil, err
 		}
 	}
+	if run.Workload.Load.Search != nil {
+		// Each step is checked as it is measured (capacity.Measure: its
+		// window whole, no interval twice); the run's arrivals check reads
+		// a profile that a search decides as it goes.
+		return runSearch(ctx, bound.Config, &run.Workload, shards, stderr)
+	}
 	doc, err := bound.Run(ctx)
 	if err != nil {
 		return nil, err

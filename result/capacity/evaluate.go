@@ -77,60 +77,13 @@ func Measure(intervals []result.Interval, first, end int, intervalSeconds, offer
 	return m, nil
 }
 
-// Figure is one condition's figure in one step.
-type Figure struct {
-	// Condition is the condition, in its text form.
-	Condition string `json:"condition"`
-	// Value is the measured figure: microseconds for a latency, a
-	// fraction otherwise.
-	Value float64 `json:"value"`
-	// Measured is false where the figure could not be had (CPU on a
-	// target that does not report it); such a figure neither passes nor
-	// fails the step.
-	Measured bool `json:"measured"`
-	// Pass says whether the figure meets the condition.
-	Pass bool `json:"pass"`
-	// Note says why a figure failed or was not measured, when it is not
-	// the comparison itself ("no successful operation").
-	Note string `json:"note,omitempty"`
-}
+// Figure is one condition's figure in one step (result.SearchFigure:
+// the result document records it).
+type Figure = result.SearchFigure
 
-// StepResult is one step of a search: what it offered and achieved, each
-// SLO figure with its verdict, and whether the step passed.
-type StepResult struct {
-	// Offered is the step's target rate, in operations per second.
-	Offered float64 `json:"offered"`
-	// Achieved is its successful operations per second.
-	Achieved float64 `json:"achieved"`
-	// Intended counts the sends its schedule intended: completed
-	// (successful, not found or failed) plus missed.
-	Intended uint64 `json:"intended"`
-	// OK, Errors and Missed count the step's successful, failed and missed
-	// operations.
-	OK     uint64 `json:"ok"`
-	Errors uint64 `json:"errors"`
-	Missed uint64 `json:"missed"`
-	// Seconds is the step's measured time.
-	Seconds float64 `json:"seconds"`
-	// CPU is the high-priority CPU utilization (the per-region maximum),
-	// nil where not measured.
-	CPU *float64 `json:"cpu,omitempty"`
-	// Figures are the SLO's figures, in the SLO's order.
-	Figures []Figure `json:"figures"`
-	// Pass is whether every measured figure passed.
-	Pass bool `json:"pass"`
-}
-
-// Failed is the text of the conditions the step failed, in SLO order.
-func (r StepResult) Failed() []string {
-	var out []string
-	for _, f := range r.Figures {
-		if f.Measured && !f.Pass {
-			out = append(out, f.Condition)
-		}
-	}
-	return out
-}
+// StepResult is one step of a search (result.SearchStep: the result
+// document records it).
+type StepResult = result.SearchStep
 
 // Evaluate judges one step's measurement against a resolved SLO (see
 // SLO.Resolve): every figure is computed from the step's own counts and

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/spanbench/spanbench/result"
 )
 
 // Confirm is how a search treats a failing step before it narrows.
@@ -246,32 +248,14 @@ func (s *Search) advance(pass bool) {
 	s.rate = mid
 }
 
-// Outcome is a search's result so far (final once Done).
-type Outcome struct {
-	// Done is whether the search has ended.
-	Done bool `json:"done"`
-	// Reason is why it ended; empty while it runs.
-	Reason StopReason `json:"reason,omitempty"`
-	// Capacity is the highest rate that passed, in operations per second;
-	// 0 when none did.
-	Capacity float64 `json:"capacity"`
-	// FirstFailing is the lowest rate that failed (confirmed); 0 when none
-	// did (the capacity is then at least Max).
-	FirstFailing float64 `json:"firstFailing,omitempty"`
-	// FailedConditions are the conditions the deciding step of the
-	// lowest failing rate failed.
-	FailedConditions []string `json:"failedConditions,omitempty"`
-	// CapacityPerNode is the capacity per 1,000 processing units (one
-	// node); 0 when the instance's size is not known (the emulator).
-	CapacityPerNode float64 `json:"capacityPerNode,omitempty"`
-	// Steps are the steps taken, in order.
-	Steps []StepResult `json:"steps"`
-}
+// Outcome is a search's result so far (result.SearchOutcome: the result
+// document records it).
+type Outcome = result.SearchOutcome
 
 // Outcome reports the search so far; processingUnits is the instance's
 // compute capacity (0 when unknown), for the capacity per node.
 func (s *Search) Outcome(processingUnits int32) Outcome {
-	o := Outcome{Done: s.reason != "", Reason: s.reason, Capacity: s.lo, FirstFailing: s.hi,
+	o := Outcome{Done: s.reason != "", Reason: string(s.reason), Capacity: s.lo, FirstFailing: s.hi,
 		Steps: append([]StepResult(nil), s.steps...)}
 	if s.hi != 0 {
 		o.FailedConditions = append([]string(nil), s.failedAt...)

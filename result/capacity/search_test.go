@@ -80,7 +80,7 @@ func TestSearchSteps(t *testing.T) {
 				t.Errorf("rates offered (-want +got):\n%s", d)
 			}
 			o := s.Outcome(3000)
-			if !o.Done || o.Reason != tc.reason || o.Capacity != tc.capacity || o.FirstFailing != tc.failing {
+			if !o.Done || o.Reason != string(tc.reason) || o.Capacity != tc.capacity || o.FirstFailing != tc.failing {
 				t.Errorf("outcome done %v %s capacity %g first failing %g; want %s %g %g", o.Done, o.Reason, o.Capacity, o.FirstFailing, tc.reason, tc.capacity, tc.failing)
 			}
 			if o.CapacityPerNode != tc.capacity/3 {
@@ -130,7 +130,7 @@ func TestSearchBounds(t *testing.T) {
 			}
 		}
 		o := s.Outcome(0)
-		if len(o.Steps) > p.MaxSteps() || o.Reason == capacity.StepLimit {
+		if len(o.Steps) > p.MaxSteps() || o.Reason == string(capacity.StepLimit) {
 			t.Fatalf("%+v: %d steps (%s), MaxSteps %d", p, len(o.Steps), o.Reason, p.MaxSteps())
 		}
 		if o.Capacity != 0 && !passed[o.Capacity] {
@@ -139,7 +139,7 @@ func TestSearchBounds(t *testing.T) {
 		if o.FirstFailing != 0 && o.FirstFailing <= o.Capacity {
 			t.Fatalf("%+v: first failing %g not above capacity %g", p, o.FirstFailing, o.Capacity)
 		}
-		if o.Reason == capacity.Resolved && o.FirstFailing-o.Capacity > p.Resolution {
+		if o.Reason == string(capacity.Resolved) && o.FirstFailing-o.Capacity > p.Resolution {
 			t.Fatalf("%+v: resolved with a bracket of %g", p, o.FirstFailing-o.Capacity)
 		}
 	}

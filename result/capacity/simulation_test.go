@@ -169,7 +169,7 @@ func (s *simulation) run(t *testing.T, rng *rand.Rand) trial {
 		}
 	}
 	o := search.Outcome(0)
-	if len(o.Steps) > s.maxSteps || o.Reason == capacity.StepLimit {
+	if len(o.Steps) > s.maxSteps || o.Reason == string(capacity.StepLimit) {
 		t.Fatalf("the search took %d steps (%s), its bound is %d", len(o.Steps), o.Reason, s.maxSteps)
 	}
 	return trial{found: o.Capacity, steps: len(o.Steps)}

@@ -157,10 +157,13 @@ func profile(l *v1alpha1.LoadSpec, total time.Duration) schedule.Profile {
 // load that has no arrivals to bound its counts (a closed loop), for a
 // streams workload (whose streams have loads of their own), and for
 // Poisson arrivals when seed is nil (a result file does not say its
-// seeds); uniform arrivals do not depend on the seed.
+// seeds); uniform arrivals do not depend on the seed. It is nil for a
+// capacity search too, whose profile is decided as it runs.
 func Arrivals(spec *v1alpha1.WorkloadSpec, shards int, seed func(shard int) int64) result.Arrivals {
 	load := Load(spec)
-	if spec.HasStreams() || load.Concurrency > 0 || (load.Arrivals == schedule.Poisson && seed == nil) {
+	// A capacity search's rates are chosen step by step as it runs; its
+	// steps' windows are checked as they are measured (capacity.Measure).
+	if spec.HasStreams() || spec.Load.Search != nil || load.Concurrency > 0 || (load.Arrivals == schedule.Poisson && seed == nil) {
 		return nil
 	}
 	return func(shard int, interval time.Duration) ([]uint64, bool, error) {

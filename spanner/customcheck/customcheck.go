@@ -1,5 +1,7 @@
-// Package customcheck holds the checks of a Custom workload that need a
-// SQL parser: its DDL and statements parsed (spanner/ddl: memefish for
+// Package customcheck holds the checks of a workload that the API package
+// cannot make because they need what it does not link: a capacity
+// search's (result/capacity, search.go) and, mostly, a Custom workload's,
+// which need a SQL parser: its DDL and statements parsed (spanner/ddl: memefish for
 // GoogleSQL, libpg_query for PostgreSQL) and checked against each other
 // and against its dataset. The API package checks everything else and
 // links no parser; the webhook, the CLI, the campaign plan, the protocol
@@ -28,26 +30,28 @@ import (
 // that need a SQL parser (Custom), in the database's dialect d ("" is
 // GoogleSQL): what `spanbench run`, the runner and the result checks call.
 func Workload(path *field.Path, w *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) field.ErrorList {
-	return append(w.Validate(path), Custom(path, w, d)...)
+	return append(append(w.Validate(path), Custom(path, w, d)...), Search(path, w)...)
 }
 
 // Spec is BenchmarkRunSpec.Validate with Custom's checks of its workload:
 // what a campaign's plan checks its template and cells with.
 func Spec(path *field.Path, s *v1alpha1.BenchmarkRunSpec) field.ErrorList {
-	return append(s.Validate(path), Custom(path.Child("workload"), &s.Workload, s.Target.Dialect)...)
+	return append(append(s.Validate(path), Custom(path.Child("workload"), &s.Workload, s.Target.Dialect)...), Search(path.Child("workload"), &s.Workload)...)
 }
 
 // Run is BenchmarkRun.Validate with Custom's checks of its workload: what
 // the BenchmarkRun webhook and `spanbench run` refuse.
 func Run(r *v1alpha1.BenchmarkRun) field.ErrorList {
-	return append(r.Validate(), Custom(field.NewPath("spec", "workload"), &r.Spec.Workload, r.Spec.Target.Dialect)...)
+	w := field.NewPath("spec", "workload")
+	return append(append(r.Validate(), Custom(w, &r.Spec.Workload, r.Spec.Target.Dialect)...), Search(w, &r.Spec.Workload)...)
 }
 
 // Campaign is BenchmarkCampaign.Validate with Custom's checks of its
 // template's workload.
 func Campaign(c *v1alpha1.BenchmarkCampaign) field.ErrorList {
 	t := &c.Spec.Template.Spec
-	return append(c.Validate(), Custom(field.NewPath("spec", "template", "spec", "workload"), &t.Workload, t.Target.Dialect)...)
+	w := field.NewPath("spec", "template", "spec", "workload")
+	return append(append(c.Validate(), Custom(w, &t.Workload, t.Target.Dialect)...), Search(w, &t.Workload)...)
 }
 
 // Custom checks a Custom workload's schema, dataset and operations against

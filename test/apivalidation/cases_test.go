@@ -506,7 +506,7 @@ spec:
     load:
       concurrency: 10`,
 		want: []cause{
-			{"spec.workload.load", "Invalid value: \"object\": load: set exactly one of rate, steps, ramp and concurrency"},
+			{"spec.workload.load", "Invalid value: \"object\": load: set exactly one of rate, steps, ramp, search and concurrency"},
 		},
 	},
 	{
@@ -518,7 +518,7 @@ spec:
       rate: null
       maxInFlight: 10`,
 		want: []cause{
-			{"spec.workload.load", "Invalid value: \"object\": load: set exactly one of rate, steps, ramp and concurrency"},
+			{"spec.workload.load", "Invalid value: \"object\": load: set exactly one of rate, steps, ramp, search and concurrency"},
 		},
 	},
 	{
@@ -544,7 +544,7 @@ spec:
       concurrency: 10
       arrivals: Poisson`,
 		want: []cause{
-			{"spec.workload.load.arrivals", "Invalid value: \"object\": load.arrivals: applies only to open-loop loads (rate, steps, ramp), not to concurrency"},
+			{"spec.workload.load.arrivals", "Invalid value: \"object\": load.arrivals: applies only to open-loop loads (rate, steps, ramp, search), not to concurrency"},
 		},
 	},
 	{

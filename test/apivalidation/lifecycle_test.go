@@ -130,6 +130,13 @@ func fullStatus(run *v1alpha1.BenchmarkRun, now time.Time) v1alpha1.BenchmarkRun
 		Count: 48120, Throughput: v1alpha1.FormatThroughput(802.04), Latency: latency,
 		Errors: 3, ErrorsByCode: map[string]int64{"DeadlineExceeded": 2, "Unavailable": 1}, Missed: 7,
 	}
+	// The final figures the columns show once the run ended (live while
+	// it runs: docs/benchmarkrun.md, "Live progress").
+	r.Status.Progress = &v1alpha1.RunProgress{
+		Elapsed: metav1.Duration{Duration: 50 * time.Second}, Total: metav1.Duration{Duration: 50 * time.Second},
+		Operations: 48120, Errors: 3, Throughput: v1alpha1.FormatThroughput(802.0),
+		P99: &metav1.Duration{Duration: 12345 * time.Microsecond}, Summary: "50s/50s", Achieved: "802.0/s", Latency: "12.345ms",
+	}
 	r.Status.Environment = &v1alpha1.RunEnvironment{
 		Endpoint: v1alpha1.EndpointSpanner, SpanbenchVersion: "v0.1.0", ClientVersion: "v1.96.1",
 		GoVersion: "go1.26.0", InstanceConfig: "asia1", Nodes: ptr.To[int32](3), ProcessingUnits: ptr.To[int32](3000),
@@ -170,7 +177,7 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	wantNames := []string{"Name", "Phase", "Loaded", "Rows", "Load Rate", "Config", "Rate", "Achieved", "P99", "Errors", "Cost", "Age", "Succeeded", "Reason"}
+	wantNames := []string{"Name", "Phase", "Loaded", "Rows", "Load Rate", "Config", "Rate", "Progress", "Achieved", "P99", "Errors", "Cost", "Age", "Succeeded", "Reason"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Fatalf("printer columns differ (-want +got):\n%s", diff)
 	}
@@ -178,9 +185,9 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 		t.Fatalf("the table has %d rows, want 1", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	// Age (cells[11]) depends on the clock.
-	gotCells := fmt.Sprint(append(cells[:11:11], cells[12:]...))
-	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), int64(1000), "250.0", nil, int64(100), "802.0", "12.345ms", int64(3), "USD 0.150012", "True", "Completed"})
+	// Age (cells[12]) depends on the clock.
+	gotCells := fmt.Sprint(append(cells[:12:12], cells[13:]...))
+	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), int64(1000), "250.0", nil, int64(100), "50s/50s", "802.0/s", "12.345ms", int64(3), "USD 0.150012", "True", "Completed"})
 	if gotCells != wantCells {
 		t.Errorf("printer column cells:\n got: %s\nwant: %s", gotCells, wantCells)
 	}

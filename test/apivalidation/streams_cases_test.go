@@ -277,7 +277,7 @@ spec:
       load:
         rate: 1
         concurrency: 2`,
-		want: []cause{{"spec.workload.streams[0].load", "Invalid value: \"object\": load: set exactly one of rate, steps, ramp and concurrency"}},
+		want: []cause{{"spec.workload.streams[0].load", "Invalid value: \"object\": load: set exactly one of rate, steps, ramp, search and concurrency"}},
 	},
 	{name: "streams-no-duration", patch: streamsOps + `
     duration: null

@@ -1,0 +1,50 @@
+package comparison
+
+import (
+	"fmt"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/result"
+)
+
+// CapacityRow is the name of a capacity statistic's one row: a search
+// covers the whole workload, not one operation.
+const CapacityRow = "search"
+
+// IsCapacity says whether s is a capacity search's figure, read once per
+// run from its search section.
+func IsCapacity(s v1alpha1.CampaignStatistic) bool {
+	return s == v1alpha1.StatisticCapacity || s == v1alpha1.StatisticCapacityPerNode
+}
+
+// Capacity is a run's capacity, in operations per second.
+func Capacity(d *result.Document, _ string) (float64, error) {
+	o, err := searchOutcome(d)
+	if err != nil {
+		return 0, err
+	}
+	return o.Capacity, nil
+}
+
+// CapacityPerNode is a run's capacity per 1,000 processing units.
+func CapacityPerNode(d *result.Document, _ string) (float64, error) {
+	o, err := searchOutcome(d)
+	if err != nil {
+		return 0, err
+	}
+	if o.CapacityPerNode == 0 && o.Capacity > 0 {
+		return 0, fmt.Errorf("run %s: its instance's size is not known, so it has no capacity per node", d.Run)
+	}
+	return o.CapacityPerNode, nil
+}
+
+// searchOutcome is a run's finished search, or why it has none to compare.
+func searchOutcome(d *result.Document) (*result.SearchOutcome, error) {
+	switch {
+	case d.Search == nil:
+		return nil, fmt.Errorf("run %s has no capacity: its load is not a search (workload.load.search)", d.Run)
+	case !d.Search.Outcome.Done:
+		return nil, fmt.Errorf("run %s: its search did not finish, so its capacity is not known", d.Run)
+	}
+	return &d.Search.Outcome, nil
+}

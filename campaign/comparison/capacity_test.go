@@ -1,0 +1,63 @@
+package comparison
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/campaign/stats"
+	"github.com/spanbench/spanbench/result"
+)
+
+// searched gives each run of c a finished search of the given capacity
+// per node (±3 %) on an instance of pu processing units.
+func searched(c Cell, rng *rand.Rand, perNode float64, pu int32) Cell {
+	for _, d := range c.Runs {
+		v := perNode * (0.97 + 0.06*rng.Float64())
+		d.Target.ProcessingUnits = pu
+		d.Search = &result.Search{Outcome: result.SearchOutcome{Done: true, Reason: "Resolved",
+			Capacity: v * float64(pu) / 1000, CapacityPerNode: v}}
+	}
+	return c
+}
+
+// TestCapacityPerNodeComparesTwoConfigurations: the single-vs-multi-region
+// question as capacity per node — a regional configuration whose nodes
+// each carry twice a multi-region one's — compares run by run with an
+// interval and calls the multi-region variant Regressed at about half;
+// the capacity itself compares likewise; a cell whose runs did not
+// search, or whose search did not finish, is inconclusive and says why.
+func TestCapacityPerNodeComparesTwoConfigurations(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	regional := searched(cellOf(t, rng, "regional", 1, 4), rng, 2000, 3000)
+	multi := searched(cellOf(t, rng, "asia1", 1, 4), rng, 1000, 3000)
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticCapacityPerNode}, {Statistic: v1alpha1.StatisticCapacity}}}
+	tab, err := Assemble(spec, []Cell{regional, multi}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, metric := range []string{"search capacity ops/s per node", "search capacity ops/s"} {
+		r := rowFor(t, tab, "asia1", metric)
+		c := r.Comparison
+		if c.Verdict != stats.Regressed || c.Ratio < 0.45 || c.Ratio > 0.55 || c.Method != stats.MethodExact || !(c.HasInterval && c.Lo <= c.Ratio && c.Ratio <= c.Hi) {
+			t.Errorf("%s: verdict %s ratio %.3f [%.3f, %.3f] method %s (%s); want Regressed at about 0.5, run by run, with its interval",
+				metric, c.Verdict, c.Ratio, c.Lo, c.Hi, c.Method, c.Reason)
+		}
+		if op, st, ok := ParseMetric(r.Metric); !ok || op != CapacityRow || !IsCapacity(st) {
+			t.Errorf("ParseMetric(%q) = %q, %q, %v", r.Metric, op, st, ok)
+		}
+	}
+	unfinished := searched(cellOf(t, rng, "unfinished", 1, 4), rng, 2000, 3000)
+	unfinished.Runs[2].Search.Outcome.Done = false
+	plain := cellOf(t, rng, "plain", 1, 4)
+	tab, err = Assemble(spec, []Cell{regional, unfinished, plain}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for variant, why := range map[string]string{"unfinished": "did not finish", "plain": "not a search"} {
+		if r := rowFor(t, tab, variant, "search capacity ops/s per node"); r.Comparison.Verdict != stats.Inconclusive || !strings.Contains(r.Comparison.Reason, why) {
+			t.Errorf("%s: verdict %s (%s); want Inconclusive saying %q", variant, r.Comparison.Verdict, r.Comparison.Reason, why)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package customcheck
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/result/capacity"
+)
+
+// Search checks a workload's capacity search (load.search) with
+// result/capacity, the search's one owner of its rules, which the API
+// package does not link: the rates and resolution, the SLO's conditions
+// and the operations they name, each step a whole number of intervals,
+// and the worst case (every step the search may take, warm-up included)
+// within the workload's duration, which bounds the run and which the
+// operator's --max-duration bounds in turn. It checks nothing for a
+// workload without a search; Workload, Spec, Run and Campaign call it, so
+// the webhook and `spanbench run` refuse the same searches alike.
+func Search(path *field.Path, w *v1alpha1.WorkloadSpec) field.ErrorList {
+	s := w.Load.Search
+	if s == nil {
+		return nil
+	}
+	sp := path.Child("load", "search")
+	p, slo, errs := SearchParams(sp, s)
+	resolved := w.Resolved()
+	for _, fe := range capacity.Validate(p, slo, resolved.OperationNames()) {
+		errs = append(errs, searchFieldError(sp, s, fe))
+	}
+	if iv := resolved.Interval.Duration; iv > 0 {
+		if d := s.StepDuration.Duration; d > 0 && d%iv != 0 {
+			errs = append(errs, field.Invalid(sp.Child("stepDuration"), d.String(), fmt.Sprintf("must be a whole number of the workload's intervals (%s): a step is measured from its own intervals", iv)))
+		}
+		if d := s.StepWarmUp(); d%iv != 0 {
+			errs = append(errs, field.Invalid(sp.Child("warmUp"), d.String(), fmt.Sprintf("must be a whole number of the workload's intervals (%s)", iv)))
+		}
+	}
+	if wu := w.WarmUp; wu != nil && wu.Mode != "" && wu.Mode != v1alpha1.WarmUpNone {
+		errs = append(errs, field.Forbidden(path.Child("warmUp", "mode"), "a capacity search warms each step up itself (load.search.warmUp): leave the run's warm-up None"))
+	}
+	if len(errs) == 0 && w.Duration != nil {
+		if fe := capacity.CheckWorstCase(p, s.PerStep(), w.Duration.Duration, "stepDuration"); fe != nil {
+			errs = append(errs, field.Invalid(sp.Child(fe.Field), s.StepDuration.Duration.String(),
+				fe.Detail+" (a step is its warm-up and its measured time; the limit is the workload's duration)"))
+		}
+	}
+	return errs
+}
+
+// SearchParams are a search spec's parameters and its SLO as
+// result/capacity reads them, with the conditions that do not parse
+// refused at their index under path.
+func SearchParams(path *field.Path, s *v1alpha1.SearchSpec) (capacity.Params, capacity.SLO, field.ErrorList) {
+	p := capacity.Params{From: float64(s.From), Max: float64(s.Max), Resolution: float64(s.Resolution), Confirm: capacity.Confirm(s.Confirm)}
+	var slo capacity.SLO
+	var errs field.ErrorList
+	for i, text := range s.SLO {
+		c, err := capacity.ParseCondition(text)
+		if err != nil {
+			errs = append(errs, field.Invalid(path.Child("slo").Index(i), text, err.Error()))
+			continue
+		}
+		slo = append(slo, c)
+	}
+	return p, slo, errs
+}
+
+// searchFieldError words a capacity.FieldError at its field: a parameter
+// of the search, or a condition of the SLO (whose text is the field's
+// value; the part of it at fault leads the detail).
+func searchFieldError(path *field.Path, s *v1alpha1.SearchSpec, fe *capacity.FieldError) *field.Error {
+	rest, ok := strings.CutPrefix(fe.Field, "slo[")
+	if !ok {
+		return field.Invalid(path.Child(fe.Field), fe.Value, fe.Detail)
+	}
+	idx, part, _ := strings.Cut(rest, "]")
+	i, err := strconv.Atoi(idx)
+	if err != nil || i < 0 || i >= len(s.SLO) {
+		return field.Invalid(path.Child("slo"), fe.Value, fe.Detail)
+	}
+	detail := fe.Detail
+	if part = strings.TrimPrefix(part, "."); part != "" {
+		detail = fmt.Sprintf("%s %s: %s", part, fe.Value, fe.Detail)
+	}
+	return field.Invalid(path.Child("slo").Index(i), s.SLO[i], detail)
+}
