@@ -50,7 +50,7 @@ type Table struct {
 // Assemble compares every cell but cells[baseline] with the baseline.
 // With two or more runs in both cells a metric is compared run by run
 // (stats.CompareRuns, one exact value per run); with one run in either, by
-// a block bootstrap over the runs' measurement intervals
+// sectioning of the runs' measurement intervals
 // (stats.CompareIntervals), seeded by seed. A metric that cannot be
 // compared (an operation without successful requests, too few intervals)
 // gives an Inconclusive row that says why, never an error: one bad figure

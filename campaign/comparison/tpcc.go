@@ -9,7 +9,7 @@ import (
 
 // tpmC is one figure per TPCC run (the result's tpcc.tpmC: New-Order
 // transactions per minute after the warm-up). Compared run by run it is
-// that figure; with one run per cell, by the block bootstrap over the
+// that figure; with one run per cell, by sectioning the
 // NewOrder operation's measured intervals, whose throughput ratio is
 // tpmC's. A run whose consistency checks failed lost or duplicated work:
 // its tpmC is not a result, and its row says so rather than compare it.

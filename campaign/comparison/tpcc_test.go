@@ -96,7 +96,7 @@ func TestTpmCOfAnInconsistentRunIsNotCompared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rowFor(t, tab, "two", "new-order tpmC"); r.Comparison.Method != stats.MethodBootstrap || r.Comparison.Verdict == stats.Inconclusive && r.Comparison.Ratio == 0 {
+	if r := rowFor(t, tab, "two", "new-order tpmC"); r.Comparison.Method != stats.MethodSectioning || r.Comparison.Verdict == stats.Inconclusive && r.Comparison.Ratio == 0 {
 		t.Errorf("one run a cell: method %s verdict %s (%s); want a bootstrap over the NewOrder intervals", r.Comparison.Method, r.Comparison.Verdict, r.Comparison.Reason)
 	}
 }

@@ -34,9 +34,9 @@ type Comparison struct {
 
 // Methods reported in Comparison.Method.
 const (
-	MethodExact     = "Hodges-Lehmann, exact Mann-Whitney"
-	MethodNormal    = "Hodges-Lehmann, normal approximation"
-	MethodBootstrap = "moving-block bootstrap"
+	MethodExact      = "Hodges-Lehmann, exact Mann-Whitney"
+	MethodNormal     = "Hodges-Lehmann, normal approximation"
+	MethodSectioning = "sectioning, Student t"
 )
 
 // CompareRuns compares a variant's runs with its baseline's, one exact value

@@ -88,7 +88,7 @@ func TestBatchOnlineSampleComparesTheBatchAloneWithTheMix(t *testing.T) {
 			t.Fatalf("%s: %d rows, want throughput and p99 of cost-range: %+v", tc.name, len(table.Rows), table.Rows)
 		}
 		for _, r := range table.Rows {
-			if c := r.Comparison; c.Verdict != tc.want || !c.HasInterval || c.Method != stats.MethodBootstrap {
+			if c := r.Comparison; c.Verdict != tc.want || !c.HasInterval || c.Method != stats.MethodSectioning {
 				t.Errorf("%s: %s is %s (%s), interval %v [%.3f, %.3f] by %q; want %s with a bootstrap interval",
 					tc.name, r.Metric, c.Verdict, c.Reason, c.HasInterval, c.Lo, c.Hi, c.Method, tc.want)
 			}

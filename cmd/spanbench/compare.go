@@ -27,8 +27,8 @@ func compareCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	confidence := fs.Float64("confidence", stats.DefaultConfidence, "confidence level of the intervals, in (0, 1)")
 	minEffect := percentFlag(0.05)
 	fs.Var(&minEffect, "min-effect", "smallest change called Improved or Regressed, as a fraction (0.05) or a percentage (5%)")
-	seed := fs.Uint64("seed", 1, "seed of the bootstrap (one run per side): the same seed gives the same table")
-	resamples := fs.Int("resamples", stats.DefaultResamples, "bootstrap resamples (one run per side)")
+	seed := fs.Uint64("seed", 1, "seed of the random source handed to the comparisons (the one-run-per-side interval is deterministic and does not draw from it)")
+	sections := fs.Int("sections", 0, "sections per run for the one-run-per-side interval; 0 means 4, or one per 30 intervals beyond 150")
 	failOnRegression := fs.Bool("fail-on-regression", false, fmt.Sprintf("exit %d when any comparison reads Regressed", exitRegressed))
 	fs.Usage = func() {
 		io.WriteString(stderr, "usage: spanbench compare [flags] BASELINE VARIANT [VARIANT...]\n\n"+
@@ -38,8 +38,8 @@ func compareCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 			"report --out), or several repetitions joined by commas, optionally labelled:\n"+
 			"  spanbench compare asia1.json tokyo.json\n"+
 			"  spanbench compare read=a1.json,a2.json,a3.json sql=b1.json,b2.json,b3.json\n"+
-			"One run per side is compared by a moving-block bootstrap over its intervals\n"+
-			"after the warm-up; several by their exact per-run values (Mann-Whitney).\n"+
+			"One run per side is compared by sectioning its intervals after the warm-up\n"+
+			"(Student t over paired sections); several by their exact per-run values (Mann-Whitney).\n"+
 			"Merge a run's shard files first with spanbench report --out.\n\n")
 		fs.PrintDefaults()
 	}
@@ -50,7 +50,7 @@ func compareCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.Usage()
 		return errors.New("give a baseline and at least one variant")
 	}
-	o := compareOptions{stats: stats.Options{Confidence: *confidence, MinEffect: float64(minEffect)}, resamples: *resamples, seed: *seed}
+	o := compareOptions{stats: stats.Options{Confidence: *confidence, MinEffect: float64(minEffect)}, sections: *sections, seed: *seed}
 	cells, err := loadCells(fs.Args())
 	if err != nil {
 		return err

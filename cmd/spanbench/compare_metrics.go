@@ -41,7 +41,7 @@ func (m metric) value(s *opSeries) float64 {
 	return float64(s.ok) / s.seconds
 }
 
-// bootstrapInput is what stats.CompareIntervals resamples for the metric.
+// bootstrapInput is what stats.CompareIntervals sections for the metric.
 func (m metric) bootstrapInput(s *opSeries) ([]stats.Interval, stats.Statistic) {
 	switch {
 	case m.percentile > 0:
@@ -54,9 +54,9 @@ func (m metric) bootstrapInput(s *opSeries) ([]stats.Interval, stats.Statistic) 
 
 // compareOptions are compare's statistical settings.
 type compareOptions struct {
-	stats     stats.Options
-	resamples int
-	seed      uint64
+	stats    stats.Options
+	sections int
+	seed     uint64
 }
 
 // errNothingToCompare marks a metric that is zero on both sides (typically
@@ -70,7 +70,7 @@ type incomparableError struct{ reason string }
 func (e *incomparableError) Error() string { return e.reason }
 
 // compareMetric compares one operation's metric between the baseline's
-// runs and a variant's. One run per side: a moving-block bootstrap over
+// runs and a variant's. One run per side: sectioning (Student t) over
 // the two runs' measured intervals. More: the runs' exact values, one per
 // run, by stats.CompareRuns. The figures printed are the sides' pooled
 // values (histograms merged across runs, never percentiles averaged).
@@ -98,7 +98,7 @@ func compareMetric(base, variant []*opSeries, m metric, o compareOptions) (stats
 		// A fresh source per comparison: each row is reproducible from the
 		// seed alone, whatever else is compared beside it.
 		rng := rand.New(rand.NewPCG(o.seed, 0))
-		row.Comparison, err = stats.CompareIntervals(ib, iv, stat, opts, stats.BootstrapOptions{Resamples: o.resamples}, rng)
+		row.Comparison, err = stats.CompareIntervals(ib, iv, stat, opts, stats.BootstrapOptions{Sections: o.sections}, rng)
 		return row, err
 	}
 	vb, err := runValues("baseline", base, m)

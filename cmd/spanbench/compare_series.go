@@ -16,7 +16,7 @@ import (
 )
 
 // opSeries is one operation of one run after its warm-up: the per-interval
-// figures the bootstrap resamples, and their exact merge.
+// figures the single-run interval sections, and their exact merge.
 type opSeries struct {
 	intervals []stats.Interval // latency of successes, OK count, seconds
 	errors    []int64          // failed operations per interval

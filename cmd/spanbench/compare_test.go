@@ -151,7 +151,7 @@ func TestCompareCallsATwentyPercentSlowerVariantRegressed(t *testing.T) {
 	base := writeResult(t, dir, "base", shape(1, 1))
 	slow := writeResult(t, dir, "slow", shape(1, 1.2))
 	same := writeResult(t, dir, "same", shape(1, 1))
-	code, out, stderr := runCLI(t, "compare", "--resamples", "500", base, slow, same)
+	code, out, stderr := runCLI(t, "compare", base, slow, same)
 	if code != 0 {
 		t.Fatalf("compare exited %d (a regression is a finding, not a failure):\n%s", code, stderr)
 	}
@@ -179,10 +179,10 @@ func TestCompareCallsATwentyPercentSlowerVariantRegressed(t *testing.T) {
 		t.Errorf("read has no errors on either side, yet the table compares its error rate:\n%s", out)
 	}
 
-	if code, again, _ := runCLI(t, "compare", "--resamples", "500", base, slow, same); code != 0 || again != out {
+	if code, again, _ := runCLI(t, "compare", base, slow, same); code != 0 || again != out {
 		t.Errorf("the same seed gave a different table:\n%s\nvs\n%s", out, again)
 	}
-	code, _, stderr = runCLI(t, "compare", "--resamples", "200", "--fail-on-regression", base, slow)
+	code, _, stderr = runCLI(t, "compare", "--fail-on-regression", base, slow)
 	if code != exitRegressed || !strings.Contains(stderr, "Regressed") {
 		t.Errorf("--fail-on-regression: exit %d, stderr %q; want exit %d naming the regressions", code, stderr, exitRegressed)
 	}
@@ -196,7 +196,7 @@ func TestCompareLeavesTheWarmUpOut(t *testing.T) {
 	cold := shape(1, 1)
 	cold.warmUpScale = 10
 	coldStart := writeResult(t, dir, "coldstart", cold)
-	code, out, stderr := runCLI(t, "compare", "--resamples", "300", base, coldStart)
+	code, out, stderr := runCLI(t, "compare", base, coldStart)
 	if code != 0 {
 		t.Fatalf("compare exited %d:\n%s", code, stderr)
 	}
@@ -288,7 +288,7 @@ func TestCompareRefusesBadInputClearly(t *testing.T) {
 		{"bad confidence", []string{"--confidence", "95", base, base}, "confidence 95 is not in (0, 1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(t, append([]string{"compare", "--resamples", "50"}, tc.args...)...)
+			code, _, stderr := runCLI(t, append([]string{"compare"}, tc.args...)...)
 			if code != 1 || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr, tc.want)
 			}

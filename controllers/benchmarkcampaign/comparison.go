@@ -68,7 +68,7 @@ func (r *BenchmarkCampaignReconciler) complete(ctx context.Context, p *pass, ip 
 
 // cellsNeedingIntervals says which cells' runs the comparison reads
 // interval by interval: a cell with fewer than two succeeded runs is
-// compared with the baseline by a bootstrap over the intervals of one run
+// compared with the baseline by sectioning the intervals of one run
 // of each (comparison.Assemble), so it and the baseline keep them; every
 // other comparison reads the runs' totals only.
 func cellsNeedingIntervals(p *pass, slots []runSlot, cells, baseline int) []bool {
@@ -100,7 +100,7 @@ func readyFailed(c *v1alpha1.BenchmarkCampaign, msg string, now time.Time) {
 // reads it (ReadReportFrom: the run's spec hash, its intervals, counts and
 // histograms, figures derived again), and then holds only what a
 // comparison reads: its totals, sections and, when intervals says the
-// comparison bootstraps over them, its intervals. A dense 30-minute report
+// comparison sections them, its intervals. A dense 30-minute report
 // decodes into about 175 MiB; what is kept of it is its totals, so a
 // campaign of many runs holds one report's decode at a time
 // (docs/performance.md, "Campaign comparisons").
