@@ -32,7 +32,7 @@ func (c Collection) recordServerMetrics(ctx context.Context, run *v1alpha1.Bench
 	if run.Status.Report == nil {
 		return collected + "; the run has no report to write them into", nil
 	}
-	doc, cm, err := c.runReport(ctx, run)
+	doc, cm, err := c.RunReport(ctx, run)
 	if runreport.APITrouble(err) {
 		return "", err
 	}
@@ -43,7 +43,7 @@ func (c Collection) recordServerMetrics(ctx context.Context, run *v1alpha1.Bench
 	if err != nil {
 		return collected + "; not written into the report: " + statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes), nil
 	}
-	if err := c.updateReport(ctx, cm, run, doc); err != nil {
+	if err := c.UpdateReport(ctx, cm, run, doc); err != nil {
 		return "", err
 	}
 	if doc.WarmUp.EndedBy != result.WarmUpEndedByServer {

@@ -220,7 +220,7 @@ func (c Collection) CollectServerStats(ctx context.Context, run *v1alpha1.Benchm
 		}
 		return ctrl.Result{RequeueAfter: max(ready.Sub(now), time.Second)}, true, nil
 	}
-	doc, cm, err := c.runReport(ctx, run)
+	doc, cm, err := c.RunReport(ctx, run)
 	if runreport.APITrouble(err) {
 		return ctrl.Result{}, true, err // the API server's, not the report's: retried with backoff
 	}
@@ -236,7 +236,7 @@ func (c Collection) CollectServerStats(ctx context.Context, run *v1alpha1.Benchm
 		return c.serverStatsError(run, outbox, err, now, giveUp, why)
 	}
 	doc.Server = serverSection(stats, c.Stats.prefix(), apportioned, now)
-	if err := c.updateReport(ctx, cm, run, doc); err != nil {
+	if err := c.UpdateReport(ctx, cm, run, doc); err != nil {
 		return ctrl.Result{}, true, err // a conflict or a lost write: the next pass reads again
 	}
 	applyServerStats(&run.Status, doc.Server)
@@ -379,11 +379,11 @@ func statsTags(run *v1alpha1.BenchmarkRun) func(op result.Operation) (request, t
 	}
 }
 
-// runReport reads and checks the run's merged result and its ConfigMap.
+// RunReport reads and checks the run's merged result and its ConfigMap.
 // The head is read past the cache, as its chunks are: both collections
 // of a run may rewrite the report in one pass, and a cached head older
 // than the chunks would not match them.
-func (c Collection) runReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, *corev1.ConfigMap, error) {
+func (c Collection) RunReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, *corev1.ConfigMap, error) {
 	ref := run.Status.Report
 	if ref == nil {
 		return nil, nil, errors.New("the run has no report")
@@ -406,11 +406,11 @@ func (c Collection) runReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (
 	return doc, cm, err
 }
 
-// updateReport writes doc back into the run's report ConfigMap, locked on
+// UpdateReport writes doc back into the run's report ConfigMap, locked on
 // the version read. A chunked report's chunks are rewritten in place
 // first: a reader between the two writes sees chunks that do not match
 // their head, an integrity error it may retry.
-func (c Collection) updateReport(ctx context.Context, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
+func (c Collection) UpdateReport(ctx context.Context, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
 	cm = cm.DeepCopy()
 	if err := c.StoreChunks(ctx, run, cm, doc); err != nil {
 		return err
