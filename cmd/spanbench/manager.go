@@ -36,6 +36,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	admission "github.com/spanbench/spanbench/controllers/webhook"
@@ -308,7 +309,7 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	r := &benchmarkrun.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
-		ServerStats: benchmarkrun.ServerStatsConfig{Settle: f.serverStatsSettle},
+		ServerStats: serverfigures.ServerStatsConfig{Settle: f.serverStatsSettle},
 		Runner: children.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace,
 			Results: f.resultsStore},
 		ServerMetrics: f.serverMetrics.config(context.Background()),

@@ -7,7 +7,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
@@ -23,14 +23,14 @@ type serverMetricsFlags struct {
 // (no credentials, as in a local cluster) turns the collection off with
 // the reason in each run's condition: it must not stop the manager,
 // which serves emulator runs without any Google credentials.
-func (f *serverMetricsFlags) config(ctx context.Context) benchmarkrun.ServerMetricsConfig {
+func (f *serverMetricsFlags) config(ctx context.Context) serverfigures.ServerMetricsConfig {
 	if !f.enabled {
-		return benchmarkrun.ServerMetricsConfig{Off: "the manager runs with --server-metrics=false"}
+		return serverfigures.ServerMetricsConfig{Off: "the manager runs with --server-metrics=false"}
 	}
 	c, err := monitoring.NewClient(ctx, monitoring.Endpoint{Address: f.endpoint})
 	if err != nil {
 		ctrl.Log.WithName("server-metrics").Info("Cloud Monitoring is not read", "error", err.Error())
-		return benchmarkrun.ServerMetricsConfig{Off: "the manager could not open its Cloud Monitoring client: " + err.Error()}
+		return serverfigures.ServerMetricsConfig{Off: "the manager could not open its Cloud Monitoring client: " + err.Error()}
 	}
-	return benchmarkrun.ServerMetricsConfig{Client: c}
+	return serverfigures.ServerMetricsConfig{Client: c}
 }

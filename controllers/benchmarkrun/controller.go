@@ -30,10 +30,13 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
+	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/serverstats"
 )
 
 // BenchmarkRunReconciler runs BenchmarkRuns: it prepares the target, starts
@@ -66,12 +69,12 @@ type BenchmarkRunReconciler struct {
 	// debugging; by default they are deleted (results are not in them).
 	KeepRunners bool
 	// ServerMetrics reads Cloud Monitoring after a Cloud Spanner run
-	// (server_metrics.go); tests point its client at a fake MetricService.
-	ServerMetrics ServerMetricsConfig
+	// (package serverfigures); tests point its client at a fake MetricService.
+	ServerMetrics serverfigures.ServerMetricsConfig
 	// ServerStats is how Spanner's own statistics of a succeeded run are
-	// collected (server_stats.go); the zero value reads SPANNER_SYS on
+	// collected (package serverfigures); the zero value reads SPANNER_SYS on
 	// Cloud Spanner, nothing on the emulator.
-	ServerStats ServerStatsConfig
+	ServerStats serverfigures.ServerStatsConfig
 	// Arrivals is a run's open-loop schedule as its runners send it
 	// (pod.RunArrivals): the aggregation refuses a shard, and a merge, one
 	// of whose intervals counts more operations and missed sends than the
@@ -227,7 +230,7 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 		if err := r.recordCost(ctx, run); err != nil {
 			return ctrl.Result{}, err
 		}
-		metrics, err := r.collectServerMetrics(ctx, run)
+		metrics, err := r.serverFigures().CollectServerMetrics(ctx, run)
 		return soonest(res, metrics), err
 	case v1alpha1.PhasePending, v1alpha1.PhasePreparing:
 		res, err = r.prepareTarget(ctx, run, &w, outbox)
@@ -255,6 +258,36 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 
 // now is the injected clock's time.
 func (r *BenchmarkRunReconciler) now() time.Time { return r.Clock.Now() }
+
+// serverFigures is what the collections of a finished run's server
+// figures need of the reconciler.
+func (r *BenchmarkRunReconciler) serverFigures() serverfigures.Collection {
+	opener, _ := r.Preparer.(serverfigures.DatabaseOpener)
+	return serverfigures.Collection{Clock: r.Clock, Reader: r.uncached(), Writer: r, Results: r.Results,
+		StoreChunks: r.storeReportChunks, ApplyResult: applyResult, Opener: opener,
+		// Read when needed only: a reconciler whose runs never reach
+		// Spanner (tests) has no preparer.
+		Endpoint: func(run *v1alpha1.BenchmarkRun) endpoint.Endpoint { return r.Preparer.Endpoint(run) },
+		Call: func(ctx context.Context, run *v1alpha1.BenchmarkRun, step string, timeout time.Duration,
+			read func(context.Context) (*serverstats.Result, error)) (*serverstats.Result, error, bool) {
+			return spannerCall(ctx, r, run, step, "", timeout, read)
+		},
+		Poll: spannerCallPoll, Stats: r.ServerStats, Metrics: r.ServerMetrics}
+}
+
+// soonest is the result that comes back first: a requeue beats none, a
+// shorter wait a longer one.
+func soonest(a, b ctrl.Result) ctrl.Result {
+	switch {
+	case a.RequeueAfter == 0:
+		return b
+	case b.RequeueAfter == 0:
+		return a
+	case b.RequeueAfter < a.RequeueAfter:
+		return b
+	}
+	return a
+}
 
 // untilDeadline is the requeue for the current stage's deadline, or the
 // deadline error when it has passed.

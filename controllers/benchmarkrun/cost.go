@@ -75,7 +75,7 @@ func summary(m pricing.Money, estimate bool) string {
 func capNotes(notes []string) []string {
 	out := make([]string, 0, min(len(notes), 8))
 	for _, n := range notes[:min(len(notes), 8)] {
-		out = append(out, truncate(n, 512))
+		out = append(out, statuswrite.Truncate(n, 512))
 	}
 	return out
 }
@@ -103,9 +103,9 @@ func (r *BenchmarkRunReconciler) recordCost(ctx context.Context, run *v1alpha1.B
 	if c.Currency() != "" {
 		cost.Currency = c.Currency()
 	}
-	cost.Catalog = truncate(from, 256)
+	cost.Catalog = statuswrite.Truncate(from, 256)
 	cost.Holding = v1alpha1.CostHolding(held.Holding)
-	cost.HeldFrom, cost.HeldTo = timePtr(held.From), timePtr(held.To)
+	cost.HeldFrom, cost.HeldTo = heldTime(held.From), heldTime(held.To)
 	cost.Instance, cost.Storage, cost.Runners, cost.Total = guardrails.StatusFigure(e.Instance), guardrails.StatusFigure(e.Storage), guardrails.StatusFigure(e.Runners), guardrails.StatusFigure(e.Total)
 	cost.PerMillionOperations = guardrails.StatusFigure(perMillion)
 	cost.Summary = summary(e.Total, false)
@@ -118,19 +118,19 @@ func (r *BenchmarkRunReconciler) recordCost(ctx context.Context, run *v1alpha1.B
 	} else if err != nil {
 		// The report is unreadable (its own condition says so); the
 		// status holds the cost.
-		cost.Notes = capNotes(append(cost.Notes, "not written into the report: "+truncate(err.Error(), 256)))
+		cost.Notes = capNotes(append(cost.Notes, "not written into the report: "+statuswrite.Truncate(err.Error(), 256)))
 	}
 	return nil
 }
 
 // writeReportCost writes status.cost into the run's stored report.
 func (r *BenchmarkRunReconciler) writeReportCost(ctx context.Context, run *v1alpha1.BenchmarkRun, held pricing.Held) error {
-	doc, cm, err := r.runReport(ctx, run)
+	doc, cm, err := r.serverFigures().RunReport(ctx, run)
 	if err != nil {
 		return err
 	}
 	doc.Cost = reportCost(run.Status.Cost, held)
-	return r.updateReport(ctx, cm, run, doc)
+	return r.serverFigures().UpdateReport(ctx, cm, run, doc)
 }
 
 // heldOf is what the run held and for how long: an Ephemeral instance from
@@ -208,4 +208,13 @@ func reportCost(c *v1alpha1.RunCost, held pricing.Held) *result.Cost {
 	return &result.Cost{Currency: c.Currency, Catalog: c.Catalog, Holding: string(c.Holding), HeldFrom: held.From, HeldTo: held.To,
 		ProcessingUnits: held.ProcessingUnits, Estimate: fig(c.Estimate), Instance: fig(c.Instance), Storage: fig(c.Storage),
 		Runners: fig(c.Runners), Total: fig(c.Total), PerMillionOperations: fig(c.PerMillionOperations), Notes: c.Notes}
+}
+
+// heldTime is t for the status, nil when it is not known.
+func heldTime(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t)
+	return &mt
 }

@@ -122,7 +122,7 @@ func (r *BenchmarkRunReconciler) wrapUp(ctx context.Context, run *v1alpha1.Bench
 		return ctrl.Result{}, err
 	}
 	// The statistics live in the instance: collect them before deleting it.
-	if res, pending, err := r.collectServerStats(ctx, run, outbox); pending || err != nil {
+	if res, pending, err := r.serverFigures().CollectServerStats(ctx, run, outbox); pending || err != nil {
 		return res, err
 	}
 	if !controllerutil.ContainsFinalizer(run, v1alpha1.FinalizerInstance) {

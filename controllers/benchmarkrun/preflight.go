@@ -84,12 +84,12 @@ func (r *BenchmarkRunReconciler) checkPreflight(ctx context.Context, run *v1alph
 		return stillCalling(deadline), false
 	}
 	if !report.OK() {
-		msg := truncate(preflightFailure(report), preflightMessageMax)
+		msg := statuswrite.Truncate(preflightFailure(report), preflightMessageMax)
 		run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed, msg, r.now())
 		r.fail(run, outbox, v1alpha1.ReasonPreflightFailed, "nothing was created: "+msg)
 		return ctrl.Result{}, false
 	}
-	msg := truncate(preflightPassed(report), preflightMessageMax)
+	msg := statuswrite.Truncate(preflightPassed(report), preflightMessageMax)
 	run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionTrue, v1alpha1.ReasonPreflightPassed, msg, r.now())
 	outbox.Normal(v1alpha1.ReasonPreflightPassed, msg)
 	return ctrl.Result{}, true

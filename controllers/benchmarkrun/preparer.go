@@ -114,7 +114,7 @@ func (p SpannerPreparer) dialable(run *v1alpha1.BenchmarkRun) (endpoint.Endpoint
 	return ep, p.Emulators.Check(ep)
 }
 
-// OpenDatabase implements DatabaseOpener: a data session of the run's
+// OpenDatabase implements serverfigures.DatabaseOpener: a data session of the run's
 // database, on an endpoint the allowlist lets the preparer dial.
 func (p SpannerPreparer) OpenDatabase(ctx context.Context, run *v1alpha1.BenchmarkRun) (*session.Session, error) {
 	ep, err := p.dialable(run)

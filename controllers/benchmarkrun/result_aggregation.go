@@ -75,7 +75,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	}
 	run.MarkSucceeded(len(problems) > 0, msg, r.now())
 	if run.Status.Report != nil {
-		r.startServerStats(run, merged)
+		r.serverFigures().StartServerStats(run, merged)
 	}
 	outbox.Normal(v1alpha1.ReasonCompleted, msg)
 	return ctrl.Result{}, nil

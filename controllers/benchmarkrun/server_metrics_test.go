@@ -18,6 +18,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/internal/fakemonitoring"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/runner/pod"
@@ -89,7 +90,7 @@ func newServerMetricsScenario(t *testing.T, name string, edit func(*v1alpha1.Ben
 	t.Cleanup(func() { _ = mc.Close() })
 	clock := clocktesting.NewFakeClock(smReady.Add(-time.Second))
 	r := &benchmarkrun.BenchmarkRunReconciler{Client: c, Scheme: scheme, Recorder: record.NewFakeRecorder(100), Clock: clock,
-		ServerMetrics: benchmarkrun.ServerMetricsConfig{Client: mc}, Arrivals: pod.RunArrivals}
+		ServerMetrics: serverfigures.ServerMetricsConfig{Client: mc}, Arrivals: pod.RunArrivals}
 	return &serverMetricsScenario{t: t, c: c, r: r, clock: clock, fake: fake, key: client.ObjectKeyFromObject(run)}
 }
 
@@ -209,7 +210,7 @@ func TestServerMetricsOutcomesThatAreNotFigures(t *testing.T) {
 			run.Spec.Target.EmulatorHost = "localhost:9010"
 		}, setup: func(*serverMetricsScenario) {}, status: metav1.ConditionFalse, reason: v1alpha1.ReasonMetricsNotAvailableOnEmulator},
 		{name: "disabled", setup: func(s *serverMetricsScenario) {
-			s.r.ServerMetrics = benchmarkrun.ServerMetricsConfig{Off: "--server-metrics=false"}
+			s.r.ServerMetrics = serverfigures.ServerMetricsConfig{Off: "--server-metrics=false"}
 		}, status: metav1.ConditionFalse, reason: v1alpha1.ReasonMetricsDisabled},
 		{name: "permission denied", setup: func(s *serverMetricsScenario) {
 			s.fake.Fail(codes.PermissionDenied, "monitoring.timeSeries.list denied")

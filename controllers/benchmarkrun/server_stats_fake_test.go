@@ -17,6 +17,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
@@ -96,7 +97,7 @@ func TestServerStatsWaitForTheirMinutesToSettleThenGiveUpOnOutages(t *testing.T)
 		t.Fatal("the instance was deleted while its statistics were still to be read")
 	}
 
-	f.clock.SetTime(readyAt.Add(benchmarkrun.DefaultServerStatsGiveUp))
+	f.clock.SetTime(readyAt.Add(serverfigures.DefaultServerStatsGiveUp))
 	_, _ = f.reconcile(run)
 	got = f.run(run)
 	wantCondition(t, got, v1alpha1.ConditionServerStatsCollected, metav1.ConditionFalse, v1alpha1.ReasonServerStatsFailed)
@@ -107,7 +108,7 @@ func TestServerStatsWaitForTheirMinutesToSettleThenGiveUpOnOutages(t *testing.T)
 	if opener.count("ReleaseInstance") != 1 {
 		t.Errorf("after the collection ended the instance was released %d times, want 1", opener.count("ReleaseInstance"))
 	}
-	f.wantEvents("Warning "+benchmarkrun.EventServerStatsNotCollected, "Normal "+benchmarkrun.EventInstanceDeleted)
+	f.wantEvents("Warning "+serverfigures.EventServerStatsNotCollected, "Normal "+benchmarkrun.EventInstanceDeleted)
 }
 
 // TestServerStatsWithoutPermissionDegradeNeverFailTheRun: a manager
@@ -171,7 +172,7 @@ func TestClassifyServerStatsErrorNamesTheCauseWithoutDialText(t *testing.T) {
 		{spanner.ToSpannerError(status.Error(codes.InvalidArgument, "Syntax error")), v1alpha1.ReasonServerStatsFailed, false},
 		{fmt.Errorf("dialing: %w", endpoint.ErrNotAllowed), v1alpha1.ReasonServerStatsFailed, false},
 	} {
-		reason, msg, transient := benchmarkrun.ClassifyServerStatsError(tc.err)
+		reason, msg, transient := serverfigures.ClassifyServerStatsError(tc.err)
 		if reason != tc.reason || transient != tc.transient {
 			t.Errorf("%v: reason %s, transient %v; want %s, %v", tc.err, reason, transient, tc.reason, tc.transient)
 		}

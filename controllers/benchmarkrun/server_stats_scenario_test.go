@@ -14,6 +14,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/emulatortest"
@@ -44,7 +45,7 @@ const (
 // captured", and the figures are in the status and the report.
 func TestServerStatsScenarioJoinsTheRunToSpannersStatistics(t *testing.T) {
 	h := newHarness(t)
-	standIn := benchmarkrun.ServerStatsConfig{Prefix: statstest.Prefix, OnEmulator: true, Settle: time.Hour}
+	standIn := serverfigures.ServerStatsConfig{Prefix: statstest.Prefix, OnEmulator: true, Settle: time.Hour}
 	h.startManagerWith(managerOptions{preparer: benchmarkrun.SpannerPreparer{}, serverStats: standIn})
 	run := h.runSpec("sys", 1)
 	// Two minutes hold at least one whole statistics minute, whatever the
@@ -242,7 +243,7 @@ func TestServerStatsOfMissingTablesOnTheRealEmulatorAreNotFound(t *testing.T) {
 	if err == nil {
 		t.Fatal("reading tables that do not exist succeeded")
 	}
-	if reason, msg, transient := benchmarkrun.ClassifyServerStatsError(err); reason != v1alpha1.ReasonStatisticsNotFound || transient {
+	if reason, msg, transient := serverfigures.ClassifyServerStatsError(err); reason != v1alpha1.ReasonStatisticsNotFound || transient {
 		t.Errorf("the emulator's %v is %s (transient %v): %q; want StatisticsNotFound, not retried", err, reason, transient, msg)
 	}
 }

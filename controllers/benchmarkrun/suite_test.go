@@ -29,6 +29,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/emulatortest"
@@ -117,7 +118,7 @@ type managerOptions struct {
 	// its clients, recorder and cluster.
 	sweep *benchmarkrun.InstanceSweeper
 	// serverStats is the reconciler's server-statistics collection.
-	serverStats benchmarkrun.ServerStatsConfig
+	serverStats serverfigures.ServerStatsConfig
 	// costLimits and prices are the guardrails in money and the price
 	// source; the harness gives prices the manager's API reader.
 	costLimits guardrails.CostLimits

@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/benchmarkrun/serverfigures"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/endpoint"
@@ -170,7 +171,7 @@ const (
 // readConsistency dials the run's database with the manager's identity
 // and records the conditions in doc.
 func (r *BenchmarkRunReconciler) readConsistency(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
-	opener, ok := r.Preparer.(DatabaseOpener)
+	opener, ok := r.Preparer.(serverfigures.DatabaseOpener)
 	if !ok {
 		return errors.New("this manager's Spanner access cannot open databases")
 	}
@@ -191,7 +192,7 @@ func consistencyError(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Sprintf("the checks took longer than %s", consistencyTimeout)
 	}
-	_, msg, _ := ClassifyServerStatsError(err)
+	_, msg, _ := serverfigures.ClassifyServerStatsError(err)
 	return msg
 }
 

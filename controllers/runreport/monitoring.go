@@ -9,7 +9,7 @@ import (
 
 // MonitoringSection is status.serverMetrics as the result document's
 // monitoring section, or nil when there is none: the collection writes it
-// into the run's stored report (server_metrics_cut.go), and ReadReport
+// into the run's stored report (benchmarkrun/serverfigures/metrics_cut.go), and ReadReport
 // joins it to a report stored before that. The status is its one owner;
 // the section is a view of it.
 func MonitoringSection(s *v1alpha1.ServerMetricsStatus) *result.Monitoring {

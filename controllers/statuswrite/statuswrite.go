@@ -3,6 +3,7 @@ package statuswrite
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -72,4 +73,16 @@ func Shorten(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n-3], "") + "..."
+}
+
+// Truncate cuts s to at most n bytes on a rune boundary, without Shorten's
+// mark.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

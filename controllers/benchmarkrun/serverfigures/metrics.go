@@ -1,4 +1,4 @@
-package benchmarkrun
+package serverfigures
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/runreport"
+	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 )
@@ -37,15 +38,15 @@ type ServerMetricsConfig struct {
 // service hiccup, short enough that a broken setup is told.
 const serverMetricsRetry = 10 * time.Minute
 
-// collectServerMetrics reads Cloud Monitoring's figures of a finished run
+// CollectServerMetrics reads Cloud Monitoring's figures of a finished run
 // once its last minute is published, into status.serverMetrics, the run's
 // stored report and the ServerMetricsCollected condition; when the
 // server's warm-up ended after the client's, the run's figures are derived
-// again without the intervals before it (server_metrics_cut.go). It never
+// again without the intervals before it (metrics_cut.go). It never
 // fails the run: every outcome is a condition, and the result asks to
 // come back while the figures are pending. An error is the API server's
 // (writing the report): the collection is tried again.
-func (r *BenchmarkRunReconciler) collectServerMetrics(ctx context.Context, run *v1alpha1.BenchmarkRun) (ctrl.Result, error) {
+func (c Collection) CollectServerMetrics(ctx context.Context, run *v1alpha1.BenchmarkRun) (ctrl.Result, error) {
 	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionServerMetricsCollected); c != nil &&
 		c.Status != metav1.ConditionUnknown {
 		return ctrl.Result{}, nil
@@ -55,36 +56,36 @@ func (r *BenchmarkRunReconciler) collectServerMetrics(ctx context.Context, run *
 		return ctrl.Result{}, nil // the load never ran: there is nothing to read
 	}
 	set := func(s metav1.ConditionStatus, reason, msg string) {
-		run.SetCondition(v1alpha1.ConditionServerMetricsCollected, s, reason, msg, r.now())
+		run.SetCondition(v1alpha1.ConditionServerMetricsCollected, s, reason, msg, c.now())
 	}
 	switch {
 	case endpoint.For(run.Spec.Target, endpoint.Endpoint{}).IsEmulator():
 		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsNotAvailableOnEmulator, "not available on the emulator: it has no Cloud Monitoring metrics")
 		return ctrl.Result{}, nil
-	case r.ServerMetrics.Client == nil:
-		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsDisabled, "Cloud Monitoring is not read: "+r.ServerMetrics.Off)
+	case c.Metrics.Client == nil:
+		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsDisabled, "Cloud Monitoring is not read: "+c.Metrics.Off)
 		return ctrl.Result{}, nil
 	}
-	collector := monitoring.Collector{Clock: r.Clock, Delay: r.ServerMetrics.Delay}
-	res, warm, err := r.readServerMetrics(ctx, collector, run, w)
+	collector := monitoring.Collector{Clock: c.Clock, Delay: c.Metrics.Delay}
+	res, warm, err := c.readServerMetrics(ctx, collector, run, w)
 	var notSettled *monitoring.NotSettledError
 	var denied *monitoring.PermissionDeniedError
 	switch {
 	case errors.As(err, &notSettled):
 		set(metav1.ConditionUnknown, v1alpha1.ReasonMetricsPending, notSettled.Error())
-		return ctrl.Result{RequeueAfter: max(notSettled.ReadyAt.Sub(r.now()), time.Second)}, nil
+		return ctrl.Result{RequeueAfter: max(notSettled.ReadyAt.Sub(c.now()), time.Second)}, nil
 	case errors.As(err, &denied):
-		set(metav1.ConditionFalse, v1alpha1.ReasonPermissionDenied, "not collected: "+truncate(denied.Error(), 512))
+		set(metav1.ConditionFalse, v1alpha1.ReasonPermissionDenied, "not collected: "+statuswrite.Truncate(denied.Error(), 512))
 		return ctrl.Result{}, nil
-	case err != nil && r.now().Before(collector.ReadyAt(w).Add(serverMetricsRetry)):
-		set(metav1.ConditionUnknown, v1alpha1.ReasonMetricsPending, "retrying: "+truncate(err.Error(), 512))
+	case err != nil && c.now().Before(collector.ReadyAt(w).Add(serverMetricsRetry)):
+		set(metav1.ConditionUnknown, v1alpha1.ReasonMetricsPending, "retrying: "+statuswrite.Truncate(err.Error(), 512))
 		return ctrl.Result{RequeueAfter: 30 * time.Second}, nil
 	case err != nil:
-		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsFailed, "not collected: "+truncate(err.Error(), 512))
+		set(metav1.ConditionFalse, v1alpha1.ReasonMetricsFailed, "not collected: "+statuswrite.Truncate(err.Error(), 512))
 		return ctrl.Result{}, nil
 	}
 	sm := serverMetricsStatus(res, warm)
-	msg, err := r.recordServerMetrics(ctx, run, sm)
+	msg, err := c.recordServerMetrics(ctx, run, sm)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -97,10 +98,10 @@ func (r *BenchmarkRunReconciler) collectServerMetrics(ctx context.Context, run *
 // warm-up. When the server settled after the client's warm-up ended, the
 // figures are read again from the server's end, so that Cloud
 // Monitoring's figures leave out the same minutes as the client's.
-func (r *BenchmarkRunReconciler) readServerMetrics(ctx context.Context, collector monitoring.Collector, run *v1alpha1.BenchmarkRun,
+func (c Collection) readServerMetrics(ctx context.Context, collector monitoring.Collector, run *v1alpha1.BenchmarkRun,
 	w monitoring.Window) (*monitoring.Result, *v1alpha1.ServerWarmUp, error) {
 	inst := monitoring.Instance{Project: run.Spec.Target.Project, Instance: run.Spec.Target.Instance.Name, Database: run.Spec.Target.Database}
-	res, err := collector.Collect(ctx, r.ServerMetrics.Client, inst, w)
+	res, err := collector.Collect(ctx, c.Metrics.Client, inst, w)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,7 +114,7 @@ func (r *BenchmarkRunReconciler) readServerMetrics(ctx context.Context, collecto
 	if !cut.WarmUpEnd.Before(w.End) {
 		return res, warm, nil // no minute of the run after it: keep the figures
 	}
-	res, err = collector.Collect(ctx, r.ServerMetrics.Client, inst, cut)
+	res, err = collector.Collect(ctx, c.Metrics.Client, inst, cut)
 	return res, warm, err
 }
 
@@ -134,15 +135,15 @@ func serverMetricsStatus(res *monitoring.Result, warm *v1alpha1.ServerWarmUp) *v
 	}
 	var notes []string // what was cut first: it says the status is not all
 	for _, c := range res.CPU {
-		s.CPU = append(s.CPU, v1alpha1.ServerCPU{Priority: truncate(c.Priority, 16), Location: truncate(c.Location, 64),
+		s.CPU = append(s.CPU, v1alpha1.ServerCPU{Priority: statuswrite.Truncate(c.Priority, 16), Location: statuswrite.Truncate(c.Location, 64),
 			MeanPercent: formatPercent(c.Mean), MaxPercent: formatPercent(c.Max)})
 	}
 	for _, l := range res.Latency {
-		s.Latency = append(s.Latency, v1alpha1.ServerMethodLatency{Method: truncate(l.Method, 64), Count: l.Count,
+		s.Latency = append(s.Latency, v1alpha1.ServerMethodLatency{Method: statuswrite.Truncate(l.Method, 64), Count: l.Count,
 			P50: &metav1.Duration{Duration: l.P50}, P99: &metav1.Duration{Duration: l.P99}})
 	}
 	for _, q := range res.Requests {
-		s.Requests = append(s.Requests, v1alpha1.ServerRequestCount{Status: truncate(q.Status, 32), Count: q.Count})
+		s.Requests = append(s.Requests, v1alpha1.ServerRequestCount{Status: statuswrite.Truncate(q.Status, 32), Count: q.Count})
 	}
 	s.CPU, notes = bounded(s.CPU, "cpu", notes)
 	s.Latency, notes = bounded(s.Latency, "latency", notes)
@@ -152,7 +153,7 @@ func serverMetricsStatus(res *monitoring.Result, warm *v1alpha1.ServerWarmUp) *v
 		if i == maxServerMetricsNotes {
 			break
 		}
-		s.Notes = append(s.Notes, truncate(n, maxNoteLength))
+		s.Notes = append(s.Notes, statuswrite.Truncate(n, maxNoteLength))
 	}
 	return s
 }
@@ -200,31 +201,4 @@ func timePtr(t time.Time) *metav1.Time {
 	}
 	mt := metav1.NewTime(t)
 	return &mt
-}
-
-// truncate cuts s to n bytes at most, on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// soonest is the result that comes back first: a requeue beats none, a
-// shorter wait a longer one.
-func soonest(a, b ctrl.Result) ctrl.Result {
-	switch {
-	case a.RequeueAfter == 0:
-		return b
-	case b.RequeueAfter == 0:
-		return a
-	case b.RequeueAfter < a.RequeueAfter:
-		return b
-	}
-	return a
 }

@@ -1,4 +1,4 @@
-package benchmarkrun
+package serverfigures
 
 import (
 	"context"
@@ -27,12 +27,12 @@ import (
 // status. It returns the condition's message; an error is the API
 // server's, worth trying again. A report that cannot be read leaves the
 // figures in the status only, and the message says so.
-func (r *BenchmarkRunReconciler) recordServerMetrics(ctx context.Context, run *v1alpha1.BenchmarkRun, s *v1alpha1.ServerMetricsStatus) (string, error) {
+func (c Collection) recordServerMetrics(ctx context.Context, run *v1alpha1.BenchmarkRun, s *v1alpha1.ServerMetricsStatus) (string, error) {
 	const collected = "status.serverMetrics holds Cloud Monitoring's figures"
 	if run.Status.Report == nil {
 		return collected + "; the run has no report to write them into", nil
 	}
-	doc, cm, err := r.runReport(ctx, run)
+	doc, cm, err := c.RunReport(ctx, run)
 	if runreport.APITrouble(err) {
 		return "", err
 	}
@@ -43,7 +43,7 @@ func (r *BenchmarkRunReconciler) recordServerMetrics(ctx context.Context, run *v
 	if err != nil {
 		return collected + "; not written into the report: " + statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes), nil
 	}
-	if err := r.updateReport(ctx, cm, run, doc); err != nil {
+	if err := c.UpdateReport(ctx, cm, run, doc); err != nil {
 		return "", err
 	}
 	if doc.WarmUp.EndedBy != result.WarmUpEndedByServer {
@@ -53,7 +53,7 @@ func (r *BenchmarkRunReconciler) recordServerMetrics(ctx context.Context, run *v
 		n := int32(doc.WarmUp.ServerIntervals)
 		s.WarmUp.CutIntervals = &n
 	}
-	applyResult(&run.Status, doc, run)
+	c.ApplyResult(&run.Status, doc, run)
 	if doc.Server != nil {
 		applyServerStats(&run.Status, doc.Server)
 	}

@@ -1,4 +1,4 @@
-package benchmarkrun
+package serverfigures
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/protocol"
+	"github.com/spanbench/spanbench/runner/protocol/bucket"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/serverstats"
 	"github.com/spanbench/spanbench/spanner/session"
@@ -64,6 +66,46 @@ const serverStatsRetryEvery = 30 * time.Second
 // serverStatsTimeout bounds one collection's Spanner calls.
 const serverStatsTimeout = 2 * time.Minute
 
+// Collection is what the collections need of the BenchmarkRun reconciler,
+// as values: its clock and clients, its Spanner access and its report
+// store. The reconciler makes one per pass.
+type Collection struct {
+	// Clock is the reconciler's.
+	Clock clock.PassiveClock
+	// Reader reads the run's report past the cache; Writer updates its
+	// head ConfigMap.
+	Reader client.Reader
+	Writer client.Writer
+	// Results is the results bucket a report may be stored in; nil keeps
+	// reports in ConfigMaps.
+	Results *bucket.Bucket
+	// StoreChunks rewrites a chunked report's chunks into cm (or the
+	// bucket) before its head is updated.
+	StoreChunks func(ctx context.Context, run *v1alpha1.BenchmarkRun, cm *corev1.ConfigMap, doc *result.Document) error
+	// ApplyResult writes a report's figures into the run's status.
+	ApplyResult func(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run *v1alpha1.BenchmarkRun)
+	// Endpoint is the run's Spanner endpoint.
+	Endpoint func(run *v1alpha1.BenchmarkRun) endpoint.Endpoint
+	// Opener opens the run's database; nil when the manager's Spanner
+	// access cannot.
+	Opener DatabaseOpener
+	// Call makes a Spanner read outside the reconcile workers, keyed by
+	// run and step, bounded by timeout; ok is false while it is under way,
+	// and the run is asked again after Poll.
+	Call func(ctx context.Context, run *v1alpha1.BenchmarkRun, step string, timeout time.Duration,
+		read func(ctx context.Context) (*serverstats.Result, error)) (_ *serverstats.Result, _ error, ok bool)
+	Poll time.Duration
+	// Stats and Metrics are the operator's settings of the two collections.
+	Stats   ServerStatsConfig
+	Metrics ServerMetricsConfig
+}
+
+func (c Collection) now() time.Time { return c.Clock.Now() }
+
+// maxMessageBytes bounds the collected condition's message: a condition's
+// message holds at most 32 KiB.
+const maxMessageBytes = 8 << 10
+
 // DatabaseOpener opens a data session of a run's database with the
 // manager's identity; the preparer that talks to Spanner is one. The
 // session is closed by the caller.
@@ -85,15 +127,15 @@ func (c ServerStatsConfig) collector(run *v1alpha1.BenchmarkRun, base serverstat
 	return base
 }
 
-// startServerStats sets the condition of a run that just succeeded with
+// StartServerStats sets the condition of a run that just succeeded with
 // merged result doc: nothing to read on the emulator or without a whole
 // minute, else Pending until the minutes settle. It records the minutes
 // the collection will read in status.serverStats.
-func (r *BenchmarkRunReconciler) startServerStats(run *v1alpha1.BenchmarkRun, doc *result.Document) {
+func (c Collection) StartServerStats(run *v1alpha1.BenchmarkRun, doc *result.Document) {
 	set := func(status metav1.ConditionStatus, reason, msg string) {
-		run.SetCondition(v1alpha1.ConditionServerStatsCollected, status, reason, msg, r.now())
+		run.SetCondition(v1alpha1.ConditionServerStatsCollected, status, reason, msg, c.now())
 	}
-	if r.Preparer.Endpoint(run).IsEmulator() && !r.ServerStats.OnEmulator {
+	if c.Endpoint(run).IsEmulator() && !c.Stats.OnEmulator {
 		set(metav1.ConditionFalse, v1alpha1.ReasonNotAvailableOnEmulator,
 			"not available on the emulator: it has no SPANNER_SYS statistics tables; nothing was read")
 		return
@@ -111,9 +153,9 @@ func (r *BenchmarkRunReconciler) startServerStats(run *v1alpha1.BenchmarkRun, do
 		return
 	}
 	a := w.Aligned()
-	run.Status.ServerStats = &v1alpha1.ServerStatsSummary{Source: r.ServerStats.prefix(),
+	run.Status.ServerStats = &v1alpha1.ServerStatsSummary{Source: c.Stats.prefix(),
 		WindowStart: &metav1.Time{Time: a.Start}, WindowEnd: &metav1.Time{Time: a.End}, Minutes: int32(len(minutes))}
-	set(metav1.ConditionFalse, v1alpha1.ReasonServerStatsPending, pendingMessage(r.readyAt(run)))
+	set(metav1.ConditionFalse, v1alpha1.ReasonServerStatsPending, pendingMessage(c.readyAt(run)))
 }
 
 // serverStatsWindow is the run's measured window: from the warm-up's end
@@ -128,24 +170,24 @@ func pendingMessage(at time.Time) string {
 
 // readyAt is when the run's statistics are read: the last whole minute's
 // end plus the settle time.
-func (r *BenchmarkRunReconciler) readyAt(run *v1alpha1.BenchmarkRun) time.Time {
+func (c Collection) readyAt(run *v1alpha1.BenchmarkRun) time.Time {
 	s := run.Status.ServerStats
 	if s == nil || s.WindowEnd == nil {
-		return r.now()
+		return c.now()
 	}
-	col := r.ServerStats.collector(run, serverstats.Collector{})
+	col := c.Stats.collector(run, serverstats.Collector{})
 	return col.ReadyAt(serverstats.Window{Start: s.WindowStart.Time, End: s.WindowEnd.Time})
 }
 
 // giveUpAt is when a collection still failing is abandoned: GiveUpAfter
 // past readyAt, and for an Ephemeral instance no later than the end of its
 // allowed lifetime, when it must be deleted (and its statistics go).
-func (r *BenchmarkRunReconciler) giveUpAt(run *v1alpha1.BenchmarkRun) (time.Time, string) {
-	after := r.ServerStats.GiveUpAfter
+func (c Collection) giveUpAt(run *v1alpha1.BenchmarkRun) (time.Time, string) {
+	after := c.Stats.GiveUpAfter
 	if after <= 0 {
 		after = DefaultServerStatsGiveUp
 	}
-	at, why := r.readyAt(run).Add(after), fmt.Sprintf("%s after the statistics settled", after)
+	at, why := c.readyAt(run).Add(after), fmt.Sprintf("%s after the statistics settled", after)
 	if run.Spec.Target.Instance.Mode == v1alpha1.InstanceEphemeral {
 		if end := run.CreationTimestamp.Add(guardrails.EphemeralLifetime(run)); end.Before(at) {
 			at, why = end, "the Ephemeral instance's allowed lifetime ended"
@@ -161,55 +203,55 @@ func serverStatsPending(run *v1alpha1.BenchmarkRun) bool {
 	return c != nil && c.Reason == v1alpha1.ReasonServerStatsPending
 }
 
-// collectServerStats moves a pending collection forward. pending is true
+// CollectServerStats moves a pending collection forward. pending is true
 // while it must be come back to (at res's RequeueAfter); the run's wrap-up
 // waits for it, since deleting an Ephemeral instance deletes its
 // statistics.
-func (r *BenchmarkRunReconciler) collectServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (res ctrl.Result, pending bool, err error) {
+func (c Collection) CollectServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (res ctrl.Result, pending bool, err error) {
 	if !serverStatsPending(run) {
 		return ctrl.Result{}, false, nil
 	}
-	now := r.now()
-	giveUp, why := r.giveUpAt(run)
-	if ready := r.readyAt(run); now.Before(ready) {
+	now := c.now()
+	giveUp, why := c.giveUpAt(run)
+	if ready := c.readyAt(run); now.Before(ready) {
 		if !ready.Before(giveUp) {
-			r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: "+why+" before the statistics settled")
+			c.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: "+why+" before the statistics settled")
 			return ctrl.Result{}, false, nil
 		}
 		return ctrl.Result{RequeueAfter: max(ready.Sub(now), time.Second)}, true, nil
 	}
-	doc, cm, err := r.runReport(ctx, run)
+	doc, cm, err := c.RunReport(ctx, run)
 	if runreport.APITrouble(err) {
 		return ctrl.Result{}, true, err // the API server's, not the report's: retried with backoff
 	}
 	if err != nil {
-		r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: the run's report cannot be read: "+statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes))
+		c.endServerStats(run, outbox, v1alpha1.ReasonServerStatsFailed, "not collected: the run's report cannot be read: "+statuswrite.Shorten(err.Error(), statuswrite.MaxProblemBytes))
 		return ctrl.Result{}, false, nil
 	}
-	stats, apportioned, called, err := r.readServerStats(ctx, run, doc)
+	stats, apportioned, called, err := c.readServerStats(ctx, run, doc)
 	if !called {
-		return ctrl.Result{RequeueAfter: spannerCallPoll}, true, nil
+		return ctrl.Result{RequeueAfter: c.Poll}, true, nil
 	}
 	if err != nil {
-		return r.serverStatsError(run, outbox, err, now, giveUp, why)
+		return c.serverStatsError(run, outbox, err, now, giveUp, why)
 	}
-	doc.Server = serverSection(stats, r.ServerStats.prefix(), apportioned, now)
-	if err := r.updateReport(ctx, cm, run, doc); err != nil {
+	doc.Server = serverSection(stats, c.Stats.prefix(), apportioned, now)
+	if err := c.UpdateReport(ctx, cm, run, doc); err != nil {
 		return ctrl.Result{}, true, err // a conflict or a lost write: the next pass reads again
 	}
 	applyServerStats(&run.Status, doc.Server)
 	msg := collectedMessage(doc.Server)
-	r.endServerStats(run, outbox, v1alpha1.ReasonServerStatsCollected, msg)
+	c.endServerStats(run, outbox, v1alpha1.ReasonServerStatsCollected, msg)
 	return ctrl.Result{}, false, nil
 }
 
 // endServerStats ends the collection with reason; only Collected is True.
-func (r *BenchmarkRunReconciler) endServerStats(run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox, reason, msg string) {
+func (c Collection) endServerStats(run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox, reason, msg string) {
 	status := metav1.ConditionFalse
 	if reason == v1alpha1.ReasonServerStatsCollected {
 		status = metav1.ConditionTrue
 	}
-	if !run.SetCondition(v1alpha1.ConditionServerStatsCollected, status, reason, msg, r.now()) {
+	if !run.SetCondition(v1alpha1.ConditionServerStatsCollected, status, reason, msg, c.now()) {
 		return
 	}
 	if status == metav1.ConditionTrue {
@@ -228,7 +270,7 @@ const (
 // serverStatsError turns a failed collection into the condition: retried
 // while transient and before giveUp, else ended with a reason a user can
 // act on. A message never quotes a dial error: it names the gRPC code.
-func (r *BenchmarkRunReconciler) serverStatsError(run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox, err error, now, giveUp time.Time, why string) (ctrl.Result, bool, error) {
+func (c Collection) serverStatsError(run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox, err error, now, giveUp time.Time, why string) (ctrl.Result, bool, error) {
 	var notSettled *serverstats.NotSettledError
 	if errors.As(err, &notSettled) {
 		return ctrl.Result{RequeueAfter: max(notSettled.ReadyAt.Sub(now), time.Second)}, true, nil
@@ -236,13 +278,13 @@ func (r *BenchmarkRunReconciler) serverStatsError(run *v1alpha1.BenchmarkRun, ou
 	reason, msg, transient := ClassifyServerStatsError(err)
 	if transient && now.Before(giveUp) {
 		run.SetCondition(v1alpha1.ConditionServerStatsCollected, metav1.ConditionFalse, v1alpha1.ReasonServerStatsPending,
-			"retrying: "+msg, r.now())
+			"retrying: "+msg, c.now())
 		return ctrl.Result{RequeueAfter: serverStatsRetryEvery}, true, nil
 	}
 	if transient {
 		msg = fmt.Sprintf("gave up (%s): %s", why, msg)
 	}
-	r.endServerStats(run, outbox, reason, "not collected: "+msg)
+	c.endServerStats(run, outbox, reason, "not collected: "+msg)
 	return ctrl.Result{}, false, nil
 }
 
@@ -281,24 +323,24 @@ func spannerDesc(err error) string {
 
 // readServerStats dials the run's database with the manager's identity
 // and reads the statistics of its operations over its measured window.
-func (r *BenchmarkRunReconciler) readServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) (_ *serverstats.Result, apportioned int64, called bool, _ error) {
+func (c Collection) readServerStats(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) (_ *serverstats.Result, apportioned int64, called bool, _ error) {
 	w := serverStatsWindow(doc)
 	// The finest tables still holding the window: the minute tables
 	// unless the collection comes more than 6 hours after the run.
-	g := serverstats.ChooseGranularity(w, r.now())
+	g := serverstats.ChooseGranularity(w, c.now())
 	ops, apportioned, err := clientMinuteCounts(doc, w, g, statsTags(run))
 	if err != nil {
 		return nil, 0, true, err
 	}
-	opener, ok := r.Preparer.(DatabaseOpener)
-	if !ok {
+	opener := c.Opener
+	if opener == nil {
 		return nil, 0, true, errors.New("this manager's Spanner access cannot open databases")
 	}
-	// The read runs outside the reconcile (spannerCall) on a copy of the
+	// The read runs outside the reconcile (c.Call) on a copy of the
 	// run; its end queues the run, whose next pass takes the outcome.
 	cp := run.DeepCopy()
-	col := r.ServerStats.collector(cp, serverstats.Collector{Clock: r.Clock, Granularity: g})
-	res, err, called := spannerCall(ctx, r, run, "server-stats", "", serverStatsTimeout, func(ctx context.Context) (*serverstats.Result, error) {
+	col := c.Stats.collector(cp, serverstats.Collector{Clock: c.Clock, Granularity: g})
+	res, err, called := c.Call(ctx, run, "server-stats", serverStatsTimeout, func(ctx context.Context) (*serverstats.Result, error) {
 		s, err := opener.OpenDatabase(ctx, cp)
 		if err != nil {
 			return nil, err
@@ -337,17 +379,17 @@ func statsTags(run *v1alpha1.BenchmarkRun) func(op result.Operation) (request, t
 	}
 }
 
-// runReport reads and checks the run's merged result and its ConfigMap.
+// RunReport reads and checks the run's merged result and its ConfigMap.
 // The head is read past the cache, as its chunks are: both collections
 // of a run may rewrite the report in one pass, and a cached head older
 // than the chunks would not match them.
-func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, *corev1.ConfigMap, error) {
+func (c Collection) RunReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (*result.Document, *corev1.ConfigMap, error) {
 	ref := run.Status.Report
 	if ref == nil {
 		return nil, nil, errors.New("the run has no report")
 	}
 	cm := &corev1.ConfigMap{}
-	if err := r.uncached().Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
+	if err := c.Reader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.ConfigMapName}, cm); err != nil {
 		return nil, nil, err
 	}
 	if !metav1.IsControlledBy(cm, run) {
@@ -356,7 +398,7 @@ func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.Be
 	if err := runreport.CheckReportPointer(run, cm); err != nil {
 		return nil, nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
 	}
-	doc, err := protocol.LoadResult(ctx, r.uncached(), r.Results, cm, ref.Key, protocol.ReportLimits())
+	doc, err := protocol.LoadResult(ctx, c.Reader, c.Results, cm, ref.Key, protocol.ReportLimits())
 	if err != nil {
 		return nil, nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
 	}
@@ -364,16 +406,16 @@ func (r *BenchmarkRunReconciler) runReport(ctx context.Context, run *v1alpha1.Be
 	return doc, cm, err
 }
 
-// updateReport writes doc back into the run's report ConfigMap, locked on
+// UpdateReport writes doc back into the run's report ConfigMap, locked on
 // the version read. A chunked report's chunks are rewritten in place
 // first: a reader between the two writes sees chunks that do not match
 // their head, an integrity error it may retry.
-func (r *BenchmarkRunReconciler) updateReport(ctx context.Context, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
+func (c Collection) UpdateReport(ctx context.Context, cm *corev1.ConfigMap, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
 	cm = cm.DeepCopy()
-	if err := r.storeReportChunks(ctx, run, cm, doc); err != nil {
+	if err := c.StoreChunks(ctx, run, cm, doc); err != nil {
 		return err
 	}
-	return r.Update(ctx, cm)
+	return c.Writer.Update(ctx, cm)
 }
 
 func collectedMessage(s *result.Server) string {
@@ -388,5 +430,5 @@ func collectedMessage(s *result.Server) string {
 	if len(s.Notes) > 0 {
 		msg += "; " + strings.Join(s.Notes, "; ")
 	}
-	return statuswrite.Shorten(msg, maxProblemsBytes)
+	return statuswrite.Shorten(msg, maxMessageBytes)
 }

@@ -1,4 +1,4 @@
-package benchmarkrun
+package serverfigures
 
 import (
 	"strings"
