@@ -7,11 +7,10 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
-	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/pricing"
+	"github.com/spanbench/spanbench/spanner/runcost"
 )
 
 // priceCatalog is the embedded catalog with the override file at path
@@ -58,7 +57,7 @@ func readPriceFile(path string) ([]byte, error) {
 }
 
 // cliRun is the BenchmarkRun the CLI runs, for the plan the manager
-// would price (guardrails.RunPlan): one process, no runner pods.
+// would price (runcost.Plan): one process, no runner pods.
 func cliRun(run *manifest.Run, t v1alpha1.TargetSpec) *v1alpha1.BenchmarkRun {
 	return &v1alpha1.BenchmarkRun{Spec: v1alpha1.BenchmarkRunSpec{Target: t, Workload: run.Workload}}
 }
@@ -68,7 +67,7 @@ func cliRun(run *manifest.Run, t v1alpha1.TargetSpec) *v1alpha1.BenchmarkRun {
 // emulator), no runner pods, and on the emulator the declared
 // configuration's price, said to be an estimate for it.
 func cliPlan(run *manifest.Run, t v1alpha1.TargetSpec, emulator bool) pricing.Plan {
-	p := guardrails.RunPlan(cliRun(run, t))
+	p := runcost.Plan(cliRun(run, t))
 	p.Holding, p.RunnerMilliCPU, p.Emulator = pricing.Existing, 0, emulator
 	return p
 }
@@ -102,34 +101,4 @@ func costText(m pricing.Money, estimate bool) string {
 		return "~" + m.String()
 	}
 	return m.String()
-}
-
-// printCampaignEstimate writes a campaign's estimated cost before it runs,
-// as the manager estimates it: one iteration (every cell's run, repeated)
-// and, with a schedule, its next 30 days.
-func printCampaignEstimate(w io.Writer, c *v1alpha1.BenchmarkCampaign, cells []plan.Cell, priceFile string) error {
-	prices, from, err := priceCatalog(priceFile)
-	if err != nil {
-		return err
-	}
-	specs, names := make([]v1alpha1.BenchmarkRunSpec, len(cells)), make([]string, len(cells))
-	for i := range cells {
-		specs[i], names[i] = cells[i].Spec, cells[i].Name
-	}
-	now := time.Now()
-	iteration := guardrails.EstimateIteration(prices, specs, names, c.Spec.RepetitionCount(), now)
-	fmt.Fprintf(w, "estimated cost of an iteration: %s (%d runs; prices: %s)\n", costText(iteration, true), len(cells)*c.Spec.RepetitionCount(), from)
-	if c.Spec.Schedule == "" {
-		return nil
-	}
-	sched, loc, err := plan.ParseSchedule(&c.Spec)
-	if err != nil {
-		return err
-	}
-	month, n, err := pricing.Monthly(iteration, sched, loc, now)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "estimated cost of 30 days at its schedule (%d iterations): %s\n", n, costText(month, true))
-	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/spanner/pricing"
+	"github.com/spanbench/spanbench/spanner/runcost"
 )
 
 // estimateCampaign prices one iteration of the campaign's current spec
@@ -49,7 +50,7 @@ func iterationEstimate(c *pricing.Catalog, ip *iterationPlan, now time.Time) pri
 	for i := range ip.cells {
 		specs[i], names[i] = ip.cells[i].Spec, ip.cells[i].Name
 	}
-	return guardrails.EstimateIteration(c, specs, names, ip.spec.RepetitionCount(), now)
+	return runcost.EstimateIteration(c, specs, names, ip.spec.RepetitionCount(), now)
 }
 
 // refuseIteration holds the iteration about to start to

@@ -13,6 +13,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/pricing"
+	"github.com/spanbench/spanbench/spanner/runcost"
 )
 
 // estimateCost prices the run from its spec before anything is created for
@@ -32,7 +33,7 @@ func (r *BenchmarkRunReconciler) estimateCost(ctx context.Context, run *v1alpha1
 		if err != nil {
 			return false, err
 		}
-		recordEstimate(run, c, from, guardrails.EstimateRun(c, run, r.now()), r.now())
+		recordEstimate(run, c, from, runcost.Estimate(c, run, r.now()), r.now())
 	}
 	cost := run.Status.Cost
 	estimate, err := pricing.ParseMoney(cost.Estimate.Amount, cost.Currency, cost.Estimate.UnknownReason)
@@ -176,7 +177,7 @@ var statusEditions = map[string]pricing.Edition{
 // the edition Spanner reported when the spec names none), the runners for
 // the run's window, and the cost of a million operations measured.
 func priceHeld(c *pricing.Catalog, run *v1alpha1.BenchmarkRun, held pricing.Held) (pricing.Estimate, pricing.Money) {
-	p := guardrails.RunPlan(run)
+	p := runcost.Plan(run)
 	if t := run.Status.Target; p.Edition == "" && t != nil {
 		p.Edition = statusEditions[t.Edition]
 	}

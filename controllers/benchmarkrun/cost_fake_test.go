@@ -18,6 +18,7 @@ import (
 	"github.com/spanbench/spanbench/internal/pricetest"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/spanner/pricing"
+	"github.com/spanbench/spanbench/spanner/runcost"
 )
 
 // priceOverride is the operator's override ConfigMap holding data.
@@ -38,7 +39,7 @@ func fixtureEstimate(t *testing.T, run *v1alpha1.BenchmarkRun) pricing.Money {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := guardrails.EstimateRun(c, run, t0)
+	e := runcost.Estimate(c, run, t0)
 	if !e.Total.Known() {
 		t.Fatalf("the fixture does not price the run: %s", e.Total)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/spanner/pricing"
+	"github.com/spanbench/spanbench/spanner/runcost"
 )
 
 // Costs is the monthly bound a campaign is held to at admission
@@ -60,7 +61,7 @@ func (k Costs) check(ctx context.Context, c *v1alpha1.BenchmarkCampaign) error {
 	for i := range cells {
 		specs[i], names[i] = cells[i].Spec, cells[i].Name
 	}
-	iteration := guardrails.EstimateIteration(catalog, specs, names, c.Spec.RepetitionCount(), now)
+	iteration := runcost.EstimateIteration(catalog, specs, names, c.Spec.RepetitionCount(), now)
 	month, n, err := pricing.Monthly(iteration, sched, loc, now)
 	if err != nil {
 		month = pricing.Unknown(err.Error())
