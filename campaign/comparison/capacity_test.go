@@ -33,7 +33,7 @@ func TestCapacityPerNodeComparesTwoConfigurations(t *testing.T) {
 	regional := searched(cellOf(t, rng, "regional", 1, 4), rng, 2000, 3000)
 	multi := searched(cellOf(t, rng, "asia1", 1, 4), rng, 1000, 3000)
 	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticCapacityPerNode}, {Statistic: v1alpha1.StatisticCapacity}}}
-	tab, err := Assemble(spec, []Cell{regional, multi}, 0, 1)
+	tab, err := Assemble(spec, []Cell{regional, multi}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestCapacityPerNodeComparesTwoConfigurations(t *testing.T) {
 	unfinished := searched(cellOf(t, rng, "unfinished", 1, 4), rng, 2000, 3000)
 	unfinished.Runs[2].Search.Outcome.Done = false
 	plain := cellOf(t, rng, "plain", 1, 4)
-	tab, err = Assemble(spec, []Cell{regional, unfinished, plain}, 0, 1)
+	tab, err = Assemble(spec, []Cell{regional, unfinished, plain}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

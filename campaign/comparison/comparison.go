@@ -9,7 +9,6 @@ package comparison
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,11 +50,11 @@ type Table struct {
 // With two or more runs in both cells a metric is compared run by run
 // (stats.CompareRuns, one exact value per run); with one run in either, by
 // sectioning of the runs' measurement intervals
-// (stats.CompareIntervals), seeded by seed. A metric that cannot be
+// (stats.CompareIntervals). A metric that cannot be
 // compared (an operation without successful requests, too few intervals)
 // gives an Inconclusive row that says why, never an error: one bad figure
 // must not hide the rest of the table.
-func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int, seed int64) (Table, error) {
+func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int) (Table, error) {
 	if baseline < 0 || baseline >= len(cells) {
 		return Table{}, fmt.Errorf("baseline cell %d of %d", baseline, len(cells))
 	}
@@ -67,7 +66,6 @@ func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int, seed in
 	if err != nil {
 		return Table{}, err
 	}
-	rng := rand.New(rand.NewPCG(uint64(seed), 0xc0a1e5ce))
 	t := Table{Baseline: base.Name}
 	for i, c := range cells {
 		if i == baseline {
@@ -82,7 +80,7 @@ func Assemble(spec *v1alpha1.ComparisonSpec, cells []Cell, baseline int, seed in
 		}
 		for _, m := range spec.EffectiveMetrics() {
 			for _, op := range operations(m, base.Runs) {
-				t.Rows = append(t.Rows, compare(base, c, op, m, opts, rng))
+				t.Rows = append(t.Rows, compare(base, c, op, m, opts))
 			}
 		}
 	}
@@ -180,7 +178,7 @@ func ParseMetric(metric string) (string, v1alpha1.CampaignStatistic, bool) {
 	return "", "", false
 }
 
-func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Options, rng *rand.Rand) stats.Row {
+func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Options) stats.Row {
 	row := stats.Row{Variant: variant.Name, Metric: MetricName(op, m.Statistic)}
 	o.Direction = stats.LowerIsBetter
 	if m.EffectiveDirection() == v1alpha1.HigherIsBetter {
@@ -205,7 +203,7 @@ func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Optio
 		if len(base.Runs) >= 2 && len(variant.Runs) >= 2 {
 			row.Comparison, err = byRuns(base.Runs, variant.Runs, op, m.Statistic, o)
 		} else {
-			row.Comparison, err = byIntervals(base.Runs[0], variant.Runs[0], op, m.Statistic, o, rng)
+			row.Comparison, err = byIntervals(base.Runs[0], variant.Runs[0], op, m.Statistic, o)
 		}
 	}
 	if err != nil {
@@ -288,7 +286,7 @@ func decode(s string) (*hdr.Histogram, error) {
 	return histogram.Decode(s)
 }
 
-func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options, rng *rand.Rand) (stats.Comparison, error) {
+func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options) (stats.Comparison, error) {
 	if serverSide(s) || IsCapacity(s) {
 		return stats.Comparison{}, errNeedsRuns(s)
 	}
@@ -318,7 +316,7 @@ func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignS
 	if rate {
 		b, v = stats.ErrorRateIntervals(b, bFailed), stats.ErrorRateIntervals(v, vFailed)
 	}
-	return stats.CompareIntervals(b, v, stat, o, stats.BootstrapOptions{}, rng)
+	return stats.CompareIntervals(b, v, stat, o, stats.BootstrapOptions{})
 }
 
 // series is the time series of d that holds op: the document's own

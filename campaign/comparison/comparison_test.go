@@ -83,7 +83,7 @@ func TestAssembleComparesEveryVariantWithTheBaseline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			cells := []Cell{cellOf(t, rng, "read", 1, tc.reps), cellOf(t, rng, "sql", tc.scale, tc.reps)}
-			tab, err := Assemble(&v1alpha1.ComparisonSpec{}, cells, 0, 1)
+			tab, err := Assemble(&v1alpha1.ComparisonSpec{}, cells, 0)
 			if err != nil {
 				t.Fatalf("Assemble: %v", err)
 			}
@@ -115,7 +115,7 @@ func TestAssembleReadsPooledFiguresFromMergedHistograms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	fast, slow := runDoc(t, rng, "a", 1), runDoc(t, rng, "b", 3)
 	cells := []Cell{{Name: "base", Runs: []*result.Document{fast, slow}}, {Name: "v", Runs: []*result.Document{fast, slow}}}
-	tab, err := Assemble(&v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP99}}}, cells, 0, 1)
+	tab, err := Assemble(&v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP99}}}, cells, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestAssembleTurnsAnUncomparableMetricIntoAnInconclusiveRow(t *testing.T) {
 	cells := []Cell{cellOf(t, rng, "read", 1, 2), cellOf(t, rng, "sql", 1, 2)}
 	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{
 		{Statistic: v1alpha1.StatisticP50, Operations: []string{"nosuchop", "read"}}}}
-	tab, err := Assemble(spec, cells, 0, 1)
+	tab, err := Assemble(spec, cells, 0)
 	if err != nil {
 		t.Fatalf("Assemble: %v", err)
 	}
@@ -182,7 +182,7 @@ func TestAssembleOfOneStreamsRunReadsTheOperationsStream(t *testing.T) {
 			{Name: "base", Runs: []*result.Document{streamsOf(runDoc(t, rng, "base", 1), tc.streams...)}},
 			{Name: "slow", Runs: []*result.Document{streamsOf(runDoc(t, rng, "slow", 1.3), tc.streams...)}},
 		}
-		tab, err := Assemble(spec, cells, 0, 1)
+		tab, err := Assemble(spec, cells, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestAssembleComparesErrorRates(t *testing.T) {
 		// b has no errors at all, as a has none here: compare a clean
 		// baseline with a clean variant too.
 		cleanBase := cellOf(t, rng, "a0", 1, reps)
-		tab, err := Assemble(spec, []Cell{base, failing}, 0, 1)
+		tab, err := Assemble(spec, []Cell{base, failing}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +272,7 @@ func TestAssembleComparesErrorRates(t *testing.T) {
 		if r.Comparison.Verdict != stats.Regressed || r.Comparison.Ratio < 9 {
 			t.Errorf("%d runs a cell: 10x the error rate gives %s, ratio %g (%s); want Regressed near 10", reps, r.Comparison.Verdict, r.Comparison.Ratio, r.Comparison.Reason)
 		}
-		tab, err = Assemble(spec, []Cell{cleanBase, clean}, 0, 1)
+		tab, err = Assemble(spec, []Cell{cleanBase, clean}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +297,7 @@ func TestMetricNamesParseBack(t *testing.T) {
 
 func TestStatusRowsCarryOperationAndStatistic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	tab, err := Assemble(&v1alpha1.ComparisonSpec{}, []Cell{cellOf(t, rng, "a", 1, 2), cellOf(t, rng, "b", 1.3, 2)}, 0, 1)
+	tab, err := Assemble(&v1alpha1.ComparisonSpec{}, []Cell{cellOf(t, rng, "a", 1, 2), cellOf(t, rng, "b", 1.3, 2)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestAssembleErrorRateWithAnErrorFreeRun(t *testing.T) {
 	for _, r := range variant.Runs {
 		withErrors(t, r, 3)
 	}
-	tab, err := Assemble(spec, []Cell{base, variant}, 0, 1)
+	tab, err := Assemble(spec, []Cell{base, variant}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

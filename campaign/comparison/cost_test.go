@@ -32,7 +32,7 @@ func TestCostPerMillionOpsComparesThePriceOfTheSameWork(t *testing.T) {
 	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticCostPerMillionOps}}}
 	tokyo := withCost(cellOf(t, rng, "tokyo", 1, 4), rng, 0.50)
 	asia1 := withCost(cellOf(t, rng, "asia1", 1, 4), rng, 0.50*2*3)
-	tab, err := Assemble(spec, []Cell{tokyo, asia1}, 0, 1)
+	tab, err := Assemble(spec, []Cell{tokyo, asia1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestCostPerMillionOpsComparesThePriceOfTheSameWork(t *testing.T) {
 	}
 
 	unpriced := cellOf(t, rng, "asia1", 1, 4)
-	tab, err = Assemble(spec, []Cell{tokyo, unpriced}, 0, 1)
+	tab, err = Assemble(spec, []Cell{tokyo, unpriced}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

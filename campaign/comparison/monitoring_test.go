@@ -47,7 +47,7 @@ func TestTheLeaderRegionsCPUComparesTokyoAgainstAsia1(t *testing.T) {
 		{Statistic: v1alpha1.StatisticServerHighPriorityCPU},
 		{Statistic: v1alpha1.StatisticServerLatencyP99, Operations: []string{"Commit"}},
 	}}
-	tab, err := Assemble(spec, []Cell{tokyo, asia1}, 0, 1)
+	tab, err := Assemble(spec, []Cell{tokyo, asia1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCloudMonitoringFiguresNotCollectedAreNotZero(t *testing.T) {
 			"asia-northeast1 high-priority CPU %", "two or more runs per cell"},
 	} {
 		spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticServerHighPriorityCPU, Operations: tc.ops}}}
-		tab, err := Assemble(spec, []Cell{tc.base, tc.vari}, 0, 1)
+		tab, err := Assemble(spec, []Cell{tc.base, tc.vari}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ func TestServerCPUPerOpComparesTheSeedsReadAgainstSQL(t *testing.T) {
 	readAPI := withServerCPU(cellOf(t, rng, "read-api", 1, 4), rng, 564)
 	sqlAPI := withServerCPU(cellOf(t, rng, "sql-api", 1, 4), rng, 1532)
 	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticServerCPUPerOp}}}
-	tab, err := Assemble(spec, []Cell{readAPI, sqlAPI}, 0, 1)
+	tab, err := Assemble(spec, []Cell{readAPI, sqlAPI}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestServerCPUPerOpWithoutStatisticsIsInconclusiveAndSaysWhy(t *testing.T) {
 		{"not collected", withServerCPU(cellOf(t, rng, "a", 1, 2), rng, 564), cellOf(t, rng, "b", 1, 2), "no server statistics"},
 		{"one run each", withServerCPU(cellOf(t, rng, "a", 1, 1), rng, 564), withServerCPU(cellOf(t, rng, "b", 1, 1), rng, 600), "two or more runs per cell"},
 	} {
-		tab, err := Assemble(spec, []Cell{tc.base, tc.vari}, 0, 1)
+		tab, err := Assemble(spec, []Cell{tc.base, tc.vari}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func TestServerQueryP99ComparesTheQuerysServerLatency(t *testing.T) {
 	fast := withServerQuery(cellOf(t, rng, "indexed", 1, 4), rng, 12)
 	slow := withServerQuery(cellOf(t, rng, "seed", 1, 4), rng, 46.6)
 	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticServerQueryP99}}}
-	tab, err := Assemble(spec, []Cell{fast, slow}, 0, 1)
+	tab, err := Assemble(spec, []Cell{fast, slow}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestServerQueryP99ComparesTheQuerysServerLatency(t *testing.T) {
 	}
 
 	spec.Metrics[0].Operations = []string{"read"}
-	if tab, err = Assemble(spec, []Cell{fast, slow}, 0, 1); err != nil {
+	if tab, err = Assemble(spec, []Cell{fast, slow}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if r := rowFor(t, tab, "seed", "read server query p99 µs"); r.Comparison.Verdict != stats.Inconclusive ||

@@ -37,7 +37,7 @@ func TestTpmCComparesTheCommitDelayVariants(t *testing.T) {
 	none := asNewOrder(cellOf(t, rng, "delay-0ms", 1, 4), rng, 1000)
 	delay := asNewOrder(cellOf(t, rng, "delay-10ms", 1, 4), rng, 1250)
 	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticTpmC}}}
-	tab, err := Assemble(spec, []Cell{none, delay}, 0, 1)
+	tab, err := Assemble(spec, []Cell{none, delay}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestTpmCOfAnInconsistentRunIsNotCompared(t *testing.T) {
 		notTPCC.Runs[i] = asNewOrder(Cell{Runs: notTPCC.Runs[i : i+1]}, rng, 1).Runs[0]
 		notTPCC.Runs[i].TPCC = nil
 	}
-	tab, err := Assemble(spec, []Cell{base, lost, unchecked, notTPCC}, 0, 1)
+	tab, err := Assemble(spec, []Cell{base, lost, unchecked, notTPCC}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestTpmCOfAnInconsistentRunIsNotCompared(t *testing.T) {
 	}
 	one := asNewOrder(cellOf(t, rng, "one", 1, 1), rng, 1000)
 	two := asNewOrder(cellOf(t, rng, "two", 1, 1), rng, 1000)
-	tab, err = Assemble(spec, []Cell{one, two}, 0, 1)
+	tab, err = Assemble(spec, []Cell{one, two}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

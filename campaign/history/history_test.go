@@ -52,7 +52,7 @@ func TestSummaryFiguresAreTheComparisonTablesFigures(t *testing.T) {
 		{Name: "slow", Runs: []*result.Document{runDoc(t, "s1", 3, 1.4), runDoc(t, "s2", 4, 1.4)}},
 	}
 	spec := &v1alpha1.ComparisonSpec{}
-	table, err := comparison.Assemble(spec, cells, 0, 1)
+	table, err := comparison.Assemble(spec, cells, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

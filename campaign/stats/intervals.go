@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -71,13 +70,13 @@ func DefaultSections(n int) int { return max(4, n/30) }
 // the whole-run estimate rather than on the mean of the d_j also counts
 // the small-sample bias of a section's percentile, which can only widen
 // the interval. The p-value is the matching two-sided t test. Warm-up
-// intervals are the caller's to leave out; rng is not used (sectioning is
-// deterministic) and kept for callers that seed every comparison.
+// intervals are the caller's to leave out. Sectioning draws nothing at
+// random: the same runs always give the same interval.
 //
 // The interval describes the variability within these two runs only: it
 // cannot see run-to-run variation (a noisy neighbour for a whole run), so
 // repetitions remain the better evidence.
-func CompareIntervals(baseline, variant []Interval, stat Statistic, opts Options, bopts BootstrapOptions, _ *rand.Rand) (Comparison, error) {
+func CompareIntervals(baseline, variant []Interval, stat Statistic, opts Options, bopts BootstrapOptions) (Comparison, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return Comparison{}, err

@@ -68,7 +68,7 @@ func TestCompareIntervalsIsReproducibleAndHonest(t *testing.T) {
 	v := syntheticRun(gen, newHistograms(20), 50, 1.5)
 	opts := Options{MinEffect: 0.05}
 	run := func(seed uint64) Comparison {
-		c, err := CompareIntervals(b, v, Statistic{Percentile: 50}, opts, BootstrapOptions{}, rand.New(rand.NewPCG(seed, 0)))
+		c, err := CompareIntervals(b, v, Statistic{Percentile: 50}, opts, BootstrapOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,12 +85,12 @@ func TestCompareIntervalsIsReproducibleAndHonest(t *testing.T) {
 	for i := range v2 {
 		v2[i].Ops *= 2
 	}
-	c, err := CompareIntervals(b, v2, Statistic{Throughput: true}, Options{Direction: HigherIsBetter}, BootstrapOptions{}, gen)
+	c, err := CompareIntervals(b, v2, Statistic{Throughput: true}, Options{Direction: HigherIsBetter}, BootstrapOptions{})
 	if err != nil || c.Ratio != 2 || c.Verdict != Improved {
 		t.Errorf("doubled ops: ratio %g, %s, err %v; want 2, Improved", c.Ratio, c.Verdict, err)
 	}
 
-	c, err = CompareIntervals(b[:MinIntervals-1], v[:MinIntervals-1], Statistic{Percentile: 99}, opts, BootstrapOptions{}, gen)
+	c, err = CompareIntervals(b[:MinIntervals-1], v[:MinIntervals-1], Statistic{Percentile: 99}, opts, BootstrapOptions{})
 	if err != nil || c.Verdict != Inconclusive || c.HasInterval || !math.IsNaN(c.PValue) {
 		t.Errorf("%d intervals: %+v, err %v; want Inconclusive without an interval or a p-value", MinIntervals-1, c, err)
 	}
@@ -111,7 +111,7 @@ func TestCompareIntervalsIsReproducibleAndHonest(t *testing.T) {
 		{"percentile 101", b, v, Statistic{Percentile: 101}, gen, "percentile 101"},
 		{"empty histograms", []Interval{{Latency: histogram.New(), Seconds: 1}}, v, Statistic{Percentile: 99}, gen, "above zero"},
 	} {
-		_, err := CompareIntervals(tc.b, tc.v, tc.stat, opts, BootstrapOptions{}, tc.rng)
+		_, err := CompareIntervals(tc.b, tc.v, tc.stat, opts, BootstrapOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}

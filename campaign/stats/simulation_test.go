@@ -161,7 +161,7 @@ func TestSectioningOnAutocorrelatedIntervals(t *testing.T) {
 		for range n {
 			b := syntheticRun(rng, hb, perInterval, 1)
 			v := syntheticRun(rng, hv, perInterval, truth)
-			c, err := CompareIntervals(b, v, Statistic{Percentile: 99}, opts, BootstrapOptions{}, rng)
+			c, err := CompareIntervals(b, v, Statistic{Percentile: 99}, opts, BootstrapOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestSectioningCoverageAcrossAutocorrelation(t *testing.T) {
 		regressed, covered := 0, 0
 		for range n {
 			c, err := CompareIntervals(autocorrelatedRun(rng, hb, perInterval, 1, phi), autocorrelatedRun(rng, hv, perInterval, 1, phi),
-				Statistic{Percentile: 99}, opts, BootstrapOptions{}, rng)
+				Statistic{Percentile: 99}, opts, BootstrapOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -84,7 +84,7 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	tab, err := comparison.Assemble(&c.Spec.Comparison, results, baseline, c.Spec.OrderSeed())
+	tab, err := comparison.Assemble(&c.Spec.Comparison, results, baseline)
 	if err != nil {
 		return err
 	}

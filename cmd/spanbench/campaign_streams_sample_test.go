@@ -80,7 +80,7 @@ func TestBatchOnlineSampleComparesTheBatchAloneWithTheMix(t *testing.T) {
 			}
 			in[i] = comparison.Cell{Name: cell.Name, Runs: []*result.Document{streamsDoc(t, rng, cell, slow)}}
 		}
-		table, err := comparison.Assemble(&c.Spec.Comparison, in, base, 1)
+		table, err := comparison.Assemble(&c.Spec.Comparison, in, base)
 		if err != nil {
 			t.Fatal(err)
 		}

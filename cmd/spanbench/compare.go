@@ -27,7 +27,6 @@ func compareCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	confidence := fs.Float64("confidence", stats.DefaultConfidence, "confidence level of the intervals, in (0, 1)")
 	minEffect := percentFlag(0.05)
 	fs.Var(&minEffect, "min-effect", "smallest change called Improved or Regressed, as a fraction (0.05) or a percentage (5%)")
-	seed := fs.Uint64("seed", 1, "seed of the random source handed to the comparisons (the one-run-per-side interval is deterministic and does not draw from it)")
 	sections := fs.Int("sections", 0, "sections per run for the one-run-per-side interval; 0 means 4, or one per 30 intervals beyond 150")
 	failOnRegression := fs.Bool("fail-on-regression", false, fmt.Sprintf("exit %d when any comparison reads Regressed", exitRegressed))
 	fs.Usage = func() {
@@ -50,7 +49,7 @@ func compareCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.Usage()
 		return errors.New("give a baseline and at least one variant")
 	}
-	o := compareOptions{stats: stats.Options{Confidence: *confidence, MinEffect: float64(minEffect)}, sections: *sections, seed: *seed}
+	o := compareOptions{stats: stats.Options{Confidence: *confidence, MinEffect: float64(minEffect)}, sections: *sections}
 	cells, err := loadCells(fs.Args())
 	if err != nil {
 		return err

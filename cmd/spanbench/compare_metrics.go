@@ -5,7 +5,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/spanbench/spanbench/campaign/stats"
 )
@@ -56,7 +55,6 @@ func (m metric) bootstrapInput(s *opSeries) ([]stats.Interval, stats.Statistic) 
 type compareOptions struct {
 	stats    stats.Options
 	sections int
-	seed     uint64
 }
 
 // errNothingToCompare marks a metric that is zero on both sides (typically
@@ -95,10 +93,7 @@ func compareMetric(base, variant []*opSeries, m metric, o compareOptions) (stats
 	if len(base) == 1 && len(variant) == 1 {
 		ib, stat := m.bootstrapInput(base[0])
 		iv, _ := m.bootstrapInput(variant[0])
-		// A fresh source per comparison: each row is reproducible from the
-		// seed alone, whatever else is compared beside it.
-		rng := rand.New(rand.NewPCG(o.seed, 0))
-		row.Comparison, err = stats.CompareIntervals(ib, iv, stat, opts, stats.BootstrapOptions{Sections: o.sections}, rng)
+		row.Comparison, err = stats.CompareIntervals(ib, iv, stat, opts, stats.BootstrapOptions{Sections: o.sections})
 		return row, err
 	}
 	vb, err := runValues("baseline", base, m)

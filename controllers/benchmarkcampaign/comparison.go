@@ -54,7 +54,7 @@ func (r *BenchmarkCampaignReconciler) complete(ctx context.Context, p *pass, ip 
 		cells[s.cell].Runs = append(cells[s.cell].Runs, doc)
 	}
 	end := iterationEnd{outcome: v1alpha1.IterationSucceeded, results: cells}
-	table, err := comparison.Assemble(&ip.spec.Comparison, cells, ip.baseline, ip.spec.OrderSeed())
+	table, err := comparison.Assemble(&ip.spec.Comparison, cells, ip.baseline)
 	if err != nil {
 		problems = append(problems, "no comparison: "+err.Error())
 	} else {
