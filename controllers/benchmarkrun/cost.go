@@ -106,7 +106,7 @@ func (r *BenchmarkRunReconciler) recordCost(ctx context.Context, run *v1alpha1.B
 	}
 	cost.Catalog = statuswrite.Truncate(from, 256)
 	cost.Holding = v1alpha1.CostHolding(held.Holding)
-	cost.HeldFrom, cost.HeldTo = heldTime(held.From), heldTime(held.To)
+	cost.HeldFrom, cost.HeldTo = statuswrite.Time(held.From), statuswrite.Time(held.To)
 	cost.Instance, cost.Storage, cost.Runners, cost.Total = guardrails.StatusFigure(e.Instance), guardrails.StatusFigure(e.Storage), guardrails.StatusFigure(e.Runners), guardrails.StatusFigure(e.Total)
 	cost.PerMillionOperations = guardrails.StatusFigure(perMillion)
 	cost.Summary = summary(e.Total, false)
@@ -209,13 +209,4 @@ func reportCost(c *v1alpha1.RunCost, held pricing.Held) *result.Cost {
 	return &result.Cost{Currency: c.Currency, Catalog: c.Catalog, Holding: string(c.Holding), HeldFrom: held.From, HeldTo: held.To,
 		ProcessingUnits: held.ProcessingUnits, Estimate: fig(c.Estimate), Instance: fig(c.Instance), Storage: fig(c.Storage),
 		Runners: fig(c.Runners), Total: fig(c.Total), PerMillionOperations: fig(c.PerMillionOperations), Notes: c.Notes}
-}
-
-// heldTime is t for the status, nil when it is not known.
-func heldTime(t time.Time) *metav1.Time {
-	if t.IsZero() {
-		return nil
-	}
-	mt := metav1.NewTime(t)
-	return &mt
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -85,4 +86,14 @@ func Truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// Time is t as a status timestamp, nil when t is not known (zero): an
+// unknown instant is left out of the status rather than shown as 1970.
+func Time(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t)
+	return &mt
 }

@@ -128,9 +128,9 @@ const (
 // warm-up warm.
 func serverMetricsStatus(res *monitoring.Result, warm *v1alpha1.ServerWarmUp) *v1alpha1.ServerMetricsStatus {
 	s := &v1alpha1.ServerMetricsStatus{
-		WindowStart:  timePtr(res.Asked.Start),
-		WindowEnd:    timePtr(res.Asked.End),
-		MeasuredFrom: timePtr(res.MeasuredFrom),
+		WindowStart:  statuswrite.Time(res.Asked.Start),
+		WindowEnd:    statuswrite.Time(res.Asked.End),
+		MeasuredFrom: statuswrite.Time(res.MeasuredFrom),
 		Alignment:    &metav1.Duration{Duration: res.Alignment},
 	}
 	var notes []string // what was cut first: it says the status is not all
@@ -167,7 +167,7 @@ func serverWarmUp(minutes []monitoring.MinutePoint, clientEnd *metav1.Time) *v1a
 	server := monitoring.DetectServerWarmUp(minutes, monitoring.WarmUpRule{})
 	w := &v1alpha1.ServerWarmUp{Settled: &server.Settled}
 	if server.Settled {
-		w.SettledAt = timePtr(server.SettledAt)
+		w.SettledAt = statuswrite.Time(server.SettledAt)
 	}
 	if clientEnd != nil {
 		w.EndedBy = v1alpha1.WarmUpSignal(monitoring.EndedBy(clientEnd.Time, server))
@@ -193,12 +193,4 @@ func formatPercent(fraction float64) string {
 		p = 0
 	}
 	return strconv.FormatFloat(min(p, 1e9), 'f', 1, 64)
-}
-
-func timePtr(t time.Time) *metav1.Time {
-	if t.IsZero() {
-		return nil
-	}
-	mt := metav1.NewTime(t)
-	return &mt
 }
