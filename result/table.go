@@ -34,12 +34,8 @@ func WriteTable(w io.Writer, d *Document) error {
 		return err
 	}
 	writeSearchTable(w, d.Search)
-	var missed uint64
-	for _, s := range d.Shards {
-		missed += s.Missed
-	}
-	if missed > 0 {
-		fmt.Fprintf(w, "missed sends (in-flight cap reached): %d\n", missed)
+	if missed := d.MeasuredMissed(); missed > 0 {
+		fmt.Fprintf(w, "missed sends (in-flight cap reached) after the warm-up: %d\n", missed)
 	}
 	if err := writeServerTable(w, d.Server); err != nil {
 		return err

@@ -470,8 +470,9 @@ type ResultFigures struct {
 	Retries int64 `json:"retries,omitempty"`
 
 	// missed counts sends that were due but not made because
-	// load.maxInFlight requests were already in flight. A non-zero value
-	// means the target rate was not offered in full.
+	// load.maxInFlight requests were already in flight, in the measured
+	// window (after the warm-up) like every other figure here. A non-zero
+	// value means the target rate was not offered in full.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Missed int64 `json:"missed,omitempty"`

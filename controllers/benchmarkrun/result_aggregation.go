@@ -260,10 +260,8 @@ const reportFieldOwner = "spanbench-manager"
 // applyResult writes a merged result's figures into the status. Every
 // percentile comes from the merged histograms.
 func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run *v1alpha1.BenchmarkRun) {
-	var missed uint64
 	var first, last time.Time
 	for i, s := range doc.Shards {
-		missed = min(missed+s.Missed, result.MaxCount) // each is at most MaxCount: no wrap
 		if i == 0 || s.Started.Before(first) {
 			first = s.Started
 		}
@@ -281,7 +279,7 @@ func applyResult(status *v1alpha1.BenchmarkRunStatus, doc *result.Document, run 
 			RequestTag: v1alpha1.RequestTag(run.Name, op.Name), GFELatency: gfeLatency(doc, op), ResultFigures: figures(op, 0)})
 	}
 	sort.Slice(status.Operations, func(i, j int) bool { return status.Operations[i].Name < status.Operations[j].Name })
-	overall := figures(doc.Overall, missed)
+	overall := figures(doc.Overall, doc.MeasuredMissed())
 	status.Overall = &overall
 	status.Streams = streamResults(doc, run)
 	status.Environment = environment(doc, run)
@@ -300,11 +298,7 @@ func streamResults(doc *result.Document, run *v1alpha1.BenchmarkRun) []v1alpha1.
 			continue
 		}
 		sec := &doc.Streams[j]
-		var missed uint64
-		for _, s := range sec.Shards {
-			missed = min(missed+s.Missed, result.MaxCount)
-		}
-		overall := figures(sec.Overall, missed)
+		overall := figures(sec.Overall, sec.MeasuredMissed())
 		sr := v1alpha1.StreamResult{Name: spec.Name, StartTime: &metav1.Time{Time: sec.Start}, Overall: &overall}
 		if sec.WallTimeSeconds > 0 {
 			sr.WallTime = &metav1.Duration{Duration: time.Duration(sec.WallTimeSeconds * float64(time.Second)).Round(time.Microsecond)}
