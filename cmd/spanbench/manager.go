@@ -328,7 +328,7 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	}
 	campaigns := &benchmarkcampaign.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clock.RealClock{}, APIReader: mgr.GetAPIReader(), Results: results,
-		CostLimits: f.costLimits, Prices: prices}
+		CostLimits: f.costLimits, Prices: prices, Arrivals: pod.RunArrivals}
 	if err := campaigns.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

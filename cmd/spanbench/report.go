@@ -17,6 +17,7 @@ import (
 	"github.com/spanbench/spanbench/cmd/spanbench/report"
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
 	"github.com/spanbench/spanbench/runner/shardrun"
@@ -182,5 +183,5 @@ func clusterReport(ctx context.Context, run clusterRun) (*result.Document, error
 		}
 		defer func() { _ = b.Close() }()
 	}
-	return runreport.ReadReportFrom(ctx, c, b, client.ObjectKey{Namespace: run.namespace, Name: run.name})
+	return runreport.ReadReportFrom(ctx, c, b, client.ObjectKey{Namespace: run.namespace, Name: run.name}, pod.RunArrivals)
 }

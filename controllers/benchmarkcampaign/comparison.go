@@ -112,7 +112,7 @@ func (r *BenchmarkCampaignReconciler) runStatistics(ctx context.Context, run *v1
 	if err != nil {
 		return nil, err
 	}
-	if doc, err = runreport.CheckReport(run, doc); err != nil {
+	if doc, err = runreport.CheckReport(run, doc, r.Arrivals); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, run.Status.Report.ConfigMapName, err)
 	}
 	if !intervals {

@@ -2,6 +2,7 @@ package benchmarkcampaign
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -15,6 +16,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/controllers/guardrails"
+	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/controllers/statuswrite"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
 	"github.com/spanbench/spanbench/spanner/pricing"
@@ -44,6 +46,10 @@ type BenchmarkCampaignReconciler struct {
 	// cap nothing and price with the embedded catalog.
 	CostLimits guardrails.CostLimits
 	Prices     guardrails.PriceSource
+	// Arrivals is a run's open-loop schedule (pod.RunArrivals): a run's
+	// report is read back only within what its schedule produced.
+	// Required.
+	Arrivals runreport.Schedules
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkcampaigns,verbs=get;list;watch
@@ -97,6 +103,9 @@ func (r *BenchmarkCampaignReconciler) patchStatus(ctx context.Context, before, c
 func (r *BenchmarkCampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Arrivals == nil {
+		return errors.New("BenchmarkCampaignReconciler: Arrivals is required: without the runs' schedules their reports' counts are unbounded")
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("benchmarkcampaign").

@@ -30,6 +30,7 @@ import (
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 )
 
@@ -79,7 +80,7 @@ func newFakeCampaign(t *testing.T, c *v1alpha1.BenchmarkCampaign, funcs intercep
 func (f *fakeCampaign) restart() {
 	cl := interceptor.NewClient(f.stored, f.funcs)
 	f.r = &benchmarkcampaign.BenchmarkCampaignReconciler{Client: cl, APIReader: cl, Scheme: scheme,
-		Recorder: record.NewFakeRecorder(100), Clock: f.clock}
+		Recorder: record.NewFakeRecorder(100), Clock: f.clock, Arrivals: pod.RunArrivals}
 }
 
 func (f *fakeCampaign) reconcile() ctrl.Result {

@@ -21,7 +21,8 @@ import (
 
 // TestCampaignRefusesATamperedReportWithInvalidRows: a run's report
 // ConfigMap edited after its run wrote it (counts that its histograms do
-// not hold, a result of another spec, bytes that are no result) is read
+// not hold, a result of another spec, more operations than the run's
+// schedule produced, bytes that are no result) is read
 // through the checks of the run's own aggregation: every row of its cell
 // is Invalid naming the run, the iteration fails, and no verdict (the
 // 50 % slower variant's Regressed) comes out of it.
@@ -52,6 +53,23 @@ func TestCampaignRefusesATamperedReportWithInvalidRows(t *testing.T) {
 			other.Spec.Workload.Load.Rate = &rate
 			return encode(t, campaignResultDoc(t, other, 1.5))
 		}, "spec"},
+		{"more than its schedule produced", "slow", func(t *testing.T, run *v1alpha1.BenchmarkRun) []byte {
+			// A result of twice the run's rate, consistent in itself (its
+			// histograms hold its counts), labelled with the run's spec:
+			// only the schedule's arrivals can tell.
+			busier := run.DeepCopy()
+			rate := *busier.Spec.Workload.Load.Rate * 2
+			busier.Spec.Workload.Load.Rate = &rate
+			d := campaignResultDoc(t, busier, 1.5)
+			run.Status.StartTime = busier.Status.StartTime // as campaignResultDoc sets the run's
+			w := run.Spec.Workload.Resolved()
+			spec, err := protocol.RecordedSpec(&w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Spec = spec
+			return encode(t, d)
+		}, "arrivals"},
 		{"garbage in the baseline", "base", func(t *testing.T, _ *v1alpha1.BenchmarkRun) []byte {
 			return []byte("not a gzipped result")
 		}, "unreadable result"},

@@ -23,6 +23,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
 	"github.com/spanbench/spanbench/internal/await"
+	"github.com/spanbench/spanbench/runner/pod"
 )
 
 // startCampaignManager runs a manager with the campaign reconciler alone
@@ -38,7 +39,7 @@ func startCampaignManager(t *testing.T, clk *clocktesting.FakeClock) (stop func(
 		t.Fatal(err)
 	}
 	r := &benchmarkcampaign.BenchmarkCampaignReconciler{Client: mgr.GetClient(), Scheme: scheme,
-		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clk, APIReader: mgr.GetAPIReader()}
+		Recorder: mgr.GetEventRecorderFor("spanbench-campaign"), Clock: clk, APIReader: mgr.GetAPIReader(), Arrivals: pod.RunArrivals}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}

@@ -263,7 +263,7 @@ func (r *BenchmarkRunReconciler) now() time.Time { return r.Clock.Now() }
 // figures need of the reconciler.
 func (r *BenchmarkRunReconciler) serverFigures() serverfigures.Collection {
 	opener, _ := r.Preparer.(serverfigures.DatabaseOpener)
-	return serverfigures.Collection{Clock: r.Clock, Reader: r.uncached(), Writer: r, Results: r.Results,
+	return serverfigures.Collection{Clock: r.Clock, Reader: r.uncached(), Writer: r, Results: r.Results, Schedules: r.Arrivals,
 		StoreChunks: r.storeReportChunks, ApplyResult: applyResult, Opener: opener,
 		// Read when needed only: a reconciler whose runs never reach
 		// Spanner (tests) has no preparer.

@@ -21,6 +21,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 )
 
@@ -99,7 +100,7 @@ func TestRunSucceedsWithTheExactMergeOfItsShards(t *testing.T) {
 	if got.Status.Phase != v1alpha1.PhaseSucceeded || got.Status.Environment.Runners != 2 || got.Status.Environment.Endpoint != v1alpha1.EndpointEmulator {
 		t.Errorf("phase %s, environment %+v", got.Status.Phase, got.Status.Environment)
 	}
-	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil || len(report.Intervals) == 0 || report.Overall.OK != uint64(got.Status.Overall.Count) {
 		t.Fatalf("the report (err %v) does not hold the merged result and time series of the status", err)
 	}

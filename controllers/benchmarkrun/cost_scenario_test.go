@@ -17,6 +17,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/guardrails"
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/pricetest"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -117,7 +118,7 @@ func TestFinishedRunRecordsItsCostInStatusAndReport(t *testing.T) {
 		t.Errorf("status.cost = %+v (instance %+v, total %+v, per million %+v); want 2 nodes charged Spanner's hour, held until the deletion %v",
 			c, c.Instance, c.Total, c.PerMillionOperations, got.Status.Target.DeletionTime)
 	}
-	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil {
 		t.Fatal(err)
 	}

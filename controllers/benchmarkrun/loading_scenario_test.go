@@ -19,6 +19,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun/children"
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/runreport"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
@@ -320,7 +321,7 @@ func TestPostgreSQLRunCreatesLoadsAndRuns(t *testing.T) {
 	if n := h.rowCount(run); n != 300 {
 		t.Errorf("the PostgreSQL table holds %d rows; want 300", n)
 	}
-	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil {
 		t.Fatalf("reading the run's report: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/heappeak"
 	"github.com/spanbench/spanbench/internal/shardtest"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/runner/protocol/bucket"
 )
@@ -87,10 +88,10 @@ func TestADense30MinuteShardInTheResultsBucketRoundTripsAndMergesExactly(t *test
 	if err := s.c.Status().Update(bounded(t), s.run); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runreport.ReadReport(bounded(t), s.c, client.ObjectKeyFromObject(s.run)); err == nil || !strings.Contains(err.Error(), "--results-bucket") {
+	if _, err := runreport.ReadReport(bounded(t), s.c, client.ObjectKeyFromObject(s.run), pod.RunArrivals); err == nil || !strings.Contains(err.Error(), "--results-bucket") {
 		t.Errorf("reading a bucketed report without the bucket: %v; want an error naming --results-bucket", err)
 	}
-	report, err := runreport.ReadReportFrom(bounded(t), s.c, s.results, client.ObjectKeyFromObject(s.run))
+	report, err := runreport.ReadReportFrom(bounded(t), s.c, s.results, client.ObjectKeyFromObject(s.run), pod.RunArrivals)
 	if err != nil {
 		t.Fatalf("reading the merged report from the bucket as spanbench report does: %v", err)
 	}

@@ -212,7 +212,7 @@ func TestADense30MinuteShardIsStoredWholeAndMergesExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	began, peak = time.Now(), heappeak.Start()
-	report, err := runreport.ReadReport(bounded(t), s.c, client.ObjectKeyFromObject(s.run))
+	report, err := runreport.ReadReport(bounded(t), s.c, client.ObjectKeyFromObject(s.run), pod.RunArrivals)
 	if err != nil {
 		t.Fatalf("reading the merged report as spanbench report does: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/spanbench/spanbench/internal/fakemonitoring"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 )
@@ -158,7 +159,7 @@ func TestTheServersLaterWarmUpEndCutsTheRunsFigures(t *testing.T) {
 		t.Errorf("Prometheus serves spanbench_run_warmup_seconds %g (found %v), want 160 (12:00:20 to 12:03:00)", w, ok)
 	}
 	// Read back as spanbench report --run does, the report keeps the cut.
-	doc, err := runreport.ReadReport(context.Background(), s.c, s.key)
+	doc, err := runreport.ReadReport(context.Background(), s.c, s.key, pod.RunArrivals)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/pod"
 )
 
 // readReportJoinsServerMetrics gives the finished run Cloud Monitoring
@@ -33,7 +34,7 @@ func (h *harness) readReportJoinsServerMetrics(run *v1alpha1.BenchmarkRun) {
 	if err != nil {
 		h.t.Fatalf("setting status.serverMetrics: %v", err)
 	}
-	doc, err := runreport.ReadReport(ctx, h.c, key)
+	doc, err := runreport.ReadReport(ctx, h.c, key, pod.RunArrivals)
 	if err != nil {
 		h.t.Fatal(err)
 	}

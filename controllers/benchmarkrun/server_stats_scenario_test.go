@@ -20,6 +20,7 @@ import (
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/statstest"
 	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/serverstats"
 	"github.com/spanbench/spanbench/spanner/session"
@@ -71,7 +72,7 @@ func TestServerStatsScenarioJoinsTheRunToSpannersStatistics(t *testing.T) {
 		t.Fatalf("status.serverStats %+v names no whole minute of a 2-minute run", got.Status.ServerStats)
 	}
 
-	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestServerStatsScenarioJoinsTheRunToSpannersStatistics(t *testing.T) {
 	if got.Status.ServerStats.CollectionTime == nil || got.Status.ServerStats.Minutes != int32(len(minutes)) {
 		t.Errorf("status.serverStats %+v; want the collection time and %d minutes", got.Status.ServerStats, len(minutes))
 	}
-	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil || report.Server == nil || report.Server.Operation(read) == nil || report.Server.Operation(read).Statements == nil {
 		t.Fatalf("the report (err %v) has no server section for %s: %+v", err, read, report.Server)
 	}

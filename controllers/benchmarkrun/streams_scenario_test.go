@@ -13,6 +13,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
+	"github.com/spanbench/spanbench/runner/pod"
 )
 
 // TestStreamsRunReportsEachStreamApart: a two-stream run through the
@@ -74,7 +75,7 @@ func TestStreamsRunReportsEachStreamApart(t *testing.T) {
 	if o := got.Status.Overall; o == nil || o.Count != reads.Count+60 {
 		t.Errorf("status.overall = %+v; want every stream's operations, %d", o, reads.Count+60)
 	}
-	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil {
 		t.Fatalf("reading the run's report: %v", err)
 	}

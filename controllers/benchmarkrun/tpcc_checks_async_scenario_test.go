@@ -14,6 +14,7 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/controllers/runreport"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/session"
 )
 
@@ -160,7 +161,7 @@ func TestAnUncheckedRunSaysSoInItsReport(t *testing.T) {
 		t.Fatalf("Succeeded %s/%s (%s), ConsistencyChecked %+v; want a succeeded run whose check is False/Skipped saying it took too long",
 			s.Status, s.Reason, s.Message, c)
 	}
-	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil || doc.TPCC == nil || len(doc.TPCC.Checks) != 0 || doc.TPCC.NotChecked != c.Message {
 		t.Fatalf("the report (err %v) has tpcc %+v; want no checks and notChecked %q", err, doc.TPCC, c.Message)
 	}

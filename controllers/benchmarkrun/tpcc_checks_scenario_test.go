@@ -15,6 +15,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
 	"github.com/spanbench/spanbench/controllers/collectors"
 	"github.com/spanbench/spanbench/controllers/runreport"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/workload"
@@ -67,7 +68,7 @@ func TestTPCCScenarioChecksConsistencyAfterTheRun(t *testing.T) {
 			t.Errorf("check %q failed in a correct run: %s", ch.Name, ch.Detail)
 		}
 	}
-	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run))
+	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil || doc.TPCC == nil || len(doc.TPCC.Checks) != 4 {
 		t.Fatalf("the report (err %v) has no checks: %+v", err, doc.TPCC)
 	}

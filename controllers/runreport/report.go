@@ -35,11 +35,18 @@ func RunExpectation(run *v1alpha1.BenchmarkRun, now time.Time) (result.Expect, e
 	return e, err
 }
 
+// Schedules gives a run's open-loop schedule as its runner pods send it
+// (pod.RunArrivals, handed in by the binary: the manager's packages do
+// not link the pod role). A stored report read back is held to it like
+// the shards it was merged from: no interval may count more operations
+// than the schedule produced in it.
+type Schedules func(*v1alpha1.BenchmarkRun) result.Arrivals
+
 // ReadReport reads the merged result of a finished run from its report
 // ConfigMap, and its chunks when it has any (spanbench report --run); a
 // report in a results bucket needs ReadReportFrom.
-func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*result.Document, error) {
-	return ReadReportFrom(ctx, c, nil, key)
+func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey, schedules Schedules) (*result.Document, error) {
+	return ReadReportFrom(ctx, c, nil, key, schedules)
 }
 
 // ReadReportFrom is ReadReport with the results bucket b (nil: none), for
@@ -49,7 +56,7 @@ func ReadReport(ctx context.Context, c client.Reader, key client.ObjectKey) (*re
 // derived again. The run's Cloud Monitoring figures are the report's own
 // monitoring section, written when they are collected; a report stored
 // before they were written there gets them from status.serverMetrics.
-func ReadReportFrom(ctx context.Context, c client.Reader, b *bucket.Bucket, key client.ObjectKey) (*result.Document, error) {
+func ReadReportFrom(ctx context.Context, c client.Reader, b *bucket.Bucket, key client.ObjectKey, schedules Schedules) (*result.Document, error) {
 	run := &v1alpha1.BenchmarkRun{}
 	if err := c.Get(ctx, key, run); err != nil {
 		return nil, err
@@ -61,7 +68,7 @@ func ReadReportFrom(ctx context.Context, c client.Reader, b *bucket.Bucket, key 
 	if err != nil {
 		return nil, err
 	}
-	if doc, err = CheckReport(run, doc); err != nil {
+	if doc, err = CheckReport(run, doc, schedules); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", key.Namespace, run.Status.Report.ConfigMapName, err)
 	}
 	return WithStatusMonitoring(doc, run), nil
@@ -89,13 +96,18 @@ func LoadReport(ctx context.Context, c client.Reader, b *bucket.Bucket, run *v1a
 	return doc, nil
 }
 
-// CheckReport checks a run's merged result against the run, and derives
-// its figures again.
-func CheckReport(run *v1alpha1.BenchmarkRun, doc *result.Document) (*result.Document, error) {
+// CheckReport checks a run's merged result against the run and its
+// schedule, and derives its figures again. Without schedules it refuses:
+// a report whose counts nothing bounds is not read.
+func CheckReport(run *v1alpha1.BenchmarkRun, doc *result.Document, schedules Schedules) (*result.Document, error) {
+	if schedules == nil {
+		return nil, errors.New("no schedule to bound the report's counts by (runreport.Schedules)")
+	}
 	e, err := RunExpectation(run, time.Time{})
 	if err != nil {
 		return nil, err
 	}
+	e.Arrivals = schedules(run)
 	m := result.NewCheckedMerger(e)
 	if err := m.Add(doc); err != nil {
 		return nil, err

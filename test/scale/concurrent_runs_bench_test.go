@@ -15,6 +15,7 @@ import (
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"
+	"github.com/spanbench/spanbench/runner/pod"
 )
 
 // concurrentRuns is the run count of Benchmark50ConcurrentRuns.
@@ -131,7 +132,7 @@ func releaseDelays(b *testing.B, c client.Client, ns string) []time.Duration {
 	var out []time.Duration
 	for i := range runs.Items {
 		run := &runs.Items[i]
-		doc, err := runreport.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
+		doc, err := runreport.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/internal/emulatortest"
 	"github.com/spanbench/spanbench/internal/heappeak"
+	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 )
 
@@ -82,7 +83,7 @@ type wideTimes struct {
 func wideFigures(b *testing.B, c client.Client, run *v1alpha1.BenchmarkRun, applied time.Time) wideTimes {
 	b.Helper()
 	ready := readyTimes(b, c, run)
-	doc, err := runreport.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run))
+	doc, err := runreport.ReadReport(context.Background(), c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -79,6 +79,9 @@ type Collection struct {
 	// Results is the results bucket a report may be stored in; nil keeps
 	// reports in ConfigMaps.
 	Results *bucket.Bucket
+	// Schedules bound the counts of the report read back (the
+	// reconciler's Arrivals).
+	Schedules runreport.Schedules
 	// StoreChunks rewrites a chunked report's chunks into cm (or the
 	// bucket) before its head is updated.
 	StoreChunks func(ctx context.Context, run *v1alpha1.BenchmarkRun, cm *corev1.ConfigMap, doc *result.Document) error
@@ -402,7 +405,7 @@ func (c Collection) RunReport(ctx context.Context, run *v1alpha1.BenchmarkRun) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
 	}
-	doc, err = runreport.CheckReport(run, doc)
+	doc, err = runreport.CheckReport(run, doc, c.Schedules)
 	return doc, cm, err
 }
 
