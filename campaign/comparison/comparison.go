@@ -7,6 +7,7 @@
 package comparison
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -332,18 +333,34 @@ func series(d *result.Document, op string) ([]result.Interval, error) {
 	if !d.HasStreams() {
 		return d.Intervals, nil
 	}
-	var in []result.Interval
+	s, err := StreamOf(d, op)
+	if err != nil {
+		return nil, err
+	}
+	return s.Intervals, nil
+}
+
+// ErrNoStream is StreamOf's error for an operation of the spec that no
+// stream of the run ran (a stream removed by a variant's patch).
+var ErrNoStream = errors.New("no stream runs it")
+
+// StreamOf is the one stream of streams document d that runs op, whose
+// intervals are op's time series (series); an error names the streams
+// when none or several do. spanbench compare reads a streams result's
+// series through it too.
+func StreamOf(d *result.Document, op string) (*result.StreamSection, error) {
+	var found *result.StreamSection
 	var names []string
-	for _, s := range d.Streams {
-		if ran(s.Intervals, op) {
-			in, names = s.Intervals, append(names, s.Name)
+	for i := range d.Streams {
+		if ran(d.Streams[i].Intervals, op) {
+			found, names = &d.Streams[i], append(names, d.Streams[i].Name)
 		}
 	}
 	switch len(names) {
 	case 0:
-		return nil, fmt.Errorf("run %s: no stream runs operation %s", d.Run, op)
+		return nil, fmt.Errorf("run %s: operation %s: %w", d.Run, op, ErrNoStream)
 	case 1:
-		return in, nil
+		return found, nil
 	}
 	return nil, fmt.Errorf("run %s: operation %s runs in streams %s, each timed from its own start: one repetition has no single series of it (repeat the cells to compare its totals)",
 		d.Run, op, strings.Join(names, ", "))

@@ -15,6 +15,7 @@ import (
 	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"
+	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // TestBatchOnlineSampleComparesTheBatchAloneWithTheMix: the cells of
@@ -156,4 +157,63 @@ func intervalOp(t *testing.T, rng *rand.Rand, op string, micros float64, count i
 	}
 	return result.IntervalOperation{Name: op, Counts: result.Counts{OK: uint64(count)},
 		Histograms: result.Histograms{LatencyHistogram: enc, ServiceHistogram: enc}}
+}
+
+// TestCompareComparesStreamsResultsPerStream: spanbench compare on the
+// batch-online sample's streams results (one run per side, top level
+// without intervals) sections the batch stream's own intervals, as the
+// campaign comparison does, and calls a 30 % slower batch Regressed with
+// an interval, not "zero on one side".
+func TestCompareComparesStreamsResultsPerStream(t *testing.T) {
+	c, err := manifest.ReadCampaignFile(filepath.Join("..", "..", "config", "samples", "campaign-batch-online.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := plan.Cells(&c.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := plan.Baseline(&c.Spec, cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := 1 - base
+	rng := rand.New(rand.NewPCG(25, 3))
+	dir := t.TempDir()
+	write := func(cell plan.Cell, slow float64) string {
+		d := streamsDoc(t, rng, cell, slow)
+		// One runner and the resolved spec, as spanbench run records them.
+		w := cell.Spec.Workload.Resolved()
+		spec, err := protocol.RecordedSpec(&w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Spec = spec
+		shard := result.Shard{Index: 0, Count: 1, Started: d.Start, Ended: d.End}
+		d.Shards = []result.Shard{shard}
+		for i := range d.Streams {
+			d.Streams[i].Shards = []result.Shard{shard}
+		}
+		path := filepath.Join(dir, cell.Name+".json")
+		if err := result.WriteFile(path, d); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	alone := write(cells[base], 1)
+	// The same cell's spec on both sides: compare refuses results of
+	// different workloads, and the batch stream is what is compared.
+	slower := cells[base]
+	slower.Name = "slower"
+	code, out, stderr := runCLI(t, "compare", alone, write(slower, 1.3))
+	if code != 0 {
+		t.Fatalf("compare exited %d:\n%s", code, stderr)
+	}
+	batchOp := cells[mixed].Spec.Workload.Streams[0].Operations[0].Name
+	for _, m := range []string{"p50 (µs)", "p99 (µs)"} {
+		row := tableRow(t, out, "slower", batchOp+" "+m)
+		if verdict(row) != "Regressed" || row[3] == "-" {
+			t.Errorf("slower, %s %s: %v; want Regressed with an interval:\n%s", batchOp, m, row, out)
+		}
+	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/campaign/stats"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"
@@ -30,32 +32,68 @@ type opSeries struct {
 // its Totals use) to the run's end. An index with no entry for an operation
 // is an interval in which it completed nothing; the last interval is as long
 // as the run lasted into it, so Σ seconds is the measured time of the Totals
-// and Σ OK / Σ seconds their throughput.
+// and Σ OK / Σ seconds their throughput. A streams result has no top-level
+// series: each operation's is its stream's (comparison.StreamOf, the rule the
+// campaign comparison follows), timed from the stream's start.
 func runSeries(path string, d *result.Document) (map[string]*opSeries, error) {
-	if !(d.IntervalSeconds > 0) || !d.End.After(d.Start) {
-		return nil, fmt.Errorf("%s: no time series (interval %gs, %s to %s)", path, d.IntervalSeconds, d.Start, d.End)
-	}
-	step := time.Duration(d.IntervalSeconds * float64(time.Second))
-	n := int(math.Ceil(d.End.Sub(d.Start).Seconds() / d.IntervalSeconds))
-	first := d.WarmUp.Intervals
-	if first < 0 || first >= n {
-		return nil, fmt.Errorf("%s: no measured intervals after the warm-up (%d of %d intervals are warm-up)", path, first, n)
-	}
 	series := map[string]*opSeries{}
 	for _, name := range operationNames(d) {
-		s := &opSeries{merged: histogram.New(), intervals: make([]stats.Interval, n-first), errors: make([]int64, n-first)}
-		for i := range s.intervals {
-			start := d.Start.Add(time.Duration(first+i) * step)
-			end := start.Add(step)
-			if end.After(d.End) {
-				end = d.End
-			}
-			s.intervals[i] = stats.Interval{Latency: histogram.New(), Seconds: end.Sub(start).Seconds()}
-			s.seconds += s.intervals[i].Seconds
+		w, err := windowOf(d, name)
+		if errors.Is(err, comparison.ErrNoStream) {
+			continue // listed by the spec, run by no stream of this result
 		}
-		series[name] = s
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if series[name], err = w.series(name, d.IntervalSeconds); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	for _, in := range d.Intervals {
+	return series, nil
+}
+
+// window is a time series and the span it covers: a run's, or one of its
+// streams'.
+type window struct {
+	start, end time.Time
+	warmUp     int // intervals
+	intervals  []result.Interval
+}
+
+// windowOf is the window that holds op's series in d.
+func windowOf(d *result.Document, op string) (window, error) {
+	if !d.HasStreams() {
+		return window{d.Start, d.End, d.WarmUp.Intervals, d.Intervals}, nil
+	}
+	s, err := comparison.StreamOf(d, op)
+	if err != nil {
+		return window{}, err
+	}
+	return window{s.Start, s.End, s.WarmUp.Intervals, s.Intervals}, nil
+}
+
+// series is op's measured series in w, intervals of intervalSeconds.
+func (w window) series(op string, intervalSeconds float64) (*opSeries, error) {
+	if !(intervalSeconds > 0) || !w.end.After(w.start) {
+		return nil, fmt.Errorf("no time series (interval %gs, %s to %s)", intervalSeconds, w.start, w.end)
+	}
+	step := time.Duration(intervalSeconds * float64(time.Second))
+	n := int(math.Ceil(w.end.Sub(w.start).Seconds() / intervalSeconds))
+	first := w.warmUp
+	if first < 0 || first >= n {
+		return nil, fmt.Errorf("no measured intervals after the warm-up (%d of %d intervals are warm-up)", first, n)
+	}
+	s := &opSeries{merged: histogram.New(), intervals: make([]stats.Interval, n-first), errors: make([]int64, n-first)}
+	for i := range s.intervals {
+		start := w.start.Add(time.Duration(first+i) * step)
+		end := start.Add(step)
+		if end.After(w.end) {
+			end = w.end
+		}
+		s.intervals[i] = stats.Interval{Latency: histogram.New(), Seconds: end.Sub(start).Seconds()}
+		s.seconds += s.intervals[i].Seconds
+	}
+	for _, in := range w.intervals {
 		if in.Index < first {
 			continue
 		}
@@ -63,13 +101,16 @@ func runSeries(path string, d *result.Document) (map[string]*opSeries, error) {
 		// partial interval) count with the last interval, as the Totals
 		// count them within the measured time.
 		i := min(in.Index, n-1) - first
-		for _, op := range in.Operations {
-			if err := series[op.Name].add(i, op); err != nil {
-				return nil, fmt.Errorf("%s: interval %d, operation %s: %w", path, in.Index, op.Name, err)
+		for _, o := range in.Operations {
+			if o.Name != op {
+				continue
+			}
+			if err := s.add(i, o); err != nil {
+				return nil, fmt.Errorf("interval %d, operation %s: %w", in.Index, op, err)
 			}
 		}
 	}
-	return series, nil
+	return s, nil
 }
 
 // add records one interval's entry for the operation.
