@@ -31,15 +31,7 @@ func priceOverride(data string) *corev1.ConfigMap {
 // the manager computes it at t0.
 func fixtureEstimate(t *testing.T, run *v1alpha1.BenchmarkRun) pricing.Money {
 	t.Helper()
-	base, err := pricing.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pricing.Override(base, []byte(pricetest.Override))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := runcost.Estimate(c, run, t0)
+	e := runcost.Estimate(pricetest.Catalog(t), run, t0)
 	if !e.Total.Known() {
 		t.Fatalf("the fixture does not price the run: %s", e.Total)
 	}

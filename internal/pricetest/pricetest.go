@@ -3,6 +3,12 @@
 // prices, and nothing outside tests may use them.
 package pricetest
 
+import (
+	"testing"
+
+	"github.com/spanbench/spanbench/spanner/pricing"
+)
+
 // Override is a price override (docs/cost.md's format) that prices the
 // configurations the test runs use: 1.00 USD per node-hour and 0.50 USD
 // per GiB-month in every edition that applies, 0.04 USD per runner
@@ -27,3 +33,18 @@ prices:
     nodeHour: "3.00"
     storageGiBMonth: "1.00"
 `
+
+// Catalog is the embedded catalog overridden by Override: what a manager
+// given the fixture as its price ConfigMap prices with.
+func Catalog(t testing.TB) *pricing.Catalog {
+	t.Helper()
+	base, err := pricing.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pricing.Override(base, []byte(Override))
+	if err != nil {
+		t.Fatalf("the price fixture: %v", err)
+	}
+	return c
+}

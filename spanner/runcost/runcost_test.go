@@ -13,21 +13,6 @@ import (
 	"github.com/spanbench/spanbench/spanner/pricing"
 )
 
-// fixtureCatalog prices the test configurations with pricetest's round
-// figures (1.00 per node-hour regional, 3.00 asia1): a fixture, not a price.
-func fixtureCatalog(t *testing.T) *pricing.Catalog {
-	t.Helper()
-	base, err := pricing.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pricing.Override(base, []byte(pricetest.Override))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func TestPlanHoldsAnEphemeralInstanceThroughSetupAndAnExistingOneForTheRun(t *testing.T) {
 	eph := runtest.Bare("eph").Ephemeral("regional-us-central1", 2).Deadlines(time.Minute, 20*time.Minute, 5*time.Minute).Obj()
 	p := Plan(eph)
@@ -56,7 +41,7 @@ func TestRunnerMilliCPUIsTheRequestsOfEveryReplica(t *testing.T) {
 }
 
 func TestEstimateIterationCountsRepetitionsAndNamesAnUnpricedCell(t *testing.T) {
-	c := fixtureCatalog(t)
+	c := pricetest.Catalog(t) // 1.00 per node-hour regional, 3.00 asia1: a fixture, not a price
 	now := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
 	regional := runtest.Bare("a").Ephemeral("regional-us-central1", 1).Obj().Spec
 	multi := runtest.Bare("b").Ephemeral("asia1", 1).Obj().Spec
