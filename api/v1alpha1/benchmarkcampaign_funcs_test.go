@@ -1,7 +1,12 @@
 package v1alpha1
 
 import (
+	"os"
+	"regexp"
+	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func TestParsePercent(t *testing.T) {
@@ -34,5 +39,31 @@ func TestCampaignDefaults(t *testing.T) {
 	ms := s.Comparison.EffectiveMetrics()
 	if len(ms) != 3 || ms[2].Statistic != StatisticThroughput || ms[2].EffectiveDirection() != HigherIsBetter || ms[1].EffectiveDirection() != LowerIsBetter {
 		t.Errorf("default metrics %+v; want P50, P99 (lower is better) and Throughput (higher is better)", ms)
+	}
+}
+
+// TestGoValidatorAcceptsEveryStatisticTheCRDAccepts: the CLI validates a
+// campaign with the Go validator, the API server with the CRD's enum; a
+// statistic the enum lists and the validator does not (CostPerMillionOps
+// was one) makes `spanbench campaign -f` refuse what kubectl apply takes.
+// The enum is read from the type's kubebuilder marker.
+func TestGoValidatorAcceptsEveryStatisticTheCRDAccepts(t *testing.T) {
+	src, err := os.ReadFile("benchmarkcampaign_types.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^// \+kubebuilder:validation:Enum=(.*)\ntype CampaignStatistic string`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("no Enum marker on type CampaignStatistic in benchmarkcampaign_types.go")
+	}
+	values := strings.Split(string(m[1]), ";")
+	if len(values) < 10 {
+		t.Fatalf("the enum lists %v; want every statistic", values)
+	}
+	for _, v := range values {
+		c := ComparisonSpec{Metrics: []MetricSpec{{Statistic: CampaignStatistic(v)}}}
+		if errs := c.validate(field.NewPath("spec", "comparison")); len(errs) != 0 {
+			t.Errorf("statistic %s, in the CRD's enum, is refused by the Go validator: %v", v, errs.ToAggregate())
+		}
 	}
 }

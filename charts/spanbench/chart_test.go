@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -253,7 +254,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--runner-image-pull-policy=IfNotPresent", "--metrics-bind-address=:8443", "--metrics-secure=true",
 		"--health-probe-bind-address=:8081", "--max-runners=100", "--max-duration=24h",
 		"--max-processing-units=10000", "--max-ephemeral-duration=8h", "--keep-runners=false", "--runner-ttl-seconds=-1",
-		"--server-metrics=true",
+		"--server-metrics=true", "--preflight=true", "--preflight-node-quota=0",
 		"--allowed-emulator-hosts=10.245.255.1:9010",
 		"--max-dataset-rows=1000000000", "--max-dataset-bytes=1Ti", "--allowed-toleration-keys=*", "--allow-every-taint=false",
 		"--allowed-node-selector-keys=*",
@@ -296,6 +297,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--allowed-node-selector-keys=*,node-role.kubernetes.io/control-plane",
 		"--max-run-cost=25", "--max-iteration-cost=USD 200", "--max-monthly-cost=5000.50",
 		"--price-catalog-configmap=spanbench-system/spanbench-prices",
+		"--preflight=true", "--preflight-node-quota=40",
 	} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("all-on args %q lack %q", c.Args, want)
@@ -410,6 +412,8 @@ func TestValuesAreValidated(t *testing.T) {
 		"negative dataset rows":       {"guardrails.maxDatasetRows=-1", "/guardrails/maxDatasetRows"},
 		"run cost not an amount":      {"guardrails.maxRunCost=25$", "/guardrails/maxRunCost"},
 		"price ConfigMap not a name":  {"priceCatalogConfigMap=ns/prices", "/priceCatalogConfigMap"},
+		"preflight toggle":            {"preflight.enabled=yes", "/preflight/enabled"},
+		"negative node quota":         {"preflight.nodeQuota=-1", "/preflight/nodeQuota"},
 		"project Google refuses":      {"guardrails.allowedProjects={My_Project}", "/guardrails/allowedProjects/0"},
 		"two images in one entry":     {"guardrails.allowedRunnerImages={a:1 b:2}", "/guardrails/allowedRunnerImages/0"},
 		"toleration key no label key": {"guardrails.allowedTolerationKeys={bad key}", "/guardrails/allowedTolerationKeys/0"},
@@ -503,20 +507,32 @@ func TestChartMatchesKustomize(t *testing.T) {
 }
 
 // managerFlagNames reads the names of `spanbench manager`'s flags from the
-// source of parseManagerFlags: the string literal each fs.<Kind>(Var)/Func
-// call defines. Reading the source keeps the test fast; a flag set up some
+// source of parseManagerFlags and of the flag groups it calls (the
+// preflight's define): the string literal each fs.<Kind>(Var)/Func call
+// defines. Reading the source keeps the test fast; a flag set up some
 // other way fails the test loudly rather than passing by accident.
 func managerFlagNames(t *testing.T) map[string]bool {
 	t.Helper()
-	const file = repoRoot + "/cmd/spanbench/manager.go"
+	names := map[string]bool{}
+	for file, fn := range map[string]string{"manager.go": "parseManagerFlags", "manager_preflight.go": "define"} {
+		flagLiterals(t, repoRoot+"/cmd/spanbench/"+file, fn, names)
+	}
+	if !names["runner-image"] || !names["metrics-bind-address"] || !names["preflight"] {
+		t.Fatalf("found no manager flags in cmd/spanbench (parseManagerFlags, define: fs.<Kind>Var calls): %v", names)
+	}
+	return names
+}
+
+// flagLiterals adds to names the flag names function fn of file defines.
+func flagLiterals(t *testing.T, file, fnName string, names map[string]bool) {
+	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 	if err != nil {
 		t.Fatalf("parsing %s: %v", file, err)
 	}
-	names := map[string]bool{}
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "parseManagerFlags" {
+		if !ok || fn.Name.Name != fnName {
 			continue
 		}
 		ast.Inspect(fn.Body, func(n ast.Node) bool {
@@ -542,10 +558,6 @@ func managerFlagNames(t *testing.T) map[string]bool {
 			return true
 		})
 	}
-	if !names["runner-image"] || !names["metrics-bind-address"] {
-		t.Fatalf("found no manager flags in %s (parseManagerFlags, fs.<Kind>Var calls): %v", file, names)
-	}
-	return names
 }
 
 // The dashboards toggle renders config/grafana's ConfigMaps: the same names
@@ -775,5 +787,73 @@ func TestTemplateResultsBucketOnADirectory(t *testing.T) {
 	args := []string{"template", release, chartDir, "--set", "resultsBucket.url=file:///var/spanbench/results"}
 	if out, err := run(helm(t), args...); err == nil || !strings.Contains(err.Error()+out, "hostPath or resultsBucket.volumeClaim") {
 		t.Errorf("a file:// bucket without a volume rendered (%v); want a refusal naming hostPath and volumeClaim", err)
+	}
+}
+
+// costFlags are the manager's caps in money and the price override they
+// need (docs/cost.md).
+var costFlags = []string{"--max-run-cost", "--max-iteration-cost", "--max-monthly-cost", "--price-catalog-configmap"}
+
+// costArgs are the args of dep's manager that set a costFlags flag.
+func costArgs(dep appsv1.Deployment) []string {
+	var out []string
+	for _, a := range dep.Spec.Template.Spec.Containers[0].Args {
+		if name, _, _ := strings.Cut(a, "="); slices.Contains(costFlags, name) {
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// The caps in money are off in both installs by default (the demo and the
+// samples run uncapped), and on with the component config/cost-guardrails
+// or the chart's values: the same flags, each one the manager defines.
+func TestCostGuardrailsAreOffByDefaultAndOnAlike(t *testing.T) {
+	t.Parallel()
+	var kd, cd appsv1.Deployment
+	kustomize(t).get(t, "Deployment/spanbench-manager", &kd)
+	template(t).get(t, "Deployment/spanbench-manager", &cd)
+	if got := append(costArgs(kd), costArgs(cd)...); len(got) != 0 {
+		t.Errorf("the default installs cap costs: %q; want the caps off", got)
+	}
+
+	// An overlay of config/default with the component, as its header says.
+	dir := t.TempDir()
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(dir, root) // kustomize refuses absolute bases
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := fmt.Sprintf("resources: [%s/config/default]\ncomponents: [%s/config/cost-guardrails]\n", rel, rel)
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(overlay), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run("kubectl", "kustomize", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on appsv1.Deployment
+	parse(t, "kubectl kustomize config/default + config/cost-guardrails", out).get(t, "Deployment/spanbench-manager", &on)
+	kArgs := costArgs(on)
+	if len(kArgs) != len(costFlags) {
+		t.Fatalf("the component sets %q; want each of %q", kArgs, costFlags)
+	}
+	defined := managerFlagNames(t)
+	for _, a := range kArgs {
+		if name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "="); !defined[name] {
+			t.Errorf("the component passes %s, which `spanbench manager` does not define", a)
+		}
+	}
+
+	var helmOn appsv1.Deployment
+	template(t, "--set-string", "guardrails.maxRunCost=USD 25", "--set-string", "guardrails.maxIterationCost=USD 200",
+		"--set-string", "guardrails.maxMonthlyCost=USD 5000", "--set", "priceCatalogConfigMap=spanbench-prices").
+		get(t, "Deployment/spanbench-manager", &helmOn)
+	if diff := cmp.Diff(kArgs, costArgs(helmOn)); diff != "" {
+		t.Errorf("the chart's cost values and the component differ (-component +chart):\n%s", diff)
 	}
 }

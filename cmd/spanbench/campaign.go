@@ -21,6 +21,7 @@ import (
 	"github.com/spanbench/spanbench/cmd/spanbench/report"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/spanner/emulator"
+	"github.com/spanbench/spanbench/spanner/pricing"
 )
 
 // campaignFlags are `spanbench campaign`'s flags.
@@ -79,8 +80,12 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := printCampaignEstimate(stderr, c, cells, f.priceCatalog); err != nil || f.estimateOnly {
 		return err
 	}
+	prices, from, err := priceCatalog(f.priceCatalog)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
-	results, err := runCells(ctx, c, cells, f, start, stderr)
+	results, err := runCells(ctx, c, cells, f, start, priced{prices, from}, stderr)
 	if err != nil {
 		return err
 	}
@@ -107,8 +112,9 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 // time, each as `spanbench run` runs a manifest (resolveTarget, execute),
 // on the database its cell's spec names. Runs of one cell share that
 // database's dataset: the dataset marker skips reloading an identical one.
+// Each run's result carries its cost at prices, before it is written.
 func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.Cell, f *campaignFlags, scheduled time.Time,
-	stderr io.Writer) ([]comparison.Cell, error) {
+	prices priced, stderr io.Writer) ([]comparison.Cell, error) {
 	rf := &runFlags{endpoint: f.endpoint, emulatorPath: f.emulatorPath, spanner: f.spanner, freshEmulator: f.freshEmulator,
 		progress: f.progress, file: f.file}
 	results := make([]comparison.Cell, len(cells))
@@ -140,6 +146,7 @@ func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.C
 		if err != nil {
 			return nil, targetGuidance(fmt.Errorf("run %s: %w", run.Name, err), "campaign", origin, rf, created)
 		}
+		withCost(doc, prices.catalog, prices.from, cliPlan(run, t, !f.spanner))
 		if f.outDir != "" {
 			if err := writeRunResult(f.outDir, doc); err != nil {
 				return nil, err
@@ -148,6 +155,12 @@ func runCells(ctx context.Context, c *v1alpha1.BenchmarkCampaign, cells []plan.C
 		results[s.Cell].Runs = append(results[s.Cell].Runs, doc)
 	}
 	return results, nil
+}
+
+// priced is a price catalog and where its prices come from.
+type priced struct {
+	catalog *pricing.Catalog
+	from    string
 }
 
 func writeRunResult(dir string, doc *result.Document) error {

@@ -19,7 +19,7 @@ const (
 	// sampleSearchMax bounds a search sample's run: its worst case.
 	sampleSearchMax = 5 * time.Minute
 	sampleRowsMax   = 10_000
-	sampleRunsMax   = 10
+	sampleRunsMax   = 12 // three cells at the fewest repetitions for an exact 95 % interval (4)
 	minIntervals    = 10 // what the comparison of one run a cell bootstraps over, at least
 	runNameMaxSize  = 50 // a BenchmarkRun's name bound
 	// demoEmulatorHost is make demo's emulator, on the local cluster's

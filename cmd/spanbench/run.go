@@ -122,6 +122,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return targetGuidance(err, "run", origin, f, startedEmulator)
 	}
+	withCost(doc, prices, from, plan)
 	if f.out != "" {
 		if err := result.WriteFile(f.out, doc); err != nil {
 			return err

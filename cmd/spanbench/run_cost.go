@@ -81,18 +81,48 @@ func printEstimate(w io.Writer, c *pricing.Catalog, from string, p pricing.Plan)
 	}
 }
 
+// runCost prices a finished run as the CLI held it: the instance for the
+// run's window (doc.Start to doc.End), and the measured window's share of
+// that per million operations measured.
+func runCost(c *pricing.Catalog, p pricing.Plan, doc *result.Document) (held pricing.Held, e pricing.Estimate, perMillion pricing.Money) {
+	held = pricing.Held{Holding: pricing.Existing, ProcessingUnits: p.ProcessingUnits, From: doc.Start, To: doc.End}
+	e = pricing.Price(c, p, held, held.Duration())
+	window := doc.End.Sub(doc.WarmUp.End)
+	perMillion = pricing.PerMillionOps(pricing.WindowShare(e.Total, window, held.Duration()), int64(doc.Overall.OK))
+	return held, e, perMillion
+}
+
 // printRunCost writes what the run's window cost and the cost of a million
 // of its measured operations, at the catalog's prices.
 func printRunCost(w io.Writer, c *pricing.Catalog, p pricing.Plan, doc *result.Document) {
-	held := pricing.Held{Holding: pricing.Existing, ProcessingUnits: p.ProcessingUnits, From: doc.Start, To: doc.End}
-	e := pricing.Price(c, p, held, held.Duration())
-	window := doc.End.Sub(doc.WarmUp.End)
-	perMillion := pricing.PerMillionOps(pricing.WindowShare(e.Total, window, held.Duration()), int64(doc.Overall.OK))
+	held, e, perMillion := runCost(c, p, doc)
 	what := ""
 	if p.Emulator {
 		what = fmt.Sprintf(", an estimate for %s on Cloud Spanner", p.Config)
 	}
 	fmt.Fprintf(w, "cost: %s for the run's %s%s; per million operations: %s\n", costText(e.Total, false), held.Duration().Round(time.Millisecond), what, costText(perMillion, false))
+}
+
+// withCost adds the run's cost section to doc (result/cost.go), as the
+// manager adds it to a run's report, so that a campaign run from the
+// command line compares CostPerMillionOps too. from says where the prices
+// come from; on the emulator the figures are an estimate for the declared
+// configuration, and the notes say so.
+func withCost(doc *result.Document, c *pricing.Catalog, from string, p pricing.Plan) {
+	held, e, perMillion := runCost(c, p, doc)
+	fig := func(m pricing.Money) result.CostFigure {
+		if !m.Known() {
+			return result.CostFigure{Unknown: m.Reason()}
+		}
+		return result.CostFigure{Amount: m.Decimal()}
+	}
+	notes := append([]string{held.Description()}, e.Notes...)
+	if p.Emulator {
+		notes = append(notes, fmt.Sprintf("run on the emulator: an estimate for %s on Cloud Spanner", p.Config))
+	}
+	doc.Cost = &result.Cost{Currency: c.Currency(), Catalog: from, Holding: string(held.Holding), HeldFrom: held.From, HeldTo: held.To,
+		ProcessingUnits: held.ProcessingUnits, Estimate: fig(pricing.EstimateRun(c, p, held.From).Total), Instance: fig(e.Instance),
+		Storage: fig(e.Storage), Runners: fig(e.Runners), Total: fig(e.Total), PerMillionOperations: fig(perMillion), Notes: notes}
 }
 
 // costText prints a cost, "~" marking an estimate.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"google.golang.org/api/option"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,6 +41,15 @@ type PreflightConfig struct {
 	ResourceManagerOptions []option.ClientOption
 }
 
+// Bounds of the wait before a preflight Google did not answer is asked
+// again: each wait is as long as the retries have lasted so far, so the
+// waits double from preflightRetryMin up to preflightRetryMax; the stage's
+// deadline ends the retries.
+const (
+	preflightRetryMin = 5 * time.Second
+	preflightRetryMax = time.Minute
+)
+
 // preflightMessageMax bounds the condition's message: every permission a
 // run needs, each with its resource and role, fits well within it.
 const preflightMessageMax = 8192
@@ -47,9 +57,12 @@ const preflightMessageMax = 8192
 // checkPreflight runs the preflight of a Cloud Spanner run once, before
 // anything is created for it, and records it in the Preflight condition.
 // The checks run in the background (spanner_calls.go); until they end,
-// done is false and res polls. A failed preflight fails the run: nothing
-// was created, so there is nothing to wait for or retry into. Once the
-// condition is True it is not asked again, across restarts too.
+// done is false and res polls. A preflight Google refused (a missing
+// permission or configuration, any answer but "not now") fails the run:
+// nothing was created, so there is nothing to wait for. One Google did not
+// answer is asked again (preflightRetry) until the stage's deadline, then
+// fails the run the same way. Once the condition is True it is not asked
+// again, across restarts too.
 func (r *BenchmarkRunReconciler) checkPreflight(ctx context.Context, run *v1alpha1.BenchmarkRun, outbox *statuswrite.Outbox) (res ctrl.Result, done bool) {
 	if !r.Preflight.Enabled || meta.IsStatusConditionTrue(run.Status.Conditions, v1alpha1.ConditionPreflight) {
 		return ctrl.Result{}, true
@@ -79,12 +92,22 @@ func (r *BenchmarkRunReconciler) checkPreflight(ctx context.Context, run *v1alph
 		return preflight.Check(ctx, tg, append(opts, preflight.WithCredentials(c))...), nil
 	})
 	if !ok {
-		run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionUnknown, v1alpha1.ReasonPreflightChecking,
-			"checking the manager's access to "+ep.String()+" before anything is created", r.now())
+		// A retry in flight keeps the error it retries.
+		if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionPreflight); c == nil || c.Reason != v1alpha1.ReasonPreflightRetrying {
+			run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionUnknown, v1alpha1.ReasonPreflightChecking,
+				"checking the manager's access to "+ep.String()+" before anything is created", r.now())
+		}
 		return stillCalling(deadline), false
 	}
 	if !report.OK() {
-		msg := statuswrite.Truncate(preflightFailure(report), preflightMessageMax)
+		failure := preflightFailure(report)
+		if report.Transient() {
+			if res, retrying := r.preflightRetry(run, failure, deadline); retrying {
+				return res, false
+			}
+			failure = fmt.Sprintf("Google did not answer until spec.deadlines.%s passed: %s", deadline.field, failure)
+		}
+		msg := statuswrite.Truncate(failure, preflightMessageMax)
 		run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed, msg, r.now())
 		r.fail(run, outbox, v1alpha1.ReasonPreflightFailed, "nothing was created: "+msg)
 		return ctrl.Result{}, false
@@ -93,6 +116,27 @@ func (r *BenchmarkRunReconciler) checkPreflight(ctx context.Context, run *v1alph
 	run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionTrue, v1alpha1.ReasonPreflightPassed, msg, r.now())
 	outbox.Normal(v1alpha1.ReasonPreflightPassed, msg)
 	return ctrl.Result{}, true
+}
+
+// preflightRetry records a preflight Google did not answer as Retrying,
+// with the error, and says when to ask again; retrying is false once the
+// stage's deadline has passed. The wait is the time since the preflight
+// first ran (the condition's Unknown transition), within
+// preflightRetryMin and preflightRetryMax, so it doubles without a count
+// kept anywhere, and survives a restart.
+func (r *BenchmarkRunReconciler) preflightRetry(run *v1alpha1.BenchmarkRun, failure string, deadline stageDeadline) (res ctrl.Result, retrying bool) {
+	if deadline.late {
+		return ctrl.Result{}, false
+	}
+	now := r.now()
+	first := now
+	if c := meta.FindStatusCondition(run.Status.Conditions, v1alpha1.ConditionPreflight); c != nil && c.Status == metav1.ConditionUnknown {
+		first = c.LastTransitionTime.Time
+	}
+	wait := min(max(now.Sub(first), preflightRetryMin), preflightRetryMax, deadline.requeue)
+	msg := fmt.Sprintf("Google did not answer; asking again in %s, until spec.deadlines.%s: %s", wait.Round(time.Second), deadline.field, failure)
+	run.SetCondition(v1alpha1.ConditionPreflight, metav1.ConditionUnknown, v1alpha1.ReasonPreflightRetrying, statuswrite.Truncate(msg, preflightMessageMax), now)
+	return ctrl.Result{RequeueAfter: wait}, true
 }
 
 // preflightFailure says what failed: each missing permission, where it was

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	batchv1 "k8s.io/api/batch/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -271,4 +272,100 @@ func TestPreflightRunsOutsideTheReconcile(t *testing.T) {
 	}
 	wantCondition(t, f.run(run), v1alpha1.ConditionPreflight, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed)
 	wantNothingCreated(t, f)
+}
+
+// TestPreflightGoogleNotAnsweringIsRetriedThenPasses: a preflight whose
+// project permissions Google does not answer (Unavailable, from the
+// stand-in) is Retrying, with the error, asked again after a wait that
+// grows, and nothing is created meanwhile; once Google answers it passes
+// and the run goes on to its instance.
+func TestPreflightGoogleNotAnsweringIsRetriedThenPasses(t *testing.T) {
+	run := runtest.Run("r").Created(t0).CloudSpanner().Ephemeral().Obj()
+	f, s := newPreflightReconcile(t, run, everyPermission...)
+	s.Fail(gcpadminfake.MethodProjectTestIam, codes.Unavailable, 3)
+	for i, want := range []time.Duration{5 * time.Second, 5 * time.Second, 10 * time.Second} {
+		res, err := f.reconcile(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := f.run(run)
+		wantCondition(t, got, v1alpha1.ConditionPreflight, metav1.ConditionUnknown, v1alpha1.ReasonPreflightRetrying)
+		msg := condition(got, v1alpha1.ConditionPreflight).Message
+		for _, w := range []string{"Google did not answer", "Unavailable", "project permissions", "until spec.deadlines.prepare"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("attempt %d: Preflight's message does not say %q: %s", i+1, w, msg)
+			}
+		}
+		if got.IsFinished() {
+			t.Fatalf("attempt %d: the run ended on a check Google did not answer: %+v", i+1, got.Status.Conditions)
+		}
+		if res.RequeueAfter != want {
+			t.Errorf("attempt %d: asked again after %s, want %s", i+1, res.RequeueAfter, want)
+		}
+		wantNothingCreated(t, f)
+		f.clock.Step(res.RequeueAfter)
+	}
+	got := f.reconcileUntil(run, 3, func(r *v1alpha1.BenchmarkRun) bool { return f.spanner.count("Instance") > 0 })
+	wantCondition(t, got, v1alpha1.ConditionPreflight, metav1.ConditionTrue, v1alpha1.ReasonPreflightPassed)
+}
+
+// TestPreflightGoogleNotAnsweringUntilTheDeadlineFailsTheRun: a check
+// Google never answers is asked again, the waits doubling up to a
+// minute, until spec.deadlines.prepare passes; then the run fails with
+// PreflightFailed, saying so, and nothing was created.
+func TestPreflightGoogleNotAnsweringUntilTheDeadlineFailsTheRun(t *testing.T) {
+	for _, code := range []codes.Code{codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted} {
+		t.Run(code.String(), func(t *testing.T) {
+			run := runtest.Run("r").Created(t0).CloudSpanner().Ephemeral().Obj()
+			f, s := newPreflightReconcile(t, run, everyPermission...)
+			s.Fail(gcpadminfake.MethodProjectTestIam, code, -1)
+			var waits []time.Duration
+			for !f.run(run).IsFinished() {
+				if len(waits) > 40 {
+					t.Fatalf("still retrying after %d attempts (waits %v): the retries are not bounded", len(waits), waits)
+				}
+				res, err := f.reconcile(run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.RequeueAfter > 0 {
+					waits = append(waits, res.RequeueAfter)
+					f.clock.Step(res.RequeueAfter)
+				}
+			}
+			got := f.run(run)
+			wantCondition(t, got, v1alpha1.ConditionPreflight, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed)
+			wantCondition(t, got, v1alpha1.ConditionSucceeded, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed)
+			if msg := condition(got, v1alpha1.ConditionPreflight).Message; !strings.Contains(msg, "Google did not answer until spec.deadlines.prepare passed") ||
+				!strings.Contains(msg, code.String()) {
+				t.Errorf("Preflight's message does not say Google did not answer until the deadline (%s): %s", code, msg)
+			}
+			if len(waits) < 3 || waits[0] != 5*time.Second || slices.Max(waits) != time.Minute {
+				t.Errorf("waits %v: want them to start at 5s and grow to a minute", waits)
+			}
+			wantNothingCreated(t, f)
+		})
+	}
+}
+
+// TestPreflightRefusedByGoogleFailsAtOnce: any other answer (denied, not
+// found, invalid) is a refusal asking again does not change: the first
+// pass fails the run, nothing created.
+func TestPreflightRefusedByGoogleFailsAtOnce(t *testing.T) {
+	for _, code := range []codes.Code{codes.PermissionDenied, codes.NotFound, codes.InvalidArgument, codes.Internal} {
+		t.Run(code.String(), func(t *testing.T) {
+			run := runtest.Run("r").Created(t0).CloudSpanner().Ephemeral().Obj()
+			f, s := newPreflightReconcile(t, run, everyPermission...)
+			s.Fail(gcpadminfake.MethodProjectTestIam, code, -1)
+			if _, err := f.reconcile(run); err != nil {
+				t.Fatal(err)
+			}
+			wantCondition(t, f.run(run), v1alpha1.ConditionPreflight, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed)
+			got := f.reconcileUntil(run, 5, func(r *v1alpha1.BenchmarkRun) bool { return r.IsFinished() })
+			if msg := condition(got, v1alpha1.ConditionPreflight).Message; !strings.Contains(msg, code.String()) || strings.Contains(msg, "did not answer") {
+				t.Errorf("Preflight's message does not give Google's refusal (%s): %s", code, msg)
+			}
+			wantNothingCreated(t, f)
+		})
+	}
 }

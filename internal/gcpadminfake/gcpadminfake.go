@@ -42,7 +42,25 @@ type StandIn struct {
 	configs map[string]*instancepb.InstanceConfig
 	insts   map[string]*instancepb.Instance
 	dbs     map[string]bool
+	faults  map[string]*fault // full gRPC method name -> its injected failure
 }
+
+// fault is a failure a method answers with, the next times calls.
+type fault struct {
+	code  codes.Code
+	times int // < 0: every call
+}
+
+// The full gRPC names of the methods a preflight calls, for Fail.
+const (
+	MethodGetInstanceConfig = "/google.spanner.admin.instance.v1.InstanceAdmin/GetInstanceConfig"
+	MethodGetInstance       = "/google.spanner.admin.instance.v1.InstanceAdmin/GetInstance"
+	MethodListInstances     = "/google.spanner.admin.instance.v1.InstanceAdmin/ListInstances"
+	MethodInstanceTestIam   = "/google.spanner.admin.instance.v1.InstanceAdmin/TestIamPermissions"
+	MethodGetDatabase       = "/google.spanner.admin.database.v1.DatabaseAdmin/GetDatabase"
+	MethodDatabaseTestIam   = "/google.spanner.admin.database.v1.DatabaseAdmin/TestIamPermissions"
+	MethodProjectTestIam    = "/google.cloud.resourcemanager.v3.Projects/TestIamPermissions"
+)
 
 // Start serves a new stand-in on a loopback port until tb ends.
 func Start(tb testing.TB) *StandIn {
@@ -52,9 +70,9 @@ func Start(tb testing.TB) *StandIn {
 		tb.Fatal(err)
 	}
 	s := &StandIn{addr: l.Addr().String(), granted: map[string][]string{}, configs: map[string]*instancepb.InstanceConfig{},
-		insts: map[string]*instancepb.Instance{}, dbs: map[string]bool{}}
+		insts: map[string]*instancepb.Instance{}, dbs: map[string]bool{}, faults: map[string]*fault{}}
 	s.instance.s, s.database.s, s.projects.s = s, s, s
-	g := grpc.NewServer()
+	g := grpc.NewServer(grpc.UnaryInterceptor(s.injectFaults))
 	instancepb.RegisterInstanceAdminServer(g, &s.instance)
 	databasepb.RegisterDatabaseAdminServer(g, &s.database)
 	resourcemanagerpb.RegisterProjectsServer(g, &s.projects)
@@ -73,6 +91,32 @@ func (s *StandIn) ClientOptions() []option.ClientOption {
 		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
 		option.WithoutAuthentication(),
 	}
+}
+
+// Fail makes method (one of the Method names) answer code, with no
+// response, for its next times calls (times < 0: every call), as Google
+// does when it is unavailable, out of quota or refusing. The Go client's
+// own retries of a method count as calls.
+func (s *StandIn) Fail(method string, code codes.Code, times int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[method] = &fault{code: code, times: times}
+}
+
+// injectFaults answers a call with its method's injected failure, if any
+// is left.
+func (s *StandIn) injectFaults(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	s.mu.Lock()
+	f := s.faults[info.FullMethod]
+	fail := f != nil && f.times != 0
+	if fail && f.times > 0 {
+		f.times--
+	}
+	s.mu.Unlock()
+	if fail {
+		return nil, status.Errorf(f.code, "injected by the stand-in: %s answers %s", info.FullMethod, f.code)
+	}
+	return handler(ctx, req)
 }
 
 // Grant grants perms to the caller on resource (projects/P,

@@ -14,6 +14,7 @@ package preflight
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -132,6 +133,11 @@ type Result struct {
 	Detail string
 	// Missing are the permissions it found missing.
 	Missing []Missing
+	// Transient: the check failed because Google did not answer it
+	// (Unavailable, DeadlineExceeded, ResourceExhausted): asking again
+	// later may pass. Any other failure is Google's (or the target's)
+	// answer, which asking again does not change.
+	Transient bool
 }
 
 // Report is what Check found.
@@ -148,6 +154,46 @@ type Report struct {
 // OK reports whether nothing failed.
 func (r Report) OK() bool {
 	return !slices.ContainsFunc(r.Results, func(c Result) bool { return c.Status == Fail })
+}
+
+// Transient reports whether the report failed only on checks Google did
+// not answer: every failed check is Transient. One refusal among them (a
+// missing permission, a missing configuration) makes it not transient:
+// a retry would end refused anyway.
+func (r Report) Transient() bool {
+	failed := false
+	for _, c := range r.Results {
+		if c.Status == Fail {
+			if !c.Transient {
+				return false
+			}
+			failed = true
+		}
+	}
+	return failed
+}
+
+// IsTransient reports whether err says Google did not answer, rather
+// than refused: Unavailable, DeadlineExceeded (also a call's own
+// timeout) or ResourceExhausted (a rate quota that refills).
+func IsTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted:
+		return true
+	}
+	return false
+}
+
+// failed is the failed check name, found by err: Transient when Google
+// did not answer.
+func failed(name, detail string, err error) Result {
+	return Result{Name: name, Status: Fail, Detail: detail, Transient: IsTransient(err)}
 }
 
 // Missing are the missing permissions of every check.
@@ -339,7 +385,7 @@ func (x *run) checkConfig(ctx context.Context, inst *instancepb.Instance) {
 		// The project's permissions name what is missing.
 		x.r.add(Result{Name: CheckInstanceConfig, Status: Fail, Detail: "may not read " + name + " (see the project's permissions)"})
 	default:
-		x.r.add(Result{Name: CheckInstanceConfig, Status: Fail, Detail: "reading " + name + ": " + err.Error()})
+		x.r.add(failed(CheckInstanceConfig, "reading "+name+": "+err.Error(), err))
 	}
 }
 
@@ -357,11 +403,17 @@ func (x *run) checkInstance(err error) {
 	case x.t.Ephemeral && code == codes.PermissionDenied:
 		x.r.add(Result{Name: CheckInstance, Status: Skipped, Detail: "may not read " + x.instance() + " (see the project's permissions)"})
 	default:
-		x.r.add(Result{Name: CheckInstance, Status: Fail, Detail: "reading " + x.instance() + ": " + err.Error()})
+		x.r.add(failed(CheckInstance, "reading "+x.instance()+": "+err.Error(), err))
 	}
 }
 
 func (x *run) checkDatabase(err error) {
+	if IsTransient(err) {
+		// Unanswered, not denied: whether the database exists, and so
+		// where its permissions are asked, is not known yet.
+		x.r.add(failed(CheckDatabase, "reading "+x.database()+": "+err.Error(), err))
+		return
+	}
 	switch status.Code(err) {
 	case codes.OK:
 		x.r.add(Result{Name: CheckDatabase, Status: Pass, Detail: x.database() + " exists"})
@@ -384,7 +436,7 @@ func (x *run) testIAM(ctx context.Context, name, resource string, n need,
 		return test(ctx, &iampb.TestIamPermissionsRequest{Resource: resource, Permissions: n.names()})
 	})
 	if err != nil {
-		x.r.add(Result{Name: name, Status: Fail, Detail: "testIamPermissions on " + resource + ": " + err.Error()})
+		x.r.add(failed(name, "testIamPermissions on "+resource+": "+err.Error(), err))
 		return true
 	}
 	if unlessNone && len(resp.GetPermissions()) == 0 {
@@ -438,7 +490,7 @@ func (x *run) checkQuota(ctx context.Context, inst *instancepb.Instance) {
 	})
 	if err != nil {
 		// A denial is named by the project's permissions (instances.list).
-		x.r.add(Result{Name: CheckNodeQuota, Status: Fail, Detail: "listing the project's instances: " + status.Convert(err).Message()})
+		x.r.add(failed(CheckNodeQuota, "listing the project's instances: "+status.Convert(err).Message(), err))
 		return
 	}
 	limit := int64(x.c.nodeQuota) * v1alpha1.NodeProcessingUnits

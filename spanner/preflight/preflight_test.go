@@ -2,10 +2,13 @@ package preflight_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/spanbench/spanbench/internal/gcpadminfake"
 	"github.com/spanbench/spanbench/spanner/endpoint"
@@ -279,5 +282,91 @@ func TestEmulatorSkipsIAM(t *testing.T) {
 	}
 	if c := result(t, r, preflight.CheckEndpoint); c.Status != preflight.Fail {
 		t.Fatalf("an emulator that does not answer: %+v", c)
+	}
+}
+
+// TestGoogleNotAnsweringIsToldFromARefusal: a check Google did not answer
+// (Unavailable, DeadlineExceeded, ResourceExhausted) fails the report as
+// transient, which the manager retries; any other code is a refusal. Each
+// method a check calls answers each code in turn (the Go client's own
+// retries of Unavailable and DeadlineExceeded on reads are why those reads
+// are failed with ResourceExhausted only: they would retry until the
+// call's timeout).
+func TestGoogleNotAnsweringIsToldFromARefusal(t *testing.T) {
+	transient := map[codes.Code]bool{codes.Unavailable: true, codes.DeadlineExceeded: true, codes.ResourceExhausted: true,
+		codes.PermissionDenied: false, codes.NotFound: false, codes.InvalidArgument: false, codes.FailedPrecondition: false, codes.Internal: false}
+	for _, tc := range []struct {
+		method string
+		check  string
+		tg     preflight.Target
+		codes  []codes.Code
+	}{
+		{gcpadminfake.MethodProjectTestIam, preflight.CheckProjectIAM, ephemeral(), slices.Collect(maps.Keys(transient))},
+		{gcpadminfake.MethodInstanceTestIam, preflight.CheckInstanceIAM, existing(), slices.Collect(maps.Keys(transient))},
+		{gcpadminfake.MethodDatabaseTestIam, preflight.CheckDatabaseIAM, existing(), slices.Collect(maps.Keys(transient))},
+		{gcpadminfake.MethodGetInstance, preflight.CheckInstance, existing(), []codes.Code{codes.ResourceExhausted, codes.Internal}},
+		{gcpadminfake.MethodGetInstanceConfig, preflight.CheckInstanceConfig, ephemeral(), []codes.Code{codes.ResourceExhausted, codes.Internal}},
+		{gcpadminfake.MethodGetDatabase, preflight.CheckDatabase, existing(), []codes.Code{codes.ResourceExhausted}},
+		{gcpadminfake.MethodListInstances, preflight.CheckNodeQuota, ephemeral(), []codes.Code{codes.ResourceExhausted, codes.Internal}},
+	} {
+		for _, code := range tc.codes {
+			t.Run(tc.check+"/"+code.String(), func(t *testing.T) {
+				s, opts := world(t)
+				s.AddInstance(instance, config, 1000)
+				s.AddDatabase(database)
+				s.Grant(project, ephemeralOnProject...)
+				s.Fail(tc.method, code, -1)
+				r := preflight.Check(context.Background(), tc.tg, opts...)
+				c := result(t, r, tc.check)
+				if c.Status != preflight.Fail || c.Transient != transient[code] {
+					t.Fatalf("%s answering %s: %s transient=%v, want FAIL transient=%v\n%s", tc.method, code, c.Status, c.Transient, transient[code], text(t, r))
+				}
+				if r.OK() || r.Transient() != transient[code] {
+					t.Fatalf("%s answering %s: report OK=%v Transient=%v, want false and %v\n%s", tc.method, code, r.OK(), r.Transient(), transient[code], text(t, r))
+				}
+				if !strings.Contains(c.Detail, code.String()) {
+					t.Errorf("the check does not say what Google answered (%s): %s", code, c.Detail)
+				}
+			})
+		}
+	}
+}
+
+// TestARefusalBesideAnUnansweredCheckIsARefusal: asking again cannot
+// pass a report that also holds a refusal (here a missing instance
+// configuration), so it is not transient.
+func TestARefusalBesideAnUnansweredCheckIsARefusal(t *testing.T) {
+	s, opts := world(t)
+	s.Grant(project, ephemeralOnProject...)
+	s.Fail(gcpadminfake.MethodProjectTestIam, codes.Unavailable, -1)
+	tg := ephemeral()
+	tg.Config = "regional-nowhere1"
+	r := preflight.Check(context.Background(), tg, opts...)
+	if c := result(t, r, preflight.CheckProjectIAM); !c.Transient {
+		t.Fatalf("the unanswered project permissions are not transient: %+v", c)
+	}
+	if r.Transient() {
+		t.Fatalf("a report with a missing configuration is transient:\n%s", text(t, r))
+	}
+	if out := text(t, r); !strings.Contains(out, "fix them") {
+		t.Errorf("the verdict does not ask for a fix:\n%s", out)
+	}
+}
+
+// TestAnUnansweredReportSaysAskAgain: the text of a transient report
+// says Google did not answer, and asks for the preflight again.
+func TestAnUnansweredReportSaysAskAgain(t *testing.T) {
+	s, opts := world(t)
+	s.Grant(project, ephemeralOnProject...)
+	s.Fail(gcpadminfake.MethodProjectTestIam, codes.Unavailable, 1)
+	r := preflight.Check(context.Background(), ephemeral(), opts...)
+	out := text(t, r)
+	for _, want := range []string{"Google did not answer: asking again may pass", "run the preflight again"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text does not say %q:\n%s", want, out)
+		}
+	}
+	if r = preflight.Check(context.Background(), ephemeral(), opts...); !r.OK() {
+		t.Fatalf("asked again once Google answers, the preflight still fails:\n%s", text(t, r))
 	}
 }

@@ -12,7 +12,11 @@ func (r Report) WriteText(w io.Writer) error {
 		return err
 	}
 	for _, c := range r.Results {
-		if _, err := fmt.Fprintf(w, "  [%-7s] %-22s %s\n", c.Status, c.Name, c.Detail); err != nil {
+		detail := c.Detail
+		if c.Transient {
+			detail += " (Google did not answer: asking again may pass)"
+		}
+		if _, err := fmt.Fprintf(w, "  [%-7s] %-22s %s\n", c.Status, c.Name, detail); err != nil {
 			return err
 		}
 		for _, m := range c.Missing {
@@ -26,7 +30,10 @@ func (r Report) WriteText(w io.Writer) error {
 		}
 	}
 	verdict := "all checks passed: nothing was created"
-	if !r.OK() {
+	switch {
+	case r.Transient():
+		verdict = "some checks could not be asked: Google did not answer; run the preflight again"
+	case !r.OK():
 		verdict = "some checks failed: fix them before the run creates anything"
 	}
 	_, err := fmt.Fprintln(w, verdict)
