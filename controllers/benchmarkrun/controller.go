@@ -129,6 +129,8 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	ctx, startCalls := holdCallStarts(ctx)
+	defer startCalls() // after the status write
 	began := time.Now()
 	if !run.DeletionTimestamp.IsZero() {
 		defer r.observePhase(phaseDeleting, began)
