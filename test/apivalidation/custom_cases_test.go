@@ -50,6 +50,45 @@ spec:
 			{"spec.workload.operations[0].custom.read.shape", "Required value"},
 		},
 	},
+	// Found by TestMutatedManifestsGetOneVerdict's seed 6 (2,000 inputs):
+	// a mutation's kind, left out or empty.
+	{
+		name: "custom-mutation-without-kind",
+		base: "custom.yaml",
+		patch: `
+spec:
+  workload:
+    operations:
+    - name: add-singer
+      type: Mutation
+      weight: 1
+      custom:
+        mutation:
+          table: Singers`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.workload.operations[0].custom.mutation.kind", "Required value"},
+		},
+	},
+	{
+		name: "custom-mutation-kind-empty",
+		base: "custom.yaml",
+		patch: `
+spec:
+  workload:
+    operations:
+    - name: add-singer
+      type: Mutation
+      weight: 1
+      custom:
+        mutation:
+          kind: ""
+          table: Singers`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.workload.operations[0].custom.mutation.kind", "Unsupported value: \"\": supported values: \"Insert\", \"Update\", \"Upsert\", \"Delete\""},
+		},
+	},
 	{
 		name: "operation-named-empty-beside-its-types-name",
 		patch: `
