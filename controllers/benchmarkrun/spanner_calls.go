@@ -143,32 +143,37 @@ func (s *SpannerCalls) take(ctx context.Context, run *v1alpha1.BenchmarkRun, ste
 	obj := &v1alpha1.BenchmarkRun{}
 	obj.Namespace, obj.Name, obj.UID = run.Namespace, run.Name, run.UID
 	s.running.Add(1)
-	start := func() {
-		defer s.running.Done()
-		defer cancel()
-		var value any
-		var err error
-		select {
-		case s.limit <- struct{}{}:
-			value, err = call(ctx)
-			<-s.limit
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		s.mu.Lock()
-		c.value, c.err, c.ended, c.cancel = value, err, s.clock.Now(), nil
-		s.mu.Unlock()
-		select {
-		case s.done <- ctrlevent.GenericEvent{Object: obj}:
-		default: // the queue is full: the step's own poll comes back for it
-		}
-	}
+	start := func() { s.runCall(ctx, cancel, c, obj, call) }
 	if held != nil {
 		held.starts = append(held.starts, start)
 	} else {
 		go start()
 	}
 	return nil, nil, false
+}
+
+// runCall runs call for c in its turn, records its outcome, and queues
+// its run (obj).
+func (s *SpannerCalls) runCall(ctx context.Context, cancel context.CancelFunc, c *pendingCall, obj *v1alpha1.BenchmarkRun,
+	call func(ctx context.Context) (any, error)) {
+	defer s.running.Done()
+	defer cancel()
+	var value any
+	var err error
+	select {
+	case s.limit <- struct{}{}:
+		value, err = call(ctx)
+		<-s.limit
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	s.mu.Lock()
+	c.value, c.err, c.ended, c.cancel = value, err, s.clock.Now(), nil
+	s.mu.Unlock()
+	select {
+	case s.done <- ctrlevent.GenericEvent{Object: obj}:
+	default: // the queue is full: the step's own poll comes back for it
+	}
 }
 
 // heldStartsKey is the context key of a reconcile's heldStarts.
