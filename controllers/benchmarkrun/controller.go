@@ -102,6 +102,10 @@ type BenchmarkRunReconciler struct {
 	// phaseSeconds times reconciles by the run's phase
 	// (run_reconcile_metrics.go); SetupWithManager makes it.
 	phaseSeconds *prometheus.HistogramVec
+	// own expects the watch events of the children's writes made through
+	// ownWriter, which the watches drop (own_events.go); SetupWithManager
+	// makes it.
+	own *ownWrites
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -125,6 +129,8 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	ctx, startCalls := holdCallStarts(ctx)
+	defer startCalls() // after the status write
 	began := time.Now()
 	if !run.DeletionTimestamp.IsZero() {
 		defer r.observePhase(phaseDeleting, began)
@@ -183,13 +189,15 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	r.phaseSeconds = phaseSeconds
+	r.own = newOwnWrites(r.Clock)
+	childFilters := builder.WithPredicates(r.childEventFilters()...)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.BenchmarkRun{}, builder.WithPredicates(ignoreFinalizerOnly)).
-		Owns(&batchv1.Job{}, builder.WithPredicates(ignoreOwnCreates)).
-		Owns(&corev1.ConfigMap{}, builder.WithPredicates(ignoreOwnCreates)).
-		Owns(&corev1.ServiceAccount{}, builder.WithPredicates(ignoreOwnCreates)).
-		Owns(&rbacv1.Role{}, builder.WithPredicates(ignoreOwnCreates)).
-		Owns(&rbacv1.RoleBinding{}, builder.WithPredicates(ignoreOwnCreates)).
+		Owns(&batchv1.Job{}, childFilters).
+		Owns(&corev1.ConfigMap{}, childFilters).
+		Owns(&corev1.ServiceAccount{}, childFilters).
+		Owns(&rbacv1.Role{}, childFilters).
+		Owns(&rbacv1.RoleBinding{}, childFilters).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(runOfPod)).
 		// A Spanner call that ended queues its run, whose step takes it.
 		WatchesRawSource(source.Channel(r.SpannerCalls.done, &handler.EnqueueRequestForObject{})).
@@ -263,7 +271,7 @@ func (r *BenchmarkRunReconciler) now() time.Time { return r.Clock.Now() }
 // figures need of the reconciler.
 func (r *BenchmarkRunReconciler) serverFigures() serverfigures.Collection {
 	opener, _ := r.Preparer.(serverfigures.DatabaseOpener)
-	return serverfigures.Collection{Clock: r.Clock, Reader: r.uncached(), Writer: r, Results: r.Results, Schedules: r.Arrivals,
+	return serverfigures.Collection{Clock: r.Clock, Reader: r.uncached(), Writer: r.ownWriter(), Results: r.Results, Schedules: r.Arrivals,
 		StoreChunks: r.storeReportChunks, ApplyResult: applyResult, Opener: opener,
 		// Read when needed only: a reconciler whose runs never reach
 		// Spanner (tests) has no preparer.

@@ -77,3 +77,29 @@ func FinalizeForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alph
 // RunEventFilters are the filters of the run controller's watches: of a
 // run's own updates, and of its children's creates.
 var RunEventFilters = struct{ Run, Children predicate.Predicate }{ignoreFinalizerOnly, ignoreOwnCreates}
+
+// ChildEventFiltersForTest are the filters of the watches of run's
+// children, as SetupWithManager makes them, with r's expectations of its
+// own writes (made here if SetupWithManager did not).
+func (r *BenchmarkRunReconciler) ChildEventFiltersForTest() predicate.Predicate {
+	if r.own == nil {
+		r.own = newOwnWrites(r.Clock)
+	}
+	return predicate.And(r.childEventFilters()...)
+}
+
+// PublishStartForTest publishes run's start in its control ConfigMap, as
+// the start barrier does once every runner is ready.
+func PublishStartForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	_, err := r.publishStart(ctx, run)
+	return err
+}
+
+// CleanupRunnersForTest deletes run's loader and runner Jobs as the
+// wrap-up of an ended run does.
+func CleanupRunnersForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) error {
+	return r.cleanupRunners(ctx, run)
+}
+
+// OwnWriterForTest is the writer of r's children whose events r expects.
+func OwnWriterForTest(r *BenchmarkRunReconciler) client.Writer { return r.ownWriter() }

@@ -45,6 +45,6 @@ func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, run *v1alpha1.Be
 	if err != nil || !job.DeletionTimestamp.IsZero() {
 		return client.IgnoreNotFound(err)
 	}
-	err = r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	err = r.ownWriter().Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	return client.IgnoreNotFound(err)
 }

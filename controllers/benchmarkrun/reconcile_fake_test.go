@@ -1366,3 +1366,41 @@ func TestReconcileTellsThePodsTheManagersCloudEndpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestASpannerCallStartsAfterTheStatusWriteOfTheReconcileThatTookIt: a
+// reconcile that starts a Spanner call (here the instance's) has it run
+// only once its status is written, so that the call's end (milliseconds
+// on the emulator) does not queue the run while that reconcile is still
+// writing; once the reconcile has returned, the call runs.
+func TestASpannerCallStartsAfterTheStatusWriteOfTheReconcileThatTookIt(t *testing.T) {
+	run := runtest.Run("r").Created(t0).Obj()
+	var f *fakeReconcile
+	var patches int
+	var startedDuringWrite bool
+	f = newFakeReconcile(t, interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+		patches++
+		// A call started before the write runs at once: give it a
+		// moment to show.
+		ok, _ := await.Until(ctx, await.Poll{Within: time.Second, Every: 10 * time.Millisecond}, func() (bool, string) {
+			return f.spanner.count("Instance") > 0, ""
+		})
+		startedDuringWrite = startedDuringWrite || ok
+		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+	}}, run)
+	f.r.SpannerCalls = benchmarkrun.NewSpannerCalls(f.clock)
+	if _, err := f.reconcile(run); err != nil {
+		t.Fatal(err)
+	}
+	if patches == 0 {
+		t.Fatal("the pass that started the instance call wrote no status: this test checks nothing")
+	}
+	if startedDuringWrite {
+		t.Error("the instance call ran while the reconcile that started it was writing its status")
+	}
+	ok, _ := await.Until(context.Background(), await.Poll{Within: 10 * time.Second, Every: 10 * time.Millisecond}, func() (bool, string) {
+		return f.spanner.count("Instance") > 0, ""
+	})
+	if !ok {
+		t.Error("the instance call did not run within 10 s of its reconcile's end")
+	}
+}

@@ -51,8 +51,8 @@ func (r *BenchmarkRunReconciler) deleteShardChunks(ctx context.Context, run *v1a
 		if !ours[m.Name] {
 			continue
 		}
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name}}
-		if err := r.Delete(ctx, cm, client.Preconditions{UID: &m.UID}); err != nil && !apierrors.IsNotFound(err) {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, UID: m.UID}}
+		if err := r.ownWriter().Delete(ctx, cm, client.Preconditions{UID: &m.UID}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting ConfigMap %s: %w", m.Name, err)
 		}
 	}

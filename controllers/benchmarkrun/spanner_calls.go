@@ -113,8 +113,9 @@ func (s *SpannerCalls) Holds(run *v1alpha1.BenchmarkRun, step string) bool {
 
 // take returns the outcome of run's step's call for input once it has
 // ended (again within spannerCallReplay of the first take); until then it
-// starts the call, unless it is already running, and ok is false.
-func (s *SpannerCalls) take(run *v1alpha1.BenchmarkRun, step, input string, timeout time.Duration,
+// starts the call, unless it is already running, and ok is false. A call
+// started under a context of holdCallStarts runs once that releases it.
+func (s *SpannerCalls) take(ctx context.Context, run *v1alpha1.BenchmarkRun, step, input string, timeout time.Duration,
 	call func(ctx context.Context) (any, error)) (value any, err error, ok bool) {
 	key := spannerCallKey{run.UID, step}
 	s.mu.Lock()
@@ -133,6 +134,7 @@ func (s *SpannerCalls) take(run *v1alpha1.BenchmarkRun, step, input string, time
 	case found && c.cancel != nil:
 		c.cancel() // started for a status that has moved on
 	}
+	held, _ := ctx.Value(heldStartsKey{}).(*heldStarts)
 	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	c = &pendingCall{input: input, cancel: cancel}
 	s.calls[key] = c
@@ -141,27 +143,64 @@ func (s *SpannerCalls) take(run *v1alpha1.BenchmarkRun, step, input string, time
 	obj := &v1alpha1.BenchmarkRun{}
 	obj.Namespace, obj.Name, obj.UID = run.Namespace, run.Name, run.UID
 	s.running.Add(1)
-	go func() {
-		defer s.running.Done()
-		defer cancel()
-		var value any
-		var err error
-		select {
-		case s.limit <- struct{}{}:
-			value, err = call(ctx)
-			<-s.limit
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-		s.mu.Lock()
-		c.value, c.err, c.ended, c.cancel = value, err, s.clock.Now(), nil
-		s.mu.Unlock()
-		select {
-		case s.done <- ctrlevent.GenericEvent{Object: obj}:
-		default: // the queue is full: the step's own poll comes back for it
-		}
-	}()
+	start := func() { s.runCall(ctx, cancel, c, obj, call) }
+	if held != nil {
+		held.starts = append(held.starts, start)
+	} else {
+		go start()
+	}
 	return nil, nil, false
+}
+
+// runCall runs call for c in its turn, records its outcome, and queues
+// its run (obj).
+func (s *SpannerCalls) runCall(ctx context.Context, cancel context.CancelFunc, c *pendingCall, obj *v1alpha1.BenchmarkRun,
+	call func(ctx context.Context) (any, error)) {
+	defer s.running.Done()
+	defer cancel()
+	var value any
+	var err error
+	select {
+	case s.limit <- struct{}{}:
+		value, err = call(ctx)
+		<-s.limit
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	s.mu.Lock()
+	c.value, c.err, c.ended, c.cancel = value, err, s.clock.Now(), nil
+	s.mu.Unlock()
+	select {
+	case s.done <- ctrlevent.GenericEvent{Object: obj}:
+	default: // the queue is full: the step's own poll comes back for it
+	}
+}
+
+// heldStartsKey is the context key of a reconcile's heldStarts.
+type heldStartsKey struct{}
+
+// heldStarts are the calls a reconcile started, held until it has
+// written its status (holdCallStarts).
+type heldStarts struct{ starts []func() }
+
+// holdCallStarts makes the calls that spannerCall starts under the
+// returned context wait for release, which the reconcile defers to after
+// its status write. A call on the emulator ends in milliseconds, sooner
+// than the status write of the reconcile that started it, and its end
+// would queue the run while that reconcile is still going: the run would
+// wait in the work queue for the rest of it (docs/performance.md, "No
+// reconcile waits on Spanner"). Started after the write, the call's end
+// finds the run's reconcile over, and the call runs for a status that is
+// stored. release must be called, even when the write failed: a call
+// taken and never started would hold its step until the manager stops.
+func holdCallStarts(ctx context.Context) (_ context.Context, release func()) {
+	h := &heldStarts{}
+	return context.WithValue(ctx, heldStartsKey{}, h), func() {
+		for _, start := range h.starts {
+			go start()
+		}
+		h.starts = nil
+	}
 }
 
 // dropUntaken forgets outcomes that ended spannerCallLeftFor ago: taken,
@@ -190,7 +229,7 @@ func spannerCall[T any](ctx context.Context, r *BenchmarkRunReconciler, run *v1a
 		value, err = call(ctx)
 		return value, err, true
 	}
-	v, err, ok := r.SpannerCalls.take(run, step, input, timeout, func(ctx context.Context) (any, error) { return call(ctx) })
+	v, err, ok := r.SpannerCalls.take(ctx, run, step, input, timeout, func(ctx context.Context) (any, error) { return call(ctx) })
 	if ok && v != nil {
 		value = v.(T)
 	}

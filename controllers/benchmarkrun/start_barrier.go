@@ -108,7 +108,7 @@ func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1
 	maps.Copy(cm.Data, protocol.EncodeStart(start))
 	// Optimistic lock: two managers (or a stale cache) never publish two
 	// different start times.
-	if err := r.Patch(ctx, cm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := r.ownWriter().Patch(ctx, cm, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
 		return time.Time{}, err
 	}
 	return start, nil

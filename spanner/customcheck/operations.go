@@ -173,5 +173,11 @@ func mutation(path *field.Path, m *v1alpha1.CustomMutationSpec, s *ddl.Schema) f
 	if s.Table(m.Table) == nil {
 		return field.ErrorList{field.NotFound(path.Child("table"), m.Table)}
 	}
+	if m.Kind == "" {
+		// Required in the schema, and "" is not of its enum: the API
+		// server refuses a mutation without a kind, and so does
+		// `spanbench run`.
+		return field.ErrorList{field.Required(path.Child("kind"), "Insert, Update, Upsert or Delete")}
+	}
 	return v1alpha1.OneOf(path.Child("kind"), m.Kind, v1alpha1.MutationInsert, v1alpha1.MutationUpdate, v1alpha1.MutationUpsert, v1alpha1.MutationDelete)
 }

@@ -1,5 +1,18 @@
 package apivalidation
 
+// mutationWithoutKind is a Mutation operation of custom.yaml's schema
+// without a kind.
+const mutationWithoutKind = `
+spec:
+  workload:
+    operations:
+    - name: add-singer
+      type: Mutation
+      weight: 1
+      custom:
+        mutation:
+          table: Singers`
+
 // customRuns are bad Custom workloads: most need the DDL and SQL parsed,
 // which only the BenchmarkRun webhook (customcheck.Run, as
 // `spanbench run`) can do; the rest are CEL rules. Each names the field
@@ -48,6 +61,27 @@ spec:
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
 			{"spec.workload.operations[0].custom.read.shape", "Required value"},
+		},
+	},
+	// Found by TestMutatedManifestsGetOneVerdict's seed 6 (2,000 inputs):
+	// a mutation's kind, left out or empty.
+	{
+		name:  "custom-mutation-without-kind",
+		base:  "custom.yaml",
+		patch: mutationWithoutKind,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.workload.operations[0].custom.mutation.kind", "Required value"},
+		},
+	},
+	{
+		name: "custom-mutation-kind-empty",
+		base: "custom.yaml",
+		patch: mutationWithoutKind + `
+          kind: ""`,
+		want: []cause{
+			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
+			{"spec.workload.operations[0].custom.mutation.kind", "Unsupported value: \"\": supported values: \"Insert\", \"Update\", \"Upsert\", \"Delete\""},
 		},
 	},
 	{

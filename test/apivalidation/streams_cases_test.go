@@ -129,6 +129,25 @@ spec:
 		goField: "spec.workload.streams[0].operations[0].name",
 		want:    []cause{{"spec.workload.streams", "Invalid value: \"object\": streams.operations: each name must be one of the workload's operations (its name, or its type in kebab case such as read-keys)"}},
 	},
+	// An operation named "" in a stream: no operation resolves to that
+	// name (an unnamed one is named after its type), for the API server's
+	// rule and spanbench run alike.
+	{name: "streams-operation-named-empty", patch: streamsOps + `
+    streams:
+    - name: a
+      operations:
+      - name: read
+        weight: 1
+      - name: ""
+        weight: 1
+      load:
+        rate: 1`,
+		goField: "spec.workload.streams[0].operations[1].name",
+		want: []cause{
+			{"spec.workload.streams", "Invalid value: \"object\": streams.operations: each name must be one of the workload's operations (its name, or its type in kebab case such as read-keys)"},
+			{"spec.workload.streams[0].operations[1].name", "Invalid value: \"\": spec.workload.streams[0].operations[1].name in body should be at least 1 chars long"},
+		},
+	},
 	{name: "streams-duplicate-names", patch: streamsOps + `
     streams:
     - name: a
