@@ -77,3 +77,10 @@ func FinalizeForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alph
 // RunEventFilters are the filters of the run controller's watches: of a
 // run's own updates, and of its children's creates.
 var RunEventFilters = struct{ Run, Children predicate.Predicate }{ignoreFinalizerOnly, ignoreOwnCreates}
+
+// TakeDatabaseClaimForTest claims run's database as a reconcile does
+// (database_claim.go): holder is "" when run holds it, else the holder
+// as namespace/name.
+func TakeDatabaseClaimForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) (holder string, err error) {
+	return r.takeClaim(ctx, run)
+}
