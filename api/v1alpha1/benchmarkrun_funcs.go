@@ -119,7 +119,10 @@ func (d *DeadlinesSpec) Resolve() Deadlines {
 // is unknown. A controller requeues at the deadline and fails the run with
 // ReasonDeadlineExceeded past it.
 //
-//	Pending, Preparing  creationTimestamp + prepare
+//	Pending, Preparing  creationTimestamp + prepare, or, once the run
+//	                    holds its database, DatabaseClaimed's transition
+//	                    + prepare (the wait for another run's database
+//	                    does not eat into preparing it)
 //	Loading             TargetReady's transition + load
 //	WaitingForRunners   DatasetLoaded's transition + runnersReady
 //	Running             startTime + the workload's duration + overrun
@@ -137,6 +140,9 @@ func (r *BenchmarkRun) StageDeadline() (fieldName string, at time.Time, ok bool)
 	switch DerivePhase(r.Status.Conditions) {
 	case PhasePending, PhasePreparing:
 		fieldName, start, limit = "prepare", r.CreationTimestamp.Time, d.Prepare
+		if meta.IsStatusConditionTrue(r.Status.Conditions, ConditionDatabaseClaimed) {
+			start = since(ConditionDatabaseClaimed)
+		}
 	case PhaseLoading:
 		fieldName, start, limit = "load", since(ConditionTargetReady), d.Load
 	case PhaseWaitingForRunners:
@@ -161,7 +167,8 @@ func (r *BenchmarkRun) StageDeadline() (fieldName string, at time.Time, ok bool)
 // DerivePhase summarises conditions as a phase: the outcome when Succeeded
 // is set, else the stage after the last gate passed (TargetReady,
 // DatasetLoaded, RunnersReady, LoadCompleted, checked from the last). A run
-// without conditions is Pending.
+// without conditions, or one waiting for its database (DatabaseClaimed
+// False, reason DatabaseInUse), is Pending.
 func DerivePhase(conds []metav1.Condition) BenchmarkRunPhase {
 	if c := meta.FindStatusCondition(conds, ConditionSucceeded); c != nil {
 		switch c.Status {
@@ -185,7 +192,7 @@ func DerivePhase(conds []metav1.Condition) BenchmarkRunPhase {
 			return g.phase
 		}
 	}
-	if len(conds) == 0 {
+	if c := meta.FindStatusCondition(conds, ConditionDatabaseClaimed); len(conds) == 0 || c != nil && c.Reason == ReasonDatabaseInUse {
 		return PhasePending
 	}
 	return PhasePreparing

@@ -16,6 +16,12 @@ func cond(condType string, status metav1.ConditionStatus, at time.Time) metav1.C
 	return metav1.Condition{Type: condType, Status: status, Reason: "R", LastTransitionTime: metav1.NewTime(at)}
 }
 
+func condReason(condType string, status metav1.ConditionStatus, reason string, at time.Time) metav1.Condition {
+	c := cond(condType, status, at)
+	c.Reason = reason
+	return c
+}
+
 func goodRun() *BenchmarkRun {
 	return &BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Name: "tokyo", Namespace: "bench", Generation: 1, CreationTimestamp: metav1.NewTime(t0)},
@@ -35,6 +41,9 @@ func TestDerivePhaseFollowsTheGates(t *testing.T) {
 	}{
 		{"no conditions", nil, PhasePending},
 		{"provisioning", []metav1.Condition{cond(ConditionTargetReady, F, t0)}, PhasePreparing},
+		{"waiting for the database", []metav1.Condition{cond(ConditionPreflight, T, t0), condReason(ConditionDatabaseClaimed, F, ReasonDatabaseInUse, t0)}, PhasePending},
+		{"holding the database", []metav1.Condition{condReason(ConditionDatabaseClaimed, T, ReasonDatabaseClaimed, t0), cond(ConditionTargetReady, F, t0)}, PhasePreparing},
+		{"failed waiting for the database", []metav1.Condition{condReason(ConditionDatabaseClaimed, F, ReasonDatabaseInUse, t0), cond(ConditionSucceeded, F, t0)}, PhaseFailed},
 		{"target unknown", []metav1.Condition{cond(ConditionTargetReady, U, t0)}, PhasePreparing},
 		{"target ready", []metav1.Condition{cond(ConditionTargetReady, T, t0), cond(ConditionDatasetLoaded, F, t0)}, PhaseLoading},
 		{"dataset loaded", []metav1.Condition{cond(ConditionTargetReady, T, t0), cond(ConditionDatasetLoaded, T, t0)}, PhaseWaitingForRunners},
@@ -147,6 +156,10 @@ func TestStageDeadlineCountsFromTheStageStart(t *testing.T) {
 	}{
 		{"pending", nil, nil, "prepare", at(15), true},
 		{"preparing", []metav1.Condition{cond(ConditionTargetReady, F, at(1))}, nil, "prepare", at(15), true},
+		// Waiting for another run's database counts from creation; once
+		// the run holds it, preparing gets the whole deadline.
+		{"waiting for the database", []metav1.Condition{condReason(ConditionDatabaseClaimed, F, ReasonDatabaseInUse, at(1))}, nil, "prepare", at(15), true},
+		{"preparing after a wait for the database", []metav1.Condition{cond(ConditionDatabaseClaimed, T, at(40)), cond(ConditionTargetReady, F, at(41))}, nil, "prepare", at(55), true},
 		{"loading", []metav1.Condition{cond(ConditionTargetReady, T, at(5))}, nil, "load", at(65), true},
 		{"waiting for runners", []metav1.Condition{cond(ConditionTargetReady, T, at(5)), cond(ConditionDatasetLoaded, T, at(20))}, nil, "runnersReady", at(30), true},
 		// The workload runs 1m; overrun 5m, from the common start time.

@@ -41,6 +41,15 @@ const (
 	// reads of a snapshot older than the dataset. It is absent otherwise,
 	// is not a gate and does not drive the phase.
 	ConditionReadsFoundNothing = "ReadsFoundNothing"
+	// ConditionDatabaseClaimed says whether the run holds its database:
+	// one run at a time uses a database, cluster-wide (the project,
+	// instance and database, and the emulator's address for an emulator
+	// run). True (reason DatabaseClaimed) from when the run got it until it
+	// ended and let go of its instance, then False (reason
+	// DatabaseReleased); False (reason DatabaseInUse) while another active
+	// run holds it, the message naming that run: the run is Pending and
+	// waits. It is not a gate.
+	ConditionDatabaseClaimed = "DatabaseClaimed"
 )
 
 // MostReadsNotFoundPercent is the share of not-found reads, among reads of
@@ -106,6 +115,18 @@ const (
 	// ReasonInstanceNotReady: the instance was not READY within
 	// spec.deadlines.prepare. An Ephemeral instance is deleted.
 	ReasonInstanceNotReady = "InstanceNotReady"
+	// ReasonDatabaseInUse: another active run (named in the message) holds
+	// the run's database. DatabaseClaimed is False with it while the run
+	// waits; a run no campaign controls fails with it (Succeeded=False)
+	// when spec.deadlines.prepare passes before the database is free,
+	// while a campaign's run waits as long as it takes. Nothing was
+	// created for the run.
+	ReasonDatabaseInUse = "DatabaseInUse"
+	// ReasonDatabaseClaimed: DatabaseClaimed is True.
+	ReasonDatabaseClaimed = "DatabaseClaimed"
+	// ReasonDatabaseReleased: DatabaseClaimed is False because the run
+	// ended and let go of its database.
+	ReasonDatabaseReleased = "DatabaseReleased"
 	// ReasonDatabaseBusy: the database stayed busy (being created, restored
 	// or changing its schema) until spec.deadlines.prepare.
 	ReasonDatabaseBusy = "DatabaseBusy"
@@ -159,7 +180,8 @@ type BenchmarkRunPhase string
 
 const (
 	// PhasePending: the controller has not acted on the run yet (no
-	// conditions).
+	// conditions), or the run waits for its database, which another run
+	// holds (DatabaseClaimed False, reason DatabaseInUse).
 	PhasePending BenchmarkRunPhase = "Pending"
 	// PhasePreparing: TargetReady is not True yet.
 	PhasePreparing BenchmarkRunPhase = "Preparing"

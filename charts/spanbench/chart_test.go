@@ -260,7 +260,7 @@ func TestTemplateManagerArgs(t *testing.T) {
 		"--allowed-node-selector-keys=*",
 		"--webhook=true", "--webhook-port=9443", "--webhook-secret=spanbench-system/spanbench-webhook-cert",
 		"--webhook-service=spanbench-system/spanbench-webhook", "--webhook-configuration=spanbench-validating-webhook",
-		"--webhook-mutating-configuration=spanbench-mutating-webhook",
+		"--webhook-mutating-configuration=spanbench-mutating-webhook", "--database-claims-namespace=spanbench-system",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("default args %q lack %q", args, want)

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -64,6 +65,7 @@ type managerFlags struct {
 	priceOverride          types.NamespacedName
 	maxPU                  int
 	clusterID              string
+	claimsNamespace        string
 	sweepProjects          []string
 	sweepInterval          time.Duration
 	spannerEndpoint        string
@@ -168,6 +170,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.StringVar(&nodeSelectorKeys, "allowed-node-selector-keys", nodeSelectorKeys, "comma-separated node label keys runs may select: exact, a prefix ending in '/', or * for any; "+
 		"the control plane's keys only by exact entry (empty: none)")
 	fs.StringVar(&f.clusterID, "cluster-id", "", "this cluster's name in the labels of the instances it creates, so that the orphan sweeps of several clusters sharing a project never delete each other's (default: the kube-system namespace's UID)")
+	fs.StringVar(&f.claimsNamespace, "database-claims-namespace", "spanbench-system", "the namespace of the Leases by which runs claim their databases, "+
+		"one run per database cluster-wide: the manager's own (docs/benchmarkrun.md)")
 	fs.Func("sweep-projects", "comma-separated Google Cloud projects whose orphaned spanbench instances are deleted even when no run names them", func(v string) error {
 		f.sweepProjects = splitList(v)
 		return nil
@@ -211,6 +215,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	if f.runnerImage == "" {
 		return nil, fmt.Errorf("--runner-image is required")
+	}
+	if errs := validation.IsDNS1123Label(f.claimsNamespace); len(errs) > 0 {
+		return nil, fmt.Errorf("--database-claims-namespace %q: must be a namespace name: %s", f.claimsNamespace, strings.Join(errs, "; "))
 	}
 	if f.clusterID != "" && !target.ValidLabelValue(f.clusterID) {
 		return nil, fmt.Errorf("--cluster-id %q: must be at most 63 lower-case letters, digits, '_' and '-' (a Spanner label value)", f.clusterID)
@@ -309,7 +316,8 @@ func newManager(cfg *rest.Config, f *managerFlags) (ctrl.Manager, error) {
 	r := &benchmarkrun.BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{Cloud: cloud, Emulators: f.emulators}, Limits: f.limits, KeepRunners: f.keepRunners, ClusterID: cluster,
-		ServerStats: serverfigures.ServerStatsConfig{Settle: f.serverStatsSettle},
+		ClaimNamespace: f.claimsNamespace,
+		ServerStats:    serverfigures.ServerStatsConfig{Settle: f.serverStatsSettle},
 		Runner: children.RunnerConfig{Image: f.runnerImage, ImagePullPolicy: corev1.PullPolicy(f.pullPolicy), StartupGrace: f.startupGrace,
 			Results: f.resultsStore},
 		ServerMetrics: f.serverMetrics.config(context.Background()),

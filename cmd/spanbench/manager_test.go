@@ -35,6 +35,24 @@ func TestManagerFlagsSetTheLifecycleGuardrails(t *testing.T) {
 	}
 }
 
+// TestManagerDatabaseClaimsNamespaceFlag: runs claim their databases in
+// the manager's namespace, spanbench-system unless the install says
+// another; a value that is no namespace name is refused at start.
+func TestManagerDatabaseClaimsNamespaceFlag(t *testing.T) {
+	for args, want := range map[string]string{"": "spanbench-system", "--database-claims-namespace=bench-ops": "bench-ops"} {
+		f, err := parseManagerFlags(append([]string{"--runner-image", "x"}, strings.Fields(args)...), io.Discard)
+		if err != nil || f.claimsNamespace != want {
+			t.Errorf("%q: claims namespace %v, %v; want %q", args, f, err, want)
+		}
+	}
+	for _, bad := range []string{"", "Bench_Ops"} {
+		if _, err := parseManagerFlags([]string{"--runner-image", "x", "--database-claims-namespace=" + bad}, io.Discard); err == nil ||
+			!strings.Contains(err.Error(), "--database-claims-namespace") {
+			t.Errorf("--database-claims-namespace=%q: %v; want a refusal naming the flag", bad, err)
+		}
+	}
+}
+
 func TestManagerRefusesAClusterIDThatIsNoSpannerLabel(t *testing.T) {
 	_, err := parseManagerFlags([]string{"--runner-image", "x", "--cluster-id", "GKE.Tokyo"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--cluster-id") {

@@ -70,9 +70,12 @@ func shippedLimits(t *testing.T) guardrails.Limits {
 			image = e.Value
 		}
 	}
+	// The kubelet expands the variables: RUNNER_IMAGE from its value,
+	// POD_NAMESPACE (the downward API's) to the Deployment's namespace.
+	expand := strings.NewReplacer("$(RUNNER_IMAGE)", image, "$(POD_NAMESPACE)", dep.Namespace)
 	args := make([]string, 0, len(c[0].Args))
 	for _, a := range c[0].Args[1:] { // [0] is the subcommand
-		args = append(args, strings.ReplaceAll(a, "$(RUNNER_IMAGE)", image))
+		args = append(args, expand.Replace(a))
 	}
 	f, err := parseManagerFlags(args, io.Discard)
 	if err != nil {

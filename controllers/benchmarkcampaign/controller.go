@@ -147,6 +147,7 @@ func (r *BenchmarkCampaignReconciler) reconcile(ctx context.Context, c *v1alpha1
 		return ctrl.Result{}, err
 	}
 	setCampaignConditions(c, p.stall, now)
+	showQueuedRuns(c, p.runs) // database_queue.go
 	if p.started {
 		// The iteration is recorded by this pass's status write; its
 		// snapshot and runs are made by the next pass, so a crash in

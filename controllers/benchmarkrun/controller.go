@@ -65,6 +65,10 @@ type BenchmarkRunReconciler struct {
 	// creates, so that the orphan sweep of one cluster's manager never
 	// deletes another cluster's instances; "" is DefaultClusterID.
 	ClusterID string
+	// ClaimNamespace holds the Leases by which runs claim their databases,
+	// one run per database cluster-wide (database_claim.go): the manager's
+	// own namespace. SetupWithManager requires it.
+	ClaimNamespace string
 	// KeepRunners keeps the runner Job and its pods after a run ends, for
 	// debugging; by default they are deleted (results are not in them).
 	KeepRunners bool
@@ -175,6 +179,9 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Arrivals == nil {
 		return errors.New("BenchmarkRunReconciler: Arrivals is required: without the runs' schedules the aggregation cannot bound their counts")
 	}
+	if r.ClaimNamespace == "" {
+		return errors.New("BenchmarkRunReconciler: ClaimNamespace is required: without it two runs could use one database at once")
+	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
@@ -234,6 +241,9 @@ func (r *BenchmarkRunReconciler) reconcile(ctx context.Context, run *v1alpha1.Be
 		res, err := r.wrapUp(ctx, run, outbox)
 		if err != nil {
 			return res, err
+		}
+		if err := r.releaseDatabase(ctx, run); err != nil {
+			return ctrl.Result{}, err
 		}
 		if err := r.recordCost(ctx, run); err != nil {
 			return ctrl.Result{}, err

@@ -103,3 +103,10 @@ func CleanupRunnersForTest(ctx context.Context, r *BenchmarkRunReconciler, run *
 
 // OwnWriterForTest is the writer of r's children whose events r expects.
 func OwnWriterForTest(r *BenchmarkRunReconciler) client.Writer { return r.ownWriter() }
+
+// TakeDatabaseClaimForTest claims run's database as a reconcile does
+// (database_claim.go): holder is "" when run holds it, else the holder
+// as namespace/name.
+func TakeDatabaseClaimForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) (holder string, err error) {
+	return r.takeClaim(ctx, run)
+}

@@ -69,6 +69,11 @@ func (r *BenchmarkRunReconciler) prepareTarget(ctx context.Context, run *v1alpha
 	if res, done := r.checkPreflight(ctx, run, outbox); !done {
 		return res, nil
 	}
+	// Nothing is created for a run before it holds its database
+	// (database_claim.go).
+	if res, held, err := r.claimDatabase(ctx, run, outbox); !held {
+		return res, err
+	}
 	// A step that polls (the instance or the database being created) keeps
 	// its progress message: it changes, and the run's status is written,
 	// only when the progress does, and the event is emitted once.

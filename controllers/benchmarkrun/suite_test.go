@@ -1,6 +1,7 @@
 package benchmarkrun_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -123,6 +124,9 @@ type managerOptions struct {
 	// source; the harness gives prices the manager's API reader.
 	costLimits guardrails.CostLimits
 	prices     guardrails.PriceSource
+	// claimNamespace holds the database claims; "" is the scenario's
+	// namespace.
+	claimNamespace string
 }
 
 // startManager runs a fresh manager with the real reconciler (a restart is
@@ -150,7 +154,7 @@ func (h *harness) startManagerWith(opts managerOptions) {
 	r := &benchmarkrun.BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: opts.preparer, Runner: children.RunnerConfig{Image: "spanbench:test", StartupGrace: time.Second},
 		Limits: limits, ClusterID: harnessClusterID, ServerStats: opts.serverStats, Arrivals: pod.RunArrivals,
-		CostLimits: opts.costLimits, Prices: opts.prices}
+		CostLimits: opts.costLimits, Prices: opts.prices, ClaimNamespace: cmp.Or(opts.claimNamespace, h.ns)}
 	r.Prices.Reader = mgr.GetAPIReader()
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
@@ -181,11 +185,16 @@ func (h *harness) stopManager() {
 
 // runSpec is a small two-runner YCSB run against the harness's emulator.
 func (h *harness) runSpec(name string, replicas int32) *v1alpha1.BenchmarkRun {
+	return runSpecAt(h.ns, h.emu.Host(), name, replicas)
+}
+
+// runSpecAt is runSpec's run in namespace ns against the emulator at host.
+func runSpecAt(ns, host, name string, replicas int32) *v1alpha1.BenchmarkRun {
 	rows, rate, nodes := int64(300), int32(100), int32(1)
 	return &v1alpha1.BenchmarkRun{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: v1alpha1.BenchmarkRunSpec{
-			Target: v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: h.emu.Host(),
+			Target: v1alpha1.TargetSpec{Project: "spanbench-test", Database: "bench", EmulatorHost: host,
 				Instance: v1alpha1.InstanceSpec{Name: "bench", Config: "regional-asia-northeast1", Nodes: &nodes}},
 			Workload: v1alpha1.WorkloadSpec{Type: v1alpha1.WorkloadYCSB, Dataset: v1alpha1.DatasetSpec{Rows: &rows},
 				Operations: []v1alpha1.OperationSpec{

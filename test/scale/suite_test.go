@@ -130,7 +130,7 @@ func newTimedManager(tb testing.TB, ns string) (ctrl.Manager, *apiCalls) {
 	}
 	r := &benchmarkrun.BenchmarkRunReconciler{Client: timedClient{mgr.GetClient(), calls}, APIReader: timedReader{mgr.GetAPIReader(), calls, "apireader "}, Scheme: scheme, Recorder: mgr.GetEventRecorderFor("spanbench"),
 		Clock: clock.RealClock{}, Preparer: benchmarkrun.SpannerPreparer{}, Runner: children.RunnerConfig{Image: "spanbench:test"},
-		Limits: scaleLimits(), ClusterID: "envtest", Arrivals: pod.RunArrivals}
+		Limits: scaleLimits(), ClusterID: "envtest", Arrivals: pod.RunArrivals, ClaimNamespace: ns}
 	if err := r.SetupWithManager(mgr); err != nil {
 		tb.Fatal(err)
 	}
