@@ -21,6 +21,9 @@ type CapacityFigures struct {
 	// PerNode is the mean capacity per 1,000 processing units
 	// (comparison.CapacityPerNode).
 	PerNode *float64 `json:"perNode,omitempty"`
+	// RowsPerNode is the mean capacity per node in rows per second
+	// (comparison.CapacityRowsPerNode).
+	RowsPerNode *float64 `json:"rowsPerNode,omitempty"`
 }
 
 // summarizeCapacity is the mean of runs' capacity figures, or nil when
@@ -28,10 +31,11 @@ type CapacityFigures struct {
 // one did not finish).
 func summarizeCapacity(runs []*result.Document) *CapacityFigures {
 	c := CapacityFigures{
-		Capacity: meanOfEvery(runs, comparison.Capacity),
-		PerNode:  meanOfEvery(runs, comparison.CapacityPerNode),
+		Capacity:    meanOfEvery(runs, comparison.Capacity),
+		PerNode:     meanOfEvery(runs, comparison.CapacityPerNode),
+		RowsPerNode: meanOfEvery(runs, comparison.CapacityRowsPerNode),
 	}
-	if c.Capacity == nil && c.PerNode == nil {
+	if c.Capacity == nil && c.PerNode == nil && c.RowsPerNode == nil {
 		return nil
 	}
 	return &c
@@ -56,8 +60,11 @@ func (c *CapacityFigures) Figure(s v1alpha1.CampaignStatistic) (float64, bool) {
 		return 0, false
 	}
 	v := c.Capacity
-	if s == v1alpha1.StatisticCapacityPerNode {
+	switch s {
+	case v1alpha1.StatisticCapacityPerNode:
 		v = c.PerNode
+	case v1alpha1.StatisticCapacityRowsPerNode:
+		v = c.RowsPerNode
 	}
 	if v == nil {
 		return 0, false
@@ -70,7 +77,7 @@ func (c *CapacityFigures) validate() error {
 	if c == nil {
 		return nil
 	}
-	for _, v := range []*float64{c.Capacity, c.PerNode} {
+	for _, v := range []*float64{c.Capacity, c.PerNode, c.RowsPerNode} {
 		if v != nil && !finite(*v) {
 			return fmt.Errorf("capacity figures %g: want finite figures, not negative", *v)
 		}

@@ -140,7 +140,7 @@ func collectComparison(ch chan<- prometheus.Metric, ns, campaign string, rows []
 // ops/s, %) to Prometheus' base units (seconds, ops/s, a ratio).
 func baseUnit(s v1alpha1.CampaignStatistic) float64 {
 	switch s {
-	case v1alpha1.StatisticThroughput, v1alpha1.StatisticTpmC, v1alpha1.StatisticCapacity, v1alpha1.StatisticCapacityPerNode:
+	case v1alpha1.StatisticThroughput, v1alpha1.StatisticTpmC, v1alpha1.StatisticCapacity, v1alpha1.StatisticCapacityPerNode, v1alpha1.StatisticCapacityRowsPerNode:
 		return 1
 	case v1alpha1.StatisticErrorRate, v1alpha1.StatisticServerHighPriorityCPU:
 		return 0.01
