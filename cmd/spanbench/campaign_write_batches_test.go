@@ -77,8 +77,8 @@ func TestWriteBatchesSampleRunsOnTheEmulator(t *testing.T) {
 	sample := string(b)
 	for old, repl := range map[string]string{
 		"          - {label: rows-10, value: 10}\n": "",
-		"max: 512 ":                                "max: 64 ",
-		"resolution: 4 ":                           "resolution: 8 ",
+		"max: 512 ":      "max: 64 ",
+		"resolution: 4 ": "resolution: 8 ",
 	} {
 		if !strings.Contains(sample, old) {
 			t.Fatalf("the sample no longer holds %q, which the test shrinks", old)

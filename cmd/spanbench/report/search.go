@@ -221,21 +221,30 @@ func curveFigure(d *result.Document) (*figure, error) {
 	if err != nil {
 		return nil, fmt.Errorf("curve plots: %w", err)
 	}
-	refs := []legendEntry{lineEntry("p99", color.Gray{Y: 0x30}, nil, false), lineEntry("p50", color.Gray{Y: 0x30}, dashes(), false)}
-	sort.Float64s(extra)
-	for _, q := range extra {
-		refs = append(refs, lineEntry("p"+formatPercentile(q)+" (the SLO's)", color.Gray{Y: 0x30}, dots(), false))
-	}
-	refs = append(refs, legendEntry{Label: "step passed the SLO", Swatch: "circle", Color: hexColor(color.Gray{Y: 0x30})},
-		legendEntry{Label: "step failed the SLO", Swatch: "cross", Color: hexColor(color.Gray{Y: 0x30})})
-	for _, b := range sortedKeys(bounds) {
-		refs = append(refs, lineEntry("SLO "+b, sloColor, nil, false))
-	}
+	refs := curveLegend(extra, sortedKeys(bounds))
 	if capOK {
 		refs = append(refs, lineEntry(fmt.Sprintf("capacity %s ops/s (achieved %.1f/s)", result.FormatRate(o.Capacity), capX), capacityColor, dashes(), false))
 	}
 	return &figure{Kind: "curve", SVG: svg, Legend: append(refs, legend...),
 		Caption: "Latency against throughput, one point per step: the operation's p99 (solid) and p50 (dashed) latency from the intended send time, over the step's measured intervals only, against the step's achieved throughput over all operations; points joined in order of offered rate, so that past saturation, where more is offered and no more is done, the curve bends back. The dark red line is an SLO latency bound that reads the operation (over the operations it names merged); the dashed black line marks the capacity, the highest offered rate that passed, at its achieved throughput. Logarithmic latency axis."}, nil
+}
+
+// curveLegend is the curve's reference entries: the line styles (p99,
+// p50, the SLO's other percentiles), the marks of passing and failing
+// steps, and the SLO's bounds.
+func curveLegend(extra []float64, bounds []string) []legendEntry {
+	grey := color.Gray{Y: 0x30}
+	refs := []legendEntry{lineEntry("p99", grey, nil, false), lineEntry("p50", grey, dashes(), false)}
+	sort.Float64s(extra)
+	for _, q := range extra {
+		refs = append(refs, lineEntry("p"+formatPercentile(q)+" (the SLO's)", grey, dots(), false))
+	}
+	refs = append(refs, legendEntry{Label: "step passed the SLO", Swatch: "circle", Color: hexColor(grey)},
+		legendEntry{Label: "step failed the SLO", Swatch: "cross", Color: hexColor(grey)})
+	for _, b := range bounds {
+		refs = append(refs, lineEntry("SLO "+b, sloColor, nil, false))
+	}
+	return refs
 }
 
 // capacityAchieved is where the capacity sits on the achieved axis: the

@@ -119,7 +119,7 @@ func searchDocument(t *testing.T, name string) *result.Document {
 			t.Fatal(err)
 		}
 	}
-	sec.Outcome = search.Outcome(int32(d.Target.ProcessingUnits))
+	sec.Outcome = search.Outcome(d.Target.ProcessingUnits)
 	d.Search = sec
 	d.End = t0.Add(time.Duration(float64(len(d.Intervals))*interval) * time.Second)
 	d.Shards[0].Ended = d.End
