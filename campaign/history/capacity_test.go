@@ -30,17 +30,7 @@ func TestSummaryKeepsTheCapacityEveryRunHas(t *testing.T) {
 		{Name: "emulator", Runs: []*result.Document{searched(runDoc(t, "e1", 5, 1), true, 40, 0)}},
 		{Name: "fixed", Runs: []*result.Document{runDoc(t, "f1", 6, 1)}},
 	}
-	e, err := Summarize("it-1", t0, "hash", cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Encode(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e, err = Decode(b); err != nil {
-		t.Fatal(err)
-	}
+	e := summarized(t, cells)
 	figure := func(cell string, s v1alpha1.CampaignStatistic) (float64, bool) {
 		c, _ := e.FindCell(cell)
 		return c.Capacity.Figure(s)
@@ -69,7 +59,8 @@ func TestSummaryKeepsTheCapacityEveryRunHas(t *testing.T) {
 	bad.Cells = append([]Cell(nil), e.Cells...)
 	minus := -1.0
 	bad.Cells[0].Capacity = &CapacityFigures{Capacity: &minus}
-	if b, err = encode(&bad); err != nil {
+	b, err := encode(&bad)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Decode(b); err == nil || !strings.Contains(err.Error(), "capacity figures") {

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-	"github.com/spanbench/spanbench/campaign/plan"
-	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
 	"github.com/spanbench/spanbench/result"
 )
 
@@ -25,18 +23,7 @@ const writeBatchesSample = "campaign-search-write-batches.yaml"
 // for the rows each Insert commits (1, the baseline, 10 and 100), and a
 // comparison in rows per node as well as in commits.
 func TestWriteBatchesSampleSearchesEachBatchSize(t *testing.T) {
-	c, err := manifest.ReadCampaignFile(filepath.Join("..", "..", "config", "samples", writeBatchesSample))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, err := plan.Cells(&c.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := plan.Baseline(&c.Spec, cells)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, cells, base := plannedSample(t, writeBatchesSample)
 	want := map[string]int{"rows-1": 1, "rows-10": 10, "rows-100": 100}
 	if len(cells) != len(want) || cells[base].Name != "rows-1" {
 		t.Fatalf("%d cells, baseline %q; want rows-1 (the baseline), rows-10 and rows-100", len(cells), cells[base].Name)
