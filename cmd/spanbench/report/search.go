@@ -147,8 +147,17 @@ func stepCurves(d *result.Document) ([]opCurve, error) {
 		steps[i] = i
 	}
 	sort.SliceStable(steps, func(a, b int) bool { return s.Outcome.Steps[steps[a]].Offered < s.Outcome.Steps[steps[b]].Offered })
+	end := 0 // past the document's last interval
+	for _, in := range d.Intervals {
+		end = max(end, in.Index+1)
+	}
 	for _, k := range steps {
 		st := &s.Outcome.Steps[k]
+		// A step's window must lie within the document: a result file is
+		// untrusted, and Measure sizes its work by the window.
+		if st.FirstInterval < 0 || st.EndInterval <= st.FirstInterval || st.EndInterval > end {
+			return nil, fmt.Errorf("step %d measures intervals [%d, %d), outside the result's %d", k+1, st.FirstInterval, st.EndInterval, end)
+		}
 		m, err := capacity.Measure(d.Intervals, st.FirstInterval, st.EndInterval, d.IntervalSeconds, st.Offered)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", k+1, err)

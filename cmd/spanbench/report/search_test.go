@@ -301,3 +301,20 @@ func straightLines(n *html.Node, c string) (horizontal, vertical int) {
 	})
 	return horizontal, vertical
 }
+
+// TestAStepOutsideTheResultIsNotDrawn: a result file is untrusted; a step
+// whose window lies outside the document's intervals (here one that would
+// make the measurement size its work by two billion intervals) leaves the
+// curve out with a note naming the step, rather than measuring it.
+func TestAStepOutsideTheResultIsNotDrawn(t *testing.T) {
+	d := searchDocument(t, "search-1")
+	d.Search.Outcome.Steps[2].EndInterval = 1 << 31
+	page, doc := render(t, Run{Label: d.Run, Doc: d})
+	if len(figures(doc)["curve"]) != 0 || !strings.Contains(page, "The latency-throughput curve is not drawn: step 3 measures intervals") {
+		t.Error("a step outside the result's intervals was drawn, or its note does not name it")
+	}
+	if rows := tableCells(doc, "steps"); len(rows) != len(d.Search.Outcome.Steps)+1 {
+		t.Errorf("the step table has %d rows; want every step still listed", len(rows))
+	}
+}
+
