@@ -127,21 +127,7 @@ func stepCurves(d *result.Document) ([]opCurve, error) {
 	if err != nil {
 		return nil, fmt.Errorf("its SLO does not parse: %w", err)
 	}
-	names := operationNames(d)
-	curves := make([]opCurve, len(names))
-	for i, name := range names {
-		c := &curves[i]
-		c.name, c.percentiles = name, slices.Clone(curvePercentiles)
-		for _, cond := range slo {
-			if cond.Kind == capacity.Latency && (len(cond.Operations) == 0 || slices.Contains(cond.Operations, name)) {
-				c.bounds = append(c.bounds, cond)
-				if !slices.Contains(c.percentiles, cond.Percentile) {
-					c.percentiles = append(c.percentiles, cond.Percentile)
-				}
-			}
-		}
-		sort.Float64s(c.percentiles)
-	}
+	curves := newOpCurves(operationNames(d), slo)
 	steps := make([]int, len(s.Outcome.Steps))
 	for i := range steps {
 		steps[i] = i
@@ -176,6 +162,26 @@ func stepCurves(d *result.Document) ([]opCurve, error) {
 		}
 	}
 	return curves, nil
+}
+
+// newOpCurves are the operations' curves before any point: each with the
+// SLO's latency conditions that read it, and the percentiles to draw.
+func newOpCurves(names []string, slo capacity.SLO) []opCurve {
+	curves := make([]opCurve, len(names))
+	for i, name := range names {
+		c := &curves[i]
+		c.name, c.percentiles = name, slices.Clone(curvePercentiles)
+		for _, cond := range slo {
+			if cond.Kind == capacity.Latency && (len(cond.Operations) == 0 || slices.Contains(cond.Operations, name)) {
+				c.bounds = append(c.bounds, cond)
+				if !slices.Contains(c.percentiles, cond.Percentile) {
+					c.percentiles = append(c.percentiles, cond.Percentile)
+				}
+			}
+		}
+		sort.Float64s(c.percentiles)
+	}
+	return curves
 }
 
 // The curve's reference lines: the SLO's bound in dark red (the page's

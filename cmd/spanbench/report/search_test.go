@@ -317,4 +317,3 @@ func TestAStepOutsideTheResultIsNotDrawn(t *testing.T) {
 		t.Errorf("the step table has %d rows; want every step still listed", len(rows))
 	}
 }
-
