@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/campaign/stats"
+	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"
 )
@@ -26,7 +28,18 @@ import (
 // verdict with an interval: Regressed when the mix slows the batch by
 // 30 %, Neutral when it does not.
 func TestBatchOnlineSampleComparesTheBatchAloneWithTheMix(t *testing.T) {
-	c, cells, base := plannedSample(t, "campaign-batch-online.yaml")
+	c, err := manifest.ReadCampaignFile(filepath.Join("..", "..", "config", "samples", "campaign-batch-online.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := plan.Cells(&c.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := plan.Baseline(&c.Spec, cells)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string][]string{"alone": {"batch"}, "mixed": {"batch", "online"}}
 	if len(cells) != len(want) || cells[base].Name != "alone" {
 		t.Fatalf("cells %d with baseline %q, want alone (the baseline) and mixed", len(cells), cells[base].Name)
