@@ -108,7 +108,7 @@ func (m *MetricSpec) EffectiveDirection() MetricDirection {
 		return m.Direction
 	}
 	switch m.Statistic {
-	case StatisticThroughput, StatisticTpmC, StatisticCapacity, StatisticCapacityPerNode:
+	case StatisticThroughput, StatisticTpmC, StatisticCapacity, StatisticCapacityPerNode, StatisticCapacityRowsPerNode:
 		return HigherIsBetter
 	}
 	return LowerIsBetter
@@ -368,7 +368,7 @@ func (c *ComparisonSpec) validate(path *field.Path) field.ErrorList {
 	}
 	stats := []string{string(StatisticThroughput), string(StatisticP50), string(StatisticP90), string(StatisticP99), string(StatisticP999), string(StatisticErrorRate), string(StatisticServerCPUPerOp), string(StatisticTpmC),
 		string(StatisticServerHighPriorityCPU), string(StatisticServerLatencyP99), string(StatisticServerQueryP99), string(StatisticCostPerMillionOps), string(StatisticCapacity),
-		string(StatisticCapacityPerNode)}
+		string(StatisticCapacityPerNode), string(StatisticCapacityRowsPerNode)}
 	for i, m := range c.Metrics {
 		p := path.Child("metrics").Index(i)
 		if !contains(stats, string(m.Statistic)) {

@@ -37,7 +37,7 @@ const (
 
 // CampaignStatistic is what a comparison reads from each run's merged
 // result for one operation.
-// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99;ServerQueryP99;CostPerMillionOps;Capacity;CapacityPerNode
+// +kubebuilder:validation:Enum=Throughput;P50;P90;P99;P999;ErrorRate;ServerCPUPerOp;TpmC;ServerHighPriorityCPU;ServerLatencyP99;ServerQueryP99;CostPerMillionOps;Capacity;CapacityPerNode;CapacityRowsPerNode
 type CampaignStatistic string
 
 // The statistics a comparison can read. Percentiles are read from the run's
@@ -98,6 +98,13 @@ const (
 	// (one node), compared like Capacity; instances of different sizes
 	// compare on it.
 	StatisticCapacityPerNode CampaignStatistic = "CapacityPerNode"
+	// StatisticCapacityRowsPerNode is the capacity per node in rows per
+	// second: CapacityPerNode times the rows each successful operation of
+	// the run read or wrote on average. It compares searches whose
+	// operations carry different numbers of rows (an Insert's rows: a
+	// batch per commit), where operations per second do not: a batch of
+	// 100 rows at a quarter of the commits is 25 times the rows.
+	StatisticCapacityRowsPerNode CampaignStatistic = "CapacityRowsPerNode"
 )
 
 // MetricDirection says which way a metric gets better.

@@ -389,9 +389,7 @@ func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
 	if o.WritePath != "" && (!t.HasWritePath() || (o.WritePath != WriteMutation && o.WritePath != WriteDML)) {
 		errs = append(errs, field.Invalid(path.Child("writePath"), o.WritePath, "only Insert, Update and Delete choose a write path: Mutation or DML"))
 	}
-	if o.Rows != nil && !t.ReturnsRows() {
-		errs = append(errs, field.Forbidden(path.Child("rows"), "only Scan, ReadKeys, QueryBySort and ReadRows return several rows"))
-	}
+	errs = append(errs, o.validateRows(path.Child("rows"))...)
 	if o.Staleness != nil {
 		errs = append(errs, o.Staleness.validate(path.Child("staleness"), t)...)
 	}
@@ -408,6 +406,33 @@ func (o *OperationSpec) validateOptions(path *field.Path) field.ErrorList {
 
 // ReturnsRows reports whether the operation reads a number of rows set by
 // the operation's rows.
+// validateRows checks rows: several rows returned by a read that returns
+// a range or a list, or written by an Insert in one commit of mutations.
+func (o *OperationSpec) validateRows(path *field.Path) field.ErrorList {
+	switch {
+	case o.Rows == nil || o.Type.ReturnsRows():
+	case o.Type != OpInsert:
+		return field.ErrorList{field.Forbidden(path, "only Scan, ReadKeys, QueryBySort and ReadRows return several rows, and only Insert writes several")}
+	case o.WritePath == WriteDML || *o.Rows > MaxInsertRows:
+		return field.ErrorList{field.Invalid(path, *o.Rows, fmt.Sprintf("an Insert of several rows is one commit of mutations (writePath Mutation), and Cloud Spanner takes at most 80,000 mutations per commit: at most %d rows (11 mutations a YCSB row, 10 a Tweet row with its index)", MaxInsertRows))}
+	}
+	return nil
+}
+
+// MaxInsertRows bounds the rows one Insert writes in its one commit: as
+// many of the costliest workload row (YCSB's 11 mutations, rowCost) as a
+// Cloud Spanner commit holds. The CEL rule on rows states the figure.
+const MaxInsertRows = MaxMutationsPerCommit / 11
+
+// InsertRows is how many rows an Insert writes in its one commit: rows,
+// default 1.
+func (o *OperationSpec) InsertRows() int {
+	if o.Rows == nil {
+		return 1
+	}
+	return int(*o.Rows)
+}
+
 func (t OperationType) ReturnsRows() bool {
 	return t == OpScan || t == OpReadKeys || t == OpQueryBySort || t == OpReadRows
 }

@@ -162,6 +162,10 @@ func TestValidateAcceptsGoodWorkloadsBeforeAndAfterResolved(t *testing.T) {
 			w.Type = WorkloadTweet
 			w.Operations = []OperationSpec{{Type: OpInsert, Weight: 9}, {Type: OpQueryBySort, Weight: 1, Rows: ptr.To[int32](10)}}
 		},
+		"batched inserts": func(w *WorkloadSpec) {
+			w.Operations = []OperationSpec{{Type: OpInsert, Weight: 1, Rows: ptr.To[int32](MaxInsertRows)},
+				{Name: "insert-mutation", Type: OpInsert, Weight: 1, WritePath: WriteMutation, Rows: ptr.To[int32](100)}}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := goodWorkload()
@@ -209,6 +213,12 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		{"zero weight", func(w *WorkloadSpec) { w.Operations[0].Weight = 0 }, "w.operations[0].weight", "between 1 and 1000000"},
 		{"operation of another workload", func(w *WorkloadSpec) { w.Operations[0].Type = OpFullScan }, "w.operations[0].type", `Unsupported value: "FullScan"`},
 		{"rows on a single-row read", func(w *WorkloadSpec) { w.Operations[0].Rows = ptr.To[int32](10) }, "w.operations[0].rows", "only Scan, ReadKeys, QueryBySort"},
+		{"rows on an Insert through DML", func(w *WorkloadSpec) {
+			w.Operations[1] = OperationSpec{Type: OpInsert, Weight: 1, WritePath: WriteDML, Rows: ptr.To[int32](10)}
+		}, "w.operations[1].rows", "one commit of mutations (writePath Mutation)"},
+		{"an Insert of more rows than a commit holds", func(w *WorkloadSpec) {
+			w.Operations[1] = OperationSpec{Type: OpInsert, Weight: 1, Rows: ptr.To[int32](7273)}
+		}, "w.operations[1].rows", "at most 7272 rows"},
 		{"api on a write", func(w *WorkloadSpec) { w.Operations[1].API = APISQL }, "w.operations[1].api", "only Read, Scan and ReadKeys"},
 		{"write path on a read", func(w *WorkloadSpec) { w.Operations[0].WritePath = WriteDML }, "w.operations[0].writePath", "only Insert, Update and Delete"},
 		{"staleness on a write", func(w *WorkloadSpec) { w.Operations[1].Staleness = &StalenessSpec{Max: dur("15s")} }, "w.operations[1].staleness", "only reads can be stale"},

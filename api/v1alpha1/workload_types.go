@@ -302,7 +302,8 @@ type DatasetSpec struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.commit) || self.type in ['Insert','Update','Delete','ReadModifyWrite','NewOrder','Payment','Delivery','DML','Mutation','Transaction']",message="commit: commit options apply only to writes",fieldPath=".commit"
 // +kubebuilder:validation:XValidation:rule="!has(self.writePath) || self.type in ['Insert','Update','Delete','NewOrder','Payment','Delivery']",message="writePath: only Insert, Update, Delete, NewOrder, Payment and Delivery have a write path",fieldPath=".writePath"
 // +kubebuilder:validation:XValidation:rule="!has(self.api) || self.type in ['Read','Scan','ReadKeys']",message="api: only Read, Scan and ReadKeys can choose between the Read and SQL APIs",fieldPath=".api"
-// +kubebuilder:validation:XValidation:rule="!has(self.rows) || self.type in ['Scan','ReadKeys','QueryBySort','ReadRows']",message="rows: only Scan, ReadKeys, QueryBySort and ReadRows return several rows",fieldPath=".rows"
+// +kubebuilder:validation:XValidation:rule="!has(self.rows) || self.type in ['Scan','ReadKeys','QueryBySort','ReadRows','Insert']",message="rows: only Scan, ReadKeys, QueryBySort and ReadRows return several rows, and only Insert writes several",fieldPath=".rows"
+// +kubebuilder:validation:XValidation:rule="!has(self.rows) || self.type != 'Insert' || ((!has(self.writePath) || self.writePath == 'Mutation') && self.rows <= 7272)",message="rows: an Insert of several rows is one commit of mutations (writePath Mutation), and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows (11 mutations a YCSB row, 10 a Tweet row with its index)",fieldPath=".rows"
 // +kubebuilder:validation:XValidation:rule="(self.type in ['Query','DML','ReadRows','Mutation','Transaction']) == has(self.custom)",message="custom: required for Query, DML, ReadRows, Mutation and Transaction, and only for them",fieldPath=".custom"
 // +kubebuilder:validation:XValidation:rule="!has(self.custom) || (self.type in ['Query','DML'] ? has(self.custom.sql) : self.type == 'ReadRows' ? has(self.custom.read) : self.type == 'Mutation' ? has(self.custom.mutation) : !(self.type == 'Transaction') || has(self.custom.steps))",message="custom: Query and DML need sql, ReadRows read, Mutation mutation, Transaction steps",fieldPath=".custom"
 // +kubebuilder:validation:XValidation:rule="!(self.type in ['Query','DML','ReadRows','Mutation','Transaction']) || (has(self.name) && size(self.name) > 0)",message="name: required for the operations of a Custom workload",fieldPath=".name"
@@ -335,7 +336,11 @@ type OperationSpec struct {
 	// +optional
 	WritePath WritePath `json:"writePath,omitempty"`
 
-	// rows is how many rows Scan, ReadKeys and QueryBySort return. Default 10.
+	// rows is how many rows Scan, ReadKeys and QueryBySort return (default
+	// 10), and how many new rows an Insert writes in one commit, a batch of
+	// mutations (default 1; the Mutation write path only, at most 7272:
+	// Cloud Spanner's 80,000 mutations a commit). An operation is one
+	// commit: its throughput counts commits, its rows are rows times that.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10000

@@ -14,7 +14,7 @@ const CapacityRow = "search"
 // IsCapacity says whether s is a capacity search's figure, read once per
 // run from its search section.
 func IsCapacity(s v1alpha1.CampaignStatistic) bool {
-	return s == v1alpha1.StatisticCapacity || s == v1alpha1.StatisticCapacityPerNode
+	return s == v1alpha1.StatisticCapacity || s == v1alpha1.StatisticCapacityPerNode || s == v1alpha1.StatisticCapacityRowsPerNode
 }
 
 // Capacity is a run's capacity, in operations per second.
@@ -36,6 +36,22 @@ func CapacityPerNode(d *result.Document, _ string) (float64, error) {
 		return 0, fmt.Errorf("run %s: its instance's size is not known, so it has no capacity per node", d.Run)
 	}
 	return o.CapacityPerNode, nil
+}
+
+// CapacityRowsPerNode is a run's capacity per 1,000 processing units in
+// rows per second: CapacityPerNode times the rows per successful
+// operation over the run's measured operations (exact for an Insert of
+// rows: N, N per commit).
+func CapacityRowsPerNode(d *result.Document, op string) (float64, error) {
+	perNode, err := CapacityPerNode(d, op)
+	if err != nil {
+		return 0, err
+	}
+	c := d.Overall.Counts
+	if c.OK == 0 {
+		return 0, fmt.Errorf("run %s completed no operation, so its rows per operation are not known", d.Run)
+	}
+	return perNode * float64(c.Rows) / float64(c.OK), nil
 }
 
 // searchOutcome is a run's finished search, or why it has none to compare.

@@ -61,3 +61,38 @@ func TestCapacityPerNodeComparesTwoConfigurations(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacityRowsPerNodeComparesBatchesInRows: the write-throughput
+// question with batches — single-row inserts against inserts of 100 rows a
+// commit that carry a quarter of the commits — is Regressed in commits
+// per node but Improved 25-fold in rows per node, the figure a node's
+// write capacity is; rows per operation are the run's own.
+func TestCapacityRowsPerNodeComparesBatchesInRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 4))
+	single := searched(cellOf(t, rng, "rows-1", 1, 4), rng, 40, 1000)
+	batch := searched(cellOf(t, rng, "rows-100", 1, 4), rng, 10, 1000)
+	for _, d := range batch.Runs {
+		d.Overall.Rows = 100 * d.Overall.OK
+	}
+	for _, d := range single.Runs {
+		d.Overall.Rows = d.Overall.OK
+	}
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticCapacityPerNode}, {Statistic: v1alpha1.StatisticCapacityRowsPerNode}}}
+	tab, err := Assemble(spec, []Cell{single, batch}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		metric string
+		want   stats.Verdict
+		lo, hi float64
+	}{{"search capacity ops/s per node", stats.Regressed, 0.22, 0.28}, {"search capacity rows/s per node", stats.Improved, 22, 28}} {
+		r := rowFor(t, tab, "rows-100", c.metric)
+		if r.Comparison.Verdict != c.want || r.Comparison.Ratio < c.lo || r.Comparison.Ratio > c.hi {
+			t.Errorf("%s: verdict %s ratio %.3f (%s); want %s at %g to %g", c.metric, r.Comparison.Verdict, r.Comparison.Ratio, r.Comparison.Reason, c.want, c.lo, c.hi)
+		}
+		if op, st, ok := ParseMetric(r.Metric); !ok || op != CapacityRow || !IsCapacity(st) {
+			t.Errorf("ParseMetric(%q) = %q, %q, %v", r.Metric, op, st, ok)
+		}
+	}
+}

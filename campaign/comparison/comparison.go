@@ -144,6 +144,7 @@ var metricUnits = []struct {
 	{v1alpha1.StatisticServerQueryP99, " server query p99 µs"},
 	{v1alpha1.StatisticServerHighPriorityCPU, " high-priority CPU %"},
 	// Before Throughput's, whose suffix ends theirs.
+	{v1alpha1.StatisticCapacityRowsPerNode, " capacity rows/s per node"},
 	{v1alpha1.StatisticCapacityPerNode, " capacity ops/s per node"},
 	{v1alpha1.StatisticCapacity, " capacity ops/s"},
 	{v1alpha1.StatisticThroughput, " ops/s"},

@@ -22,8 +22,9 @@ var runFigures = map[v1alpha1.CampaignStatistic]runFigure{
 	// The run's cost (cost.go).
 	v1alpha1.StatisticCostPerMillionOps: CostPerMillionOps,
 	// A capacity search's outcome (capacity.go).
-	v1alpha1.StatisticCapacity:        Capacity,
-	v1alpha1.StatisticCapacityPerNode: CapacityPerNode,
+	v1alpha1.StatisticCapacity:            Capacity,
+	v1alpha1.StatisticCapacityPerNode:     CapacityPerNode,
+	v1alpha1.StatisticCapacityRowsPerNode: CapacityRowsPerNode,
 }
 
 // eachRun is f of each run.

@@ -157,7 +157,10 @@ func (c *Cell) validate(dec *histogram.Decoder) error {
 			return fmt.Errorf("operation %d (%.64q): %w", i, c.Operations[i].Name, err)
 		}
 	}
-	return c.Monitoring.validate()
+	if err := c.Monitoring.validate(); err != nil {
+		return err
+	}
+	return c.Capacity.validate()
 }
 
 func (o *Operation) validate(dec *histogram.Decoder) error {

@@ -46,6 +46,10 @@ type Cell struct {
 	// Monitoring is the cell's Cloud Monitoring figures (monitoring.go);
 	// absent when its runs had none, and in entries written before them.
 	Monitoring *MonitoringFigures `json:"monitoring,omitempty"`
+	// Capacity is the cell's capacity search figures (capacity.go);
+	// absent when its runs are not searches, and in entries written
+	// before them.
+	Capacity *CapacityFigures `json:"capacity,omitempty"`
 }
 
 // Operation is one operation's pooled figures (comparison.Pool).
@@ -89,6 +93,7 @@ func Summarize(iteration string, scheduled time.Time, templateHash string, cells
 			hc.Operations = append(hc.Operations, op)
 		}
 		hc.Monitoring = summarizeMonitoring(c.Runs)
+		hc.Capacity = summarizeCapacity(c.Runs)
 		e.Cells = append(e.Cells, hc)
 	}
 	return e, nil

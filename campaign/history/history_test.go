@@ -92,3 +92,21 @@ func TestSummaryFiguresAreTheComparisonTablesFigures(t *testing.T) {
 		t.Errorf("histogram of %d values (%v), summary %+v; want the 7200 successes, summarised as %+v", h.TotalCount(), err, histogram.SummarizeCompact(h), op.Latency)
 	}
 }
+
+// summarized is the entry of cells' iteration as a reader gets it back:
+// summarized, encoded and decoded.
+func summarized(t *testing.T, cells []comparison.Cell) Entry {
+	t.Helper()
+	e, err := Summarize("it-1", t0, "hash", cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Decode(b); err != nil {
+		t.Fatalf("the entry does not decode: %v", err)
+	}
+	return e
+}

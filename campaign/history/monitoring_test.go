@@ -29,17 +29,7 @@ func TestSummaryKeepsTheCloudMonitoringFiguresEveryRunHas(t *testing.T) {
 		{Name: "base", Runs: []*result.Document{withMonitoring(runDoc(t, "b1", 1, 1), 0.20, 0.010), withMonitoring(runDoc(t, "b2", 2, 1), 0.22, 0.012)}},
 		{Name: "half", Runs: []*result.Document{withMonitoring(runDoc(t, "h1", 3, 1), 0.20, 0.010), runDoc(t, "h2", 4, 1)}},
 	}
-	e, err := Summarize("it-1", t0, "hash", cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Encode(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e, err = Decode(b); err != nil {
-		t.Fatal(err)
-	}
+	e := summarized(t, cells)
 	base, _ := e.FindCell("base")
 	cpu, ok := base.Monitoring.Figure(v1alpha1.StatisticServerHighPriorityCPU, "asia-northeast1")
 	p99, ok2 := base.Monitoring.Figure(v1alpha1.StatisticServerLatencyP99, "Commit")
@@ -52,7 +42,7 @@ func TestSummaryKeepsTheCloudMonitoringFiguresEveryRunHas(t *testing.T) {
 	bad := e
 	bad.Cells = append([]Cell(nil), e.Cells...)
 	bad.Cells[0].Monitoring = &MonitoringFigures{HighPriorityCPU: []KeyedFigure{{Key: "asia-northeast1", Value: -1}}}
-	b, err = encode(&bad)
+	b, err := encode(&bad)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,18 +31,7 @@ func TestSummaryKeepsTheServerFiguresOfACellWhoseRunsAllHaveThem(t *testing.T) {
 		{Name: "base", Runs: []*result.Document{withServer(runDoc(t, "b1", 1, 1), 0.000500), withServer(runDoc(t, "b2", 2, 1), 0.000600)}},
 		{Name: "half", Runs: []*result.Document{withServer(runDoc(t, "h1", 3, 1), 0.000500), runDoc(t, "h2", 4, 1)}},
 	}
-	e, err := Summarize("it-1", t0, "hash", cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Encode(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Decode(b)
-	if err != nil {
-		t.Fatalf("an entry with server figures does not decode: %v", err)
-	}
+	back := summarized(t, cells)
 	base, _ := back.Find("base", "read")
 	if s := base.Server; s == nil || s.CPUMicrosPerOp < 549.999 || s.CPUMicrosPerOp > 550.001 || s.ExecutionsPerOp == nil || *s.ExecutionsPerOp != 4 || s.Coverage != 0.9 {
 		t.Errorf("base's server figures %+v; want 550 µs/op (the mean of 500 and 600), 4 executions/op, coverage 0.9", s)
@@ -64,18 +53,7 @@ func TestSummaryKeepsTheServerQueryP99OfACellWhoseRunsAllHaveIt(t *testing.T) {
 		{Name: "base", Runs: []*result.Document{withP99(withServer(runDoc(t, "b1", 1, 1), 0.0015), 0.0466), withP99(withServer(runDoc(t, "b2", 2, 1), 0.0015), 0.0434)}},
 		{Name: "half", Runs: []*result.Document{withP99(withServer(runDoc(t, "h1", 3, 1), 0.0015), 0.0466), withServer(runDoc(t, "h2", 4, 1), 0.0015)}},
 	}
-	e, err := Summarize("it-1", t0, "hash", cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Encode(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Decode(b)
-	if err != nil {
-		t.Fatalf("an entry with a server query p99 does not decode: %v", err)
-	}
+	back := summarized(t, cells)
 	base, _ := back.Find("base", "read")
 	if s := base.Server; s == nil || s.QueryP99Micros == nil || *s.QueryP99Micros < 44999.99 || *s.QueryP99Micros > 45000.01 {
 		t.Errorf("base's server figures %+v; want a query p99 of 45000 µs (the mean of 46.6 and 43.4 ms)", s)

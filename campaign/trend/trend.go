@@ -47,6 +47,8 @@ func Build(entries []history.Entry, spec *v1alpha1.BenchmarkCampaignSpec) []Seri
 		for _, m := range spec.Comparison.EffectiveMetrics() {
 			ops := m.Operations
 			switch {
+			case comparison.IsCapacity(m.Statistic):
+				ops = []string{comparison.CapacityRow} // a search's one figure
 			case len(ops) > 0:
 			case comparison.IsMonitoring(m.Statistic):
 				ops = monitoringKeys(entries, cell, m.Statistic)
@@ -69,28 +71,35 @@ func build(entries []history.Entry, cell, op string, m v1alpha1.MetricSpec) Seri
 		s.Direction = stats.HigherIsBetter
 	}
 	for i := range entries {
-		if comparison.IsMonitoring(m.Statistic) {
-			c, ok := entries[i].FindCell(cell)
-			if !ok {
-				continue
-			}
-			// An iteration whose figures were not collected has no point.
-			if v, ok := c.Monitoring.Figure(m.Statistic, op); ok {
-				s.Values, s.Names, s.At = append(s.Values, v), append(s.Names, entries[i].Iteration), append(s.At, i)
-			}
-			continue
+		if v, ok := point(&entries[i], cell, op, m.Statistic); ok {
+			s.Values, s.Names, s.At = append(s.Values, v), append(s.Names, entries[i].Iteration), append(s.At, i)
 		}
-		o, ok := entries[i].Find(cell, op)
-		if !ok || latency(m.Statistic) && o.Latency.Count == 0 {
-			continue
-		}
-		v, err := value(m.Statistic, o)
-		if err != nil {
-			continue
-		}
-		s.Values, s.Names, s.At = append(s.Values, v), append(s.Names, entries[i].Iteration), append(s.At, i)
 	}
 	return s
+}
+
+// point is the entry's figure of statistic st for the cell and op, or
+// false when the iteration has none: a capacity from the cell's searches
+// (none when one did not finish), a Cloud Monitoring figure by region or
+// method (none when not collected), the others from the operation's
+// figures.
+func point(e *history.Entry, cell, op string, st v1alpha1.CampaignStatistic) (float64, bool) {
+	if comparison.IsCapacity(st) || comparison.IsMonitoring(st) {
+		c, ok := e.FindCell(cell)
+		if !ok {
+			return 0, false
+		}
+		if comparison.IsCapacity(st) {
+			return c.Capacity.Figure(st)
+		}
+		return c.Monitoring.Figure(st, op)
+	}
+	o, ok := e.Find(cell, op)
+	if !ok || latency(st) && o.Latency.Count == 0 {
+		return 0, false
+	}
+	v, err := value(st, o)
+	return v, err == nil
 }
 
 // value is o's figure of statistic s: the server CPU per operation and

@@ -125,3 +125,23 @@ func checkSampleCell(t *testing.T, c *v1alpha1.BenchmarkCampaign, cell *plan.Cel
 		}
 	}
 }
+
+// plannedSample reads config/samples/<name> as `spanbench campaign -f`
+// does and plans its cells and baseline (its index in cells), failing the
+// test on any error.
+func plannedSample(t *testing.T, name string) (*v1alpha1.BenchmarkCampaign, []plan.Cell, int) {
+	t.Helper()
+	c, err := manifest.ReadCampaignFile(filepath.Join("..", "..", "config", "samples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := plan.Cells(&c.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := plan.Baseline(&c.Spec, cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, cells, base
+}

@@ -137,15 +137,18 @@ func collectComparison(ch chan<- prometheus.Metric, ns, campaign string, rows []
 }
 
 // baseUnit is the factor from a statistic's unit in the status (µs,
-// ops/s, %) to Prometheus' base units (seconds, ops/s, a ratio).
+// ops/s, %) to Prometheus' base units (seconds, ops/s, a ratio). A
+// statistic in neither µs nor % (throughput, tpmC, capacities, a cost in
+// its currency) is served as the status has it.
 func baseUnit(s v1alpha1.CampaignStatistic) float64 {
 	switch s {
-	case v1alpha1.StatisticThroughput, v1alpha1.StatisticTpmC, v1alpha1.StatisticCapacity, v1alpha1.StatisticCapacityPerNode:
-		return 1
+	case v1alpha1.StatisticP50, v1alpha1.StatisticP90, v1alpha1.StatisticP99, v1alpha1.StatisticP999,
+		v1alpha1.StatisticServerCPUPerOp, v1alpha1.StatisticServerLatencyP99, v1alpha1.StatisticServerQueryP99:
+		return 1e-6
 	case v1alpha1.StatisticErrorRate, v1alpha1.StatisticServerHighPriorityCPU:
 		return 0.01
 	}
-	return 1e-6
+	return 1
 }
 
 func collectChangePoints(ch chan<- prometheus.Metric, ns, campaign string, points []v1alpha1.ChangePointStatus) {

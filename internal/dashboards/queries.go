@@ -209,7 +209,26 @@ var sometimesEmpty = map[string]string{
 	"spanbench_run_server_requests":                    noServerFigures,
 	"spanbench_run_warmup_ended_by":                    noServerFigures,
 	"spanbench_run_gfe_latency_seconds":                noServerFigures + " (the emulator sends no server-timing header)",
+	// A capacity search's series exist for search runs only, a cost's
+	// once priced.
+	seriesCapacity:        noSearch,
+	seriesCapacityPerNode: noSearch + "; and only where the instance's size is known (not on the emulator)",
+	seriesStepOffered:     noSearch,
+	seriesStepAchieved:    noSearch,
+	seriesStepPassed:      noSearch,
+	seriesStepFigure:      noSearch,
+	seriesSLOBound:        noSearch,
+	"spanbench_run_cost":  noPrice,
+	"spanbench_run_cost_per_million_operations": noPrice,
 }
+
+// noSearch and noPrice are why a capacity or a cost panel may be empty;
+// TestMayBeEmpty counts those apart, as their panels' figures are proven
+// by their own promtool tests.
+const (
+	noSearch = "capacity search figures exist for search runs only (spec.workload.load.search)"
+	noPrice  = "a cost is served only where it is known: the price catalog has a price for the run's configuration"
+)
 
 // noServerFigures is why a server panel may be empty. Every reason of a
 // server series starts with it: TestMayBeEmpty counts those apart.

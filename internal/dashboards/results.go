@@ -36,6 +36,8 @@ func results() *dashboard.DashboardBuilder {
 		{"Finished runs", []cog.Builder[dashboard.Panel]{runsTable()}},
 		{"Per-operation figures", []cog.Builder[dashboard.Panel]{figuresTable()}},
 		{"Compare", comparePanels()},
+		{"Capacity search", capacityPanels()},
+		{"Cost", costPanels()},
 		{"Server-side figures", serverPanels()},
 		{"Run conditions", conditionPanels()},
 	})

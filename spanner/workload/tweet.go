@@ -156,21 +156,20 @@ func (s tweetSchema) get(o v1alpha1.OperationSpec, ex *executor, keyspace *shard
 
 func (s tweetSchema) insert(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, q *tweetSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k := keyspace.newInsertIndex()
 		now := time.Now()
-		id, content, sort := tweetKey(k), randomText(rng, s.fieldBytes), int64(rng.Uint64()>>1)
-		var out Outcome
-		var err error
 		if o.WritePath == v1alpha1.WriteDML {
-			out, err = ex.update(ctx, spanner.Statement{SQL: q.insert, Params: params(id, author(k), content, now, sort)})
-		} else {
-			out, err = ex.apply(ctx, []*spanner.Mutation{spanner.Insert(tweetTable, tweetColumns,
-				[]any{id, author(k), spanner.CommitTimestamp, content, now, []string{}, sort, now})}, 1)
+			k := keyspace.newInsertIndex()
+			id, content, sort := tweetKey(k), randomText(rng, s.fieldBytes), int64(rng.Uint64()>>1)
+			out, err := ex.update(ctx, spanner.Statement{SQL: q.insert, Params: params(id, author(k), content, now, sort)})
+			if err == nil {
+				keyspace.log.added(k)
+			}
+			return out, err
 		}
-		if err == nil {
-			keyspace.log.added(k)
-		}
-		return out, err
+		return insertBatch(ctx, ex, keyspace, o.InsertRows(), func(k int64) *spanner.Mutation {
+			return spanner.Insert(tweetTable, tweetColumns,
+				[]any{tweetKey(k), author(k), spanner.CommitTimestamp, randomText(rng, s.fieldBytes), now, []string{}, int64(rng.Uint64() >> 1), now})
+		})
 	}
 }
 

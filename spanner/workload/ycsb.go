@@ -212,19 +212,18 @@ func distinctKeys(n int, draw func() (string, bool)) []string {
 
 func (s ycsbSchema) insert(o v1alpha1.OperationSpec, ex *executor, keyspace *shardKeys, q *ycsbSQL) operationFunc {
 	return func(ctx context.Context, rng *rand.Rand) (Outcome, error) {
-		k := keyspace.newInsertIndex()
-		vals := s.values(ycsbInsertKey(k), func(int) string { return randomText(rng, s.fieldBytes) })
-		var out Outcome
-		var err error
 		if o.WritePath == v1alpha1.WriteDML {
-			out, err = ex.update(ctx, spanner.Statement{SQL: q.insert, Params: params(vals...)})
-		} else {
-			out, err = ex.apply(ctx, []*spanner.Mutation{spanner.Insert(ycsbTable, ycsbColumns, vals)}, 1)
+			k := keyspace.newInsertIndex()
+			vals := s.values(ycsbInsertKey(k), func(int) string { return randomText(rng, s.fieldBytes) })
+			out, err := ex.update(ctx, spanner.Statement{SQL: q.insert, Params: params(vals...)})
+			if err == nil {
+				keyspace.log.added(k)
+			}
+			return out, err
 		}
-		if err == nil {
-			keyspace.log.added(k)
-		}
-		return out, err
+		return insertBatch(ctx, ex, keyspace, o.InsertRows(), func(k int64) *spanner.Mutation {
+			return spanner.Insert(ycsbTable, ycsbColumns, s.values(ycsbInsertKey(k), func(int) string { return randomText(rng, s.fieldBytes) }))
+		})
 	}
 }
 

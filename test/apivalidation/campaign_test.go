@@ -235,7 +235,7 @@ spec:
     - {statistic: P95}`,
 		want: []cause{
 			{"<nil>", "Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"},
-			{"spec.comparison.metrics[0].statistic", "Unsupported value: \"P95\": supported values: \"Throughput\", \"P50\", \"P90\", \"P99\", \"P999\", \"ErrorRate\", \"ServerCPUPerOp\", \"TpmC\", \"ServerHighPriorityCPU\", \"ServerLatencyP99\", \"ServerQueryP99\", \"CostPerMillionOps\", \"Capacity\", \"CapacityPerNode\""},
+			{"spec.comparison.metrics[0].statistic", "Unsupported value: \"P95\": supported values: \"Throughput\", \"P50\", \"P90\", \"P99\", \"P999\", \"ErrorRate\", \"ServerCPUPerOp\", \"TpmC\", \"ServerHighPriorityCPU\", \"ServerLatencyP99\", \"ServerQueryP99\", \"CostPerMillionOps\", \"Capacity\", \"CapacityPerNode\", \"CapacityRowsPerNode\""},
 		},
 		goField: "spec.comparison.metrics[0].statistic",
 	},

@@ -215,7 +215,34 @@ spec:
       weight: 1
       rows: 10`,
 		want: []cause{
-			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: only Scan, ReadKeys, QueryBySort and ReadRows return several rows"},
+			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: only Scan, ReadKeys, QueryBySort and ReadRows return several rows, and only Insert writes several"},
+		},
+	},
+	{
+		name: "insert-rows-through-dml",
+		patch: `
+spec:
+  workload:
+    operations:
+    - type: Insert
+      weight: 1
+      writePath: DML
+      rows: 10`,
+		want: []cause{
+			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: an Insert of several rows is one commit of mutations (writePath Mutation), and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows (11 mutations a YCSB row, 10 a Tweet row with its index)"},
+		},
+	},
+	{
+		name: "insert-rows-over-a-commit",
+		patch: `
+spec:
+  workload:
+    operations:
+    - type: Insert
+      weight: 1
+      rows: 7273`,
+		want: []cause{
+			{"spec.workload.operations[0].rows", "Invalid value: \"object\": rows: an Insert of several rows is one commit of mutations (writePath Mutation), and Cloud Spanner takes at most 80,000 mutations per commit: at most 7272 rows (11 mutations a YCSB row, 10 a Tweet row with its index)"},
 		},
 	},
 	{

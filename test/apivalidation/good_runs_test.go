@@ -66,6 +66,10 @@ spec:
       weight: 90
       commit:
         maxCommitDelay: 500ms
+    - name: insert-batch
+      type: Insert
+      weight: 10
+      rows: 100
     - type: QueryBySort
       weight: 9
       rows: 10

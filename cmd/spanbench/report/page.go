@@ -109,6 +109,10 @@ type runView struct {
 	// it has none (server.go).
 	Server     *serverView
 	Monitoring *monitoringView
+	// Search is a capacity search's section (search.go), Cost the run's
+	// cost (cost.go); nil when the document has none.
+	Search *searchView
+	Cost   *costView
 	// Streams are a streams run's sections, one per stream; the table
 	// above merges them.
 	Streams []streamView
@@ -168,6 +172,8 @@ func newRunView(r Run) (runView, error) {
 		Overall:    newRow(d.Overall),
 		Server:     newServerView(d.Server),
 		Monitoring: newMonitoringView(d),
+		Search:     newSearchView(d),
+		Cost:       newCostView(d.Cost),
 	}
 	for _, s := range d.Shards {
 		v.Missed += s.Missed

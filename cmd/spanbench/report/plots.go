@@ -75,8 +75,9 @@ func dashes() []vg.Length { return []vg.Length{vg.Points(4), vg.Points(3)} }
 // beside their plot, in HTML, so that no legend covers data.
 type legendEntry struct {
 	Label string
-	// Swatch is "line" (a stroke, dashed when Dash is set) or "area" (a
-	// filled box, with a dark edge dashed as Dash when set).
+	// Swatch is "line" (a stroke, dashed when Dash is set), "area" (a
+	// filled box, with a dark edge dashed as Dash when set), or a point's
+	// mark: "circle" (filled) or "cross".
 	Swatch string
 	// Color is the series' colour, #rrggbb.
 	Color string

@@ -1,0 +1,160 @@
+package dashboards_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/controllers/collectors"
+	"github.com/spanbench/spanbench/internal/dashboards"
+	"github.com/spanbench/spanbench/internal/runtest"
+)
+
+// costRuns are a run priced by an override catalog (every line known but
+// the runners', which the admin did not price) and one whose
+// configuration has no price: the common case, every line unknown.
+func costRuns() []*v1alpha1.BenchmarkRun {
+	amount := func(a string) *v1alpha1.CostFigure { return &v1alpha1.CostFigure{Amount: a} }
+	unknown := func(why string) *v1alpha1.CostFigure { return &v1alpha1.CostFigure{UnknownReason: why} }
+	priced := runtest.Run("priced").InNamespace("bench").CloudSpanner().Succeeded(time.Unix(1700000000, 0)).Obj()
+	priced.Status.Cost = &v1alpha1.RunCost{Currency: "USD", Catalog: "override", Holding: v1alpha1.CostHoldingExisting,
+		Estimate: amount("0.10"), Instance: amount("0.0675"), Storage: amount("0.000012"),
+		Runners: unknown("no price per vCPU-hour"), Total: amount("0.067512"), PerMillionOperations: amount("12.50")}
+	why := "no price for regional-asia-northeast1"
+	unpriced := runtest.Run("unpriced").InNamespace("bench").CloudSpanner().Succeeded(time.Unix(1700000000, 0)).Obj()
+	unpriced.Status.Cost = &v1alpha1.RunCost{Currency: "USD", Catalog: "embedded", Holding: v1alpha1.CostHoldingEphemeral,
+		Estimate: unknown(why), Instance: unknown(why), Storage: unknown(why), Runners: unknown(why), Total: unknown(why), PerMillionOperations: unknown(why)}
+	return []*v1alpha1.BenchmarkRun{priced, unpriced}
+}
+
+// costSeries is what the results collector serves for costRuns.
+func costSeries(t *testing.T) []string {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	b := fake.NewClientBuilder().WithScheme(scheme)
+	for _, r := range costRuns() {
+		b = b.WithObjects(r)
+	}
+	return gathered(t, &collectors.ResultsCollector{Reader: b.Build()})
+}
+
+var costVars = dashboards.Vars{"namespace": "bench", "run": "priced|unpriced", "operation": ".*", "__rate_interval": "1m", "__range": "1h", "__interval": "1m"}
+
+// TestCostPanelsShowKnownFiguresAndNothingForUnknown evaluates the Results
+// dashboard's cost queries in promtool's real PromQL engine over what the
+// results collector serves for costRuns: each line of the priced run in
+// its column, with its currency; the unpriced run's lines and the priced
+// run's unpriced runners return no series (the table says "unknown"),
+// never a zero.
+func TestCostPanelsShowKnownFiguresAndNothingForUnknown(t *testing.T) {
+	series := costSeries(t)
+	priced := `{currency="USD", namespace="bench", run="priced"}`
+	for _, c := range []struct {
+		panel, column string
+		want          []sample
+	}{
+		{"Cost per run", "estimate", []sample{{priced, 0.10}}},
+		{"Cost per run", "instance", []sample{{priced, 0.0675}}},
+		{"Cost per run", "storage", []sample{{priced, 0.000012}}},
+		{"Cost per run", "runners", nil},
+		{"Cost per run", "total", []sample{{priced, 0.067512}}},
+		{"Cost per run", "per million operations", []sample{{priced, 12.50}}},
+		{"Cost per million operations", "A", []sample{{priced, 12.50}}},
+	} {
+		t.Run(c.panel+"/"+c.column, func(t *testing.T) {
+			q := panelQuery(t, "spanbench-results.json", c.panel, c.column)
+			promtoolEvaluates(t, q.Expand(costVars), c.want, series)
+		})
+	}
+}
+
+// searchSeries are the capacity search's series of one finished search,
+// as docs/capacity.md ("Prometheus series") states them and two manager
+// replicas would serve them: four steps (10, 20 and 40 ops/s, 40
+// confirmed), the SLO's latency condition's figure in seconds, its error
+// condition's as a ratio, and each condition's bound; capacity 20 ops/s
+// on one node. The manager's collector of them is not there yet (#27):
+// when it is, these become what it serves for a run's status.search.
+func searchSeries() []string {
+	var out []string
+	add := func(name, labels string, v float64) {
+		for _, pod := range []string{"manager-0", "manager-1"} {
+			out = append(out, fmt.Sprintf(`%s{namespace="bench",run="searched",%spod=%q} %gx40`, name, labels, pod, v))
+		}
+	}
+	add("spanbench_run_capacity_ops_per_second", "", 20)
+	add("spanbench_run_capacity_per_node_ops_per_second", "", 20)
+	const p99, errs = `p99(read) <= 20ms`, `errors <= 1%`
+	add("spanbench_run_search_slo_bound", fmt.Sprintf("condition=%q,", p99), 0.020)
+	add("spanbench_run_search_slo_bound", fmt.Sprintf("condition=%q,", errs), 0.01)
+	for i, st := range []struct{ offered, achieved, passed, latency float64 }{
+		{10, 10, 1, 0.005}, {20, 19.9, 1, 0.008}, {40, 33.1, 0, 0.150}, {40, 32.4, 0, 0.140},
+	} {
+		step := fmt.Sprintf("step=\"%d\",", i+1)
+		add("spanbench_run_search_step_offered_ops", step, st.offered)
+		add("spanbench_run_search_step_achieved_ops", step, st.achieved)
+		add("spanbench_run_search_step_passed", step, st.passed)
+		add("spanbench_run_search_step_figure", step+fmt.Sprintf("condition=%q,", p99), st.latency)
+		add("spanbench_run_search_step_figure", step+fmt.Sprintf("condition=%q,", errs), 0)
+	}
+	return out
+}
+
+// TestCapacityPanelsDrawTheCurveFromTheStepSeries evaluates the capacity
+// row's queries over searchSeries in promtool's PromQL engine: the
+// capacity and capacity per node; the curve's three queries, which the
+// panel merges by their labels, return for each step of the latency
+// condition (and not of the error condition) the step's achieved rate,
+// the condition's figure and its bound, on the same labels; the step
+// table each step's offered and achieved rates and verdict.
+func TestCapacityPanelsDrawTheCurveFromTheStepSeries(t *testing.T) {
+	series := searchSeries()
+	vars := dashboards.Vars{"namespace": "bench", "run": "searched", "operation": ".*", "__rate_interval": "1m", "__range": "1h", "__interval": "1m"}
+	run := `namespace="bench", run="searched"`
+	step := func(i int, more ...string) string {
+		return "{" + strings.Join(append([]string{run, fmt.Sprintf("step=%q", fmt.Sprint(i))}, more...), ", ") + "}"
+	}
+	onP99 := `condition="p99(read) <= 20ms"`
+	for _, c := range []struct {
+		panel, column string
+		want          []sample
+	}{
+		{"Capacity", "A", []sample{{"{" + run + "}", 20}}},
+		{"Capacity per node", "A", []sample{{"{" + run + "}", 20}}},
+		{"Latency against throughput (capacity search)", "A", []sample{{step(1, onP99), 10}, {step(2, onP99), 19.9}, {step(3, onP99), 33.1}, {step(4, onP99), 32.4}}},
+		{"Latency against throughput (capacity search)", "B", []sample{{step(1, onP99), 0.005}, {step(2, onP99), 0.008}, {step(3, onP99), 0.150}, {step(4, onP99), 0.140}}},
+		{"Latency against throughput (capacity search)", "C", []sample{{step(1, onP99), 0.02}, {step(2, onP99), 0.02}, {step(3, onP99), 0.02}, {step(4, onP99), 0.02}}},
+		{"Search steps", "offered", []sample{{step(1), 10}, {step(2), 20}, {step(3), 40}, {step(4), 40}}},
+		{"Search steps", "achieved", []sample{{step(1), 10}, {step(2), 19.9}, {step(3), 33.1}, {step(4), 32.4}}},
+		{"Search steps", "passed", []sample{{step(1), 1}, {step(2), 1}, {step(3), 0}, {step(4), 0}}},
+	} {
+		t.Run(c.panel+"/"+c.column, func(t *testing.T) {
+			q := panelQuery(t, "spanbench-results.json", c.panel, c.column)
+			promtoolEvaluates(t, q.Expand(vars), c.want, series)
+		})
+	}
+}
+
+// TestCapacitySeriesAreDocumented: every capacity search series a panel
+// reads is named in docs/capacity.md, the contract the manager's collector
+// serves them by.
+func TestCapacitySeriesAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/capacity.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range pending {
+		if !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("docs/capacity.md does not document %s, which the Results dashboard reads", name)
+		}
+	}
+}
