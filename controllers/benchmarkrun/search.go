@@ -121,9 +121,17 @@ func (r *BenchmarkRunReconciler) readSearch(ctx context.Context, run *v1alpha1.B
 	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: protocol.ControlConfigMapName(run.Name)}, cm); err != nil {
 		return nil, err
 	}
-	start := run.Status.StartTime.Time
+	// The start time as the runners got it: the status's has whole seconds
+	// only (metav1.Time), the published one milliseconds.
+	start, published, err := protocol.DecodeStart(cm.Data)
+	if err == nil && !published {
+		err = fmt.Errorf("no %s published", protocol.KeyStartTime)
+	}
 	st := &searchState{plan: plan, control: cm}
-	step, ok, err := protocol.DecodeSearchStep(cm.Data)
+	step, ok := protocol.SearchStep{}, false
+	if err == nil {
+		step, ok, err = protocol.DecodeSearchStep(cm.Data)
+	}
 	if err == nil {
 		st.judged, err = protocol.DecodeSearchJudged(cm.Data)
 	}

@@ -36,6 +36,9 @@ func searchRun(t *testing.T, duration time.Duration) (f *fakeReconcile, run *v1a
 		SLO: []string{"p99(read) <= 20ms"}}}
 	run.Spec.Workload.Duration = &metav1.Duration{Duration: duration}
 	f = newFakeReconcile(t, interceptor.Funcs{}, run)
+	// A start time with milliseconds, as a real clock gives: the status
+	// keeps whole seconds of it, the runners the published milliseconds.
+	f.r.Runner.StartupGrace = 3250 * time.Millisecond
 	runnersReady(t, f, run)
 	if _, err := f.reconcile(run); err != nil {
 		t.Fatal(err)
@@ -44,7 +47,7 @@ func searchRun(t *testing.T, duration time.Duration) (f *fakeReconcile, run *v1a
 	if got.Status.StartTime == nil {
 		t.Fatal("no start time was published")
 	}
-	start = got.Status.StartTime.Time
+	start = publishedStart(t, f, run)
 	f.clock.SetTime(start)
 	if _, err := f.reconcile(run); err != nil {
 		t.Fatal(err)
@@ -53,6 +56,21 @@ func searchRun(t *testing.T, duration time.Duration) (f *fakeReconcile, run *v1a
 		t.Fatalf("phase %s; want Running", p)
 	}
 	return f, run, start
+}
+
+// publishedStart is the start time the control map publishes, as the
+// runners read it.
+func publishedStart(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) time.Time {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: protocol.ControlConfigMapName(run.Name), Namespace: run.Namespace}}
+	if !f.exists(cm) {
+		t.Fatal("no control map")
+	}
+	start, ok, err := protocol.DecodeStart(cm.Data)
+	if err != nil || !ok {
+		t.Fatalf("no start time published (%v)", err)
+	}
+	return start
 }
 
 // reportStep writes shard's measurement of step (at rate) into its map:

@@ -65,6 +65,9 @@ type Options struct {
 	// LoadProgressInterval is how often rows loaded are reported in the
 	// loader map (protocol.KeyLoaded); default DefaultLoadProgressInterval.
 	LoadProgressInterval time.Duration
+	// SearchDecisionTimeout bounds a capacity search runner's wait for the
+	// next step after a step's end; default protocol.SearchDecisionTimeout.
+	SearchDecisionTimeout time.Duration
 	// Log receives the runner's structured logs.
 	Log logr.Logger
 	// Results, when set, is the results bucket the manager named
@@ -88,6 +91,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LoadProgressInterval <= 0 {
 		o.LoadProgressInterval = DefaultLoadProgressInterval
+	}
+	if o.SearchDecisionTimeout <= 0 {
+		o.SearchDecisionTimeout = protocol.SearchDecisionTimeout
 	}
 	return o
 }

@@ -86,10 +86,10 @@ func (r *runner) reportSearchStep(ctx context.Context, start time.Time, step int
 
 // waitForSearchStep polls the control map for step want (or the end of
 // the search), published for the run started at start, until
-// protocol.SearchDecisionTimeout after ended (the previous step's end): a
+// Options.SearchDecisionTimeout after ended (the previous step's end): a
 // controller that never decides does not keep the runner forever.
 func (r *runner) waitForSearchStep(ctx context.Context, start time.Time, want int, ended time.Time) (protocol.SearchStep, error) {
-	waitCtx, cancel := context.WithDeadline(ctx, ended.Add(protocol.SearchDecisionTimeout))
+	waitCtx, cancel := context.WithDeadline(ctx, ended.Add(r.o.SearchDecisionTimeout))
 	defer cancel()
 	tick := time.NewTicker(r.o.PollInterval)
 	defer tick.Stop()
@@ -112,7 +112,7 @@ func (r *runner) waitForSearchStep(ctx context.Context, start time.Time, want in
 				return protocol.SearchStep{}, fmt.Errorf("interrupted while waiting for search step %d: %w", want, ctx.Err())
 			}
 			return protocol.SearchStep{}, fmt.Errorf("no search step %d nor the search's end was published in ConfigMap %s within %s of step %d's end",
-				want, r.control, protocol.SearchDecisionTimeout, want-1)
+				want, r.control, r.o.SearchDecisionTimeout, want-1)
 		case <-tick.C:
 		}
 	}
