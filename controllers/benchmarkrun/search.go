@@ -121,26 +121,12 @@ func (r *BenchmarkRunReconciler) readSearch(ctx context.Context, run *v1alpha1.B
 	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: protocol.ControlConfigMapName(run.Name)}, cm); err != nil {
 		return nil, err
 	}
-	// The start time as the runners got it: the status's has whole seconds
-	// only (metav1.Time), the published one milliseconds.
-	start, published, err := protocol.DecodeStart(cm.Data)
-	if err == nil && !published {
-		err = fmt.Errorf("no %s published", protocol.KeyStartTime)
-	}
 	st := &searchState{plan: plan, control: cm}
-	step, ok := protocol.SearchStep{}, false
-	if err == nil {
-		step, ok, err = protocol.DecodeSearchStep(cm.Data)
-	}
-	if err == nil {
-		st.judged, err = protocol.DecodeSearchJudged(cm.Data)
-	}
+	start, step, judged, err := decodeSearchRecord(cm.Data, plan.Params.From)
 	if err != nil {
 		return nil, &searchError{fmt.Sprintf("ConfigMap %s: %v", cm.Name, err)}
 	}
-	if !ok {
-		step = protocol.SearchStep{Start: start, Rate: plan.Params.From, At: start}
-	}
+	st.judged = judged
 	switch {
 	case !step.Start.Equal(start):
 		return nil, &searchError{fmt.Sprintf("ConfigMap %s publishes a search step of a run started at %s, not this one", cm.Name, step.Start.UTC().Format(time.RFC3339))}
@@ -158,6 +144,28 @@ func (r *BenchmarkRunReconciler) readSearch(ctx context.Context, run *v1alpha1.B
 		st.search.StopOutOfTime() // published done with the search unfinished: it ran out of time
 	}
 	return st, nil
+}
+
+// decodeSearchRecord reads the control map's start time, its published
+// step (step 0 at from, from the start time, while none is) and its
+// judged steps. The start time is the one the runners got: the status's
+// has whole seconds only (metav1.Time), the published one milliseconds.
+func decodeSearchRecord(data map[string]string, from float64) (start time.Time, step protocol.SearchStep, judged []result.SearchStep, err error) {
+	start, published, err := protocol.DecodeStart(data)
+	if err == nil && !published {
+		err = fmt.Errorf("no %s published", protocol.KeyStartTime)
+	}
+	ok := false
+	if err == nil {
+		step, ok, err = protocol.DecodeSearchStep(data)
+	}
+	if err == nil {
+		judged, err = protocol.DecodeSearchJudged(data)
+	}
+	if err == nil && !ok {
+		step = protocol.SearchStep{Start: start, Rate: from, At: start}
+	}
+	return start, step, judged, err
 }
 
 // stepMeasurement merges the runners' reports of step exactly; missing
