@@ -39,6 +39,16 @@ func searchRun(t *testing.T, duration time.Duration) (f *fakeReconcile, run *v1a
 	// A start time with milliseconds, as a real clock gives: the status
 	// keeps whole seconds of it, the runners the published milliseconds.
 	f.r.Runner.StartupGrace = 3250 * time.Millisecond
+	releaseAndRun(t, f, run)
+	start = publishedStart(t, f, run)
+	return f, run, start
+}
+
+// releaseAndRun readies run's runners, has the controller publish the
+// start time, and moves the fake clock to it for the Running pass's own
+// condition write: the run is Running at its start time.
+func releaseAndRun(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun) {
+	t.Helper()
 	runnersReady(t, f, run)
 	if _, err := f.reconcile(run); err != nil {
 		t.Fatal(err)
@@ -47,15 +57,13 @@ func searchRun(t *testing.T, duration time.Duration) (f *fakeReconcile, run *v1a
 	if got.Status.StartTime == nil {
 		t.Fatal("no start time was published")
 	}
-	start = publishedStart(t, f, run)
-	f.clock.SetTime(start)
+	f.clock.SetTime(publishedStart(t, f, run))
 	if _, err := f.reconcile(run); err != nil {
 		t.Fatal(err)
 	}
 	if p := f.run(run).Status.Phase; p != v1alpha1.PhaseRunning {
 		t.Fatalf("phase %s; want Running", p)
 	}
-	return f, run, start
 }
 
 // publishedStart is the start time the control map publishes, as the
