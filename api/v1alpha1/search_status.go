@@ -138,3 +138,7 @@ type SearchFigureStatus struct {
 // report a step within protocol.SearchReportTimeout of its end: the
 // manager cannot judge it, and a search never waits forever.
 const ReasonSearchStalled = "SearchStalled"
+
+// ReasonSearchEnded is the Normal event of a capacity search that ended
+// (the runners then store their results): its capacity in the message.
+const ReasonSearchEnded = "SearchEnded"

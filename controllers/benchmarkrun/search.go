@@ -98,7 +98,7 @@ func (r *BenchmarkRunReconciler) advanceSearch(ctx context.Context, run *v1alpha
 	st.step = next
 	applySearch(run, st)
 	if next.Done {
-		outbox.Normal(v1alpha1.ReasonRunning, "capacity search ended: "+run.Status.Search.Summary)
+		outbox.Normal(v1alpha1.ReasonSearchEnded, "capacity search ended: "+run.Status.Search.Summary)
 		return 0, nil
 	}
 	return max(next.At.Add(per).Sub(r.now()), time.Second), nil
