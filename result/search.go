@@ -32,6 +32,15 @@ type Search struct {
 	Outcome SearchOutcome `json:"outcome"`
 }
 
+// SetSearch gives d its search section (nil: none) and the schema
+// version that goes with it.
+func (d *Document) SetSearch(s *Search) {
+	d.Search = s
+	if s != nil {
+		d.SchemaVersion = SchemaVersionSearch
+	}
+}
+
 // SearchFigure is one condition's figure in one step.
 type SearchFigure struct {
 	// Condition is the condition, in its text form.
@@ -94,9 +103,11 @@ func (r SearchStep) Failed() []string {
 
 // SearchOutcome is a capacity search's result so far (final once Done).
 type SearchOutcome struct {
-	// Done is whether the search has ended.
+	// Done is whether the search has ended with a capacity it stands by
+	// (not when it ran out of time: Reason OutOfTime).
 	Done bool `json:"done"`
-	// Reason is why it ended; empty while it runs.
+	// Reason is why it ended (Resolved, ReachedMax, BelowFrom, StepLimit,
+	// or OutOfTime for a search stopped unfinished); empty while it runs.
 	Reason string `json:"reason,omitempty"`
 	// Capacity is the highest rate that passed, in operations per second;
 	// 0 when none did.

@@ -73,24 +73,30 @@ func writeSearchTable(w io.Writer, s *Search) {
 	WriteSearchOutcome(w, s)
 }
 
-// figureText is a figure as the table shows it: a latency (a condition on
-// a percentile, "p99 <= 20ms") as a duration, other figures as percents,
-// with its verdict.
+// figureText is a figure as the table shows it (ValueText), marked "x"
+// when it failed.
 func figureText(f SearchFigure) string {
+	v := f.ValueText()
+	if f.Measured && f.Note == "" && !f.Pass {
+		v += " x"
+	}
+	return v
+}
+
+// ValueText is a figure as the step table and the run's status show it:
+// a latency (a condition on a percentile, "p99 <= 20ms") as a duration,
+// other figures as percents; the note, or "-", where it has no value.
+func (f SearchFigure) ValueText() string {
 	if !f.Measured || f.Note != "" && !f.Pass {
 		if f.Note != "" {
 			return f.Note
 		}
 		return "-"
 	}
-	v := fmt.Sprintf("%.2f%%", f.Value*100)
 	if isLatencyCondition(f.Condition) {
-		v = (time.Duration(f.Value) * time.Microsecond).String()
+		return (time.Duration(f.Value) * time.Microsecond).String()
 	}
-	if !f.Pass {
-		v += " x"
-	}
-	return v
+	return fmt.Sprintf("%.2f%%", f.Value*100)
 }
 
 // isLatencyCondition says a condition's text is a percentile's (p99...).

@@ -333,6 +333,11 @@ type BenchmarkRunStatus struct {
 	// before anything was created, and what the run held once it ended.
 	// +optional
 	Cost *RunCost `json:"cost,omitempty"`
+
+	// search is a capacity search's step table and, once it ended, its
+	// capacity (spec.workload.load.search).
+	// +optional
+	Search *SearchStatus `json:"search,omitempty"`
 }
 
 // OperationResult is the result of one operation of the mix.

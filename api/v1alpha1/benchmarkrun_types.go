@@ -153,6 +153,7 @@ type DeadlinesSpec struct {
 // +kubebuilder:printcolumn:name="Achieved",type=string,JSONPath=`.status.progress.achieved`,description="Operations per second: of the last complete interval while running (live), after the warm-up once done"
 // +kubebuilder:printcolumn:name="P99",type=string,JSONPath=`.status.progress.latency`,description="99th percentile latency: of the last complete interval while running (live), after the warm-up once done"
 // +kubebuilder:printcolumn:name="Errors",type=integer,JSONPath=`.status.progress.errors`,description="Failed operations: so far while running, after the warm-up once done"
+// +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.search.summary`,description="A capacity search's capacity in operations per second, once it ended"
 // +kubebuilder:printcolumn:name="Cost",type=string,JSONPath=`.status.cost.summary`,description="The run's cost (~ an estimate), or unknown without a price"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Succeeded",type=string,JSONPath=`.status.conditions[?(@.type=="Succeeded")].status`,priority=1

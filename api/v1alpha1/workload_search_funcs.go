@@ -52,6 +52,22 @@ func (s *SearchSpec) PerStep() time.Duration {
 	return SaturatingSum(s.StepWarmUp(), s.StepDuration.Duration)
 }
 
+// SearchStepIntervals are a resolved workload's search step's warm-up and
+// whole length (warm-up and measured time), in its intervals (admission
+// holds both to whole intervals).
+func (w *WorkloadSpec) SearchStepIntervals() (warm, whole int) {
+	iv := w.Interval.Duration
+	return int(w.Load.Search.StepWarmUp() / iv), int(w.Load.Search.PerStep() / iv)
+}
+
+// SearchWindow is search step k's measured intervals in the search's
+// document, [first, end): each step's intervals follow the previous
+// steps', and the first warm of them are its warm-up.
+func (w *WorkloadSpec) SearchWindow(k int) (first, end int) {
+	warm, whole := w.SearchStepIntervals()
+	return k*whole + warm, (k + 1) * whole
+}
+
 // OperationNames are the names of a resolved workload's operations, in
 // order: what a search's SLO may name.
 func (w *WorkloadSpec) OperationNames() []string {

@@ -7,13 +7,11 @@ import (
 	"io"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/capacity"
 	"github.com/spanbench/spanbench/runner/engine"
-	"github.com/spanbench/spanbench/runner/schedule"
+	"github.com/spanbench/spanbench/runner/shardrun"
 	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
@@ -53,10 +51,11 @@ func runSearch(ctx context.Context, cfg engine.Config, w *v1alpha1.WorkloadSpec,
 			break
 		}
 		if now := time.Now(); next.Before(now) {
-			next = next.Add(now.Sub(next).Truncate(st.interval) + st.interval)
+			next = next.Add(now.Sub(next).Truncate(st.geo.Interval) + st.geo.Interval)
 		}
-		if next.Add(st.per).After(deadline) {
+		if next.Add(st.geo.PerStep).After(deadline) {
 			fmt.Fprintf(progress, "the next step would end after the run's duration (%s): the search stops unfinished\n", w.Duration.Duration)
+			st.search.StopOutOfTime()
 			break
 		}
 		doc, r, err := st.run(ctx, k, rate, next)
@@ -64,8 +63,8 @@ func runSearch(ctx context.Context, cfg engine.Config, w *v1alpha1.WorkloadSpec,
 			return nil, fmt.Errorf("search step %d at %g ops/s: %w", k+1, rate, err)
 		}
 		result.WriteSearchStep(progress, k+1, &r)
-		out = appendStep(out, doc, k*st.intervals)
-		next = next.Add(st.per)
+		out = shardrun.AppendStep(out, doc)
+		next = next.Add(st.geo.PerStep)
 	}
 	if out == nil {
 		return nil, fmt.Errorf("load.search: no step fits in the run's duration (%s)", w.Duration.Duration)
@@ -80,54 +79,31 @@ func runSearch(ctx context.Context, cfg engine.Config, w *v1alpha1.WorkloadSpec,
 }
 
 // searchSteps runs a search's steps: the search, its resolved SLO, the
-// engine configuration each step varies, and the steps' geometry in
-// intervals.
+// engine configuration each step varies, and the steps' geometry.
 type searchSteps struct {
-	cfg           engine.Config
-	search        *capacity.Search
-	slo           capacity.SLO
-	sec           *result.Search
-	interval, per time.Duration
-	// warm and intervals are a step's warm-up and whole length, in
-	// intervals.
-	warm, intervals int
+	cfg    engine.Config
+	search *capacity.Search
+	slo    capacity.SLO
+	sec    *result.Search
+	geo    shardrun.SearchSteps
 }
 
 func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec) (*searchSteps, error) {
-	spec := w.Load.Search
-	p, slo, errs := customcheck.SearchParams(field.NewPath("workload", "load", "search"), spec)
-	if len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
-	search, err := capacity.New(p)
+	plan, err := customcheck.PlanSearch(w, cfg.Target.InstanceConfig)
 	if err != nil {
 		return nil, err
 	}
-	st := &searchSteps{cfg: cfg, search: search, slo: slo.Resolve(cfg.Target.InstanceConfig),
-		interval: w.Interval.Duration, per: spec.PerStep()}
-	st.warm, st.intervals = int(spec.StepWarmUp()/st.interval), int(st.per/st.interval)
-	st.sec = &result.Search{From: p.From, Max: p.Max, Resolution: p.Resolution, Confirm: string(p.Confirm),
-		WarmUpSeconds: spec.StepWarmUp().Seconds(), StepSeconds: spec.StepDuration.Seconds(), MaxSteps: search.MaxSteps()}
-	if st.sec.Confirm == "" {
-		st.sec.Confirm = string(capacity.ConfirmMajority)
+	search, err := capacity.New(plan.Params)
+	if err != nil {
+		return nil, err
 	}
-	for _, c := range st.slo {
-		st.sec.SLO = append(st.sec.SLO, c.String())
-	}
-	return st, nil
+	return &searchSteps{cfg: cfg, search: search, slo: plan.SLO, sec: plan.Section, geo: shardrun.SearchStepsOf(w)}, nil
 }
 
 // run runs step k at rate from start, judges it from its own measured
 // intervals and tells the search.
 func (st *searchSteps) run(ctx context.Context, k int, rate float64, start time.Time) (*result.Document, capacity.StepResult, error) {
-	step := st.cfg
-	step.Start, step.Seed = start, st.cfg.Seed+int64(k)
-	step.Load.Profile = schedule.Profile{{From: rate, To: rate, Duration: st.per}}
-	doc, err := engine.Run(ctx, step)
-	if err != nil {
-		return nil, capacity.StepResult{}, err
-	}
-	m, err := capacity.Measure(doc.Intervals, st.warm, st.intervals, st.interval.Seconds(), rate)
+	doc, m, err := st.geo.Run(ctx, st.cfg, k, rate, start)
 	if err != nil {
 		return nil, capacity.StepResult{}, err
 	}
@@ -135,27 +111,6 @@ func (st *searchSteps) run(ctx context.Context, k int, rate float64, start time.
 	if err != nil {
 		return nil, capacity.StepResult{}, err
 	}
-	r.FirstInterval, r.EndInterval = k*st.intervals+st.warm, (k+1)*st.intervals
+	r.FirstInterval, r.EndInterval = st.geo.Window(k)
 	return doc, r, st.search.Record(r)
-}
-
-// appendStep adds a step's document to the search's: its intervals
-// follow the previous steps' (their indexes shifted by offset), its
-// shards' end and missed sends join the search's.
-func appendStep(out, step *result.Document, offset int) *result.Document {
-	for i := range step.Intervals {
-		step.Intervals[i].Index += offset
-	}
-	if out == nil {
-		return step
-	}
-	out.Intervals = append(out.Intervals, step.Intervals...)
-	out.End = step.End
-	for i := range out.Shards {
-		if i < len(step.Shards) {
-			out.Shards[i].Ended = step.Shards[i].Ended
-			out.Shards[i].Missed += step.Shards[i].Missed
-		}
-	}
-	return out
 }

@@ -31,22 +31,8 @@ func progressRun(t *testing.T) (f *fakeReconcile, run *v1alpha1.BenchmarkRun, st
 		*statusWrites++
 		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 	}}, run)
-	runnersReady(t, f, run)
-	if _, err := f.reconcile(run); err != nil {
-		t.Fatal(err)
-	}
-	got := f.run(run)
-	if got.Status.StartTime == nil {
-		t.Fatal("no start time was published")
-	}
-	start = got.Status.StartTime.Time
-	f.clock.SetTime(start)
-	if _, err := f.reconcile(run); err != nil { // the Running pass's own condition write
-		t.Fatal(err)
-	}
-	if p := f.run(run).Status.Phase; p != v1alpha1.PhaseRunning {
-		t.Fatalf("phase %s; want Running", p)
-	}
+	releaseAndRun(t, f, run)
+	start = f.run(run).Status.StartTime.Time
 	*statusWrites = 0
 	return f, run, start, statusWrites
 }

@@ -54,6 +54,11 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 		r.fail(run, outbox, v1alpha1.ReasonResultInvalid, err.Error())
 		return ctrl.Result{}, nil
 	}
+	sec, err := r.runSearchSection(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	merged.SetSearch(sec)
 	applyResult(&run.Status, merged, run)
 	warnIfReadsFoundNothing(run, merged, r.now())
 	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)

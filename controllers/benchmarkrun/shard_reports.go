@@ -3,6 +3,7 @@ package benchmarkrun
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -60,6 +61,11 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 		return ctrl.Result{}, err
 	}
 	retryLive := r.liveProgress(run, reports)
+	w := run.Spec.Workload.Resolved()
+	retrySearch, err := r.advanceSearch(ctx, run, &w, reports, outbox)
+	if err != nil || run.IsFinished() {
+		return ctrl.Result{}, err
+	}
 	failed := r.failedIndexes(ctx, run)
 	reported := 0
 	for _, o := range reports {
@@ -75,8 +81,10 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	if !late {
 		run.SetCondition(v1alpha1.ConditionLoadCompleted, metav1.ConditionFalse, v1alpha1.ReasonRunning,
 			fmt.Sprintf("%d of %d runners reported", reported, len(reports)), r.now())
-		if retryLive > 0 {
-			requeue = min(requeue, retryLive)
+		for _, retry := range []time.Duration{retryLive, retrySearch} {
+			if retry > 0 {
+				requeue = min(requeue, retry)
+			}
 		}
 		return ctrl.Result{RequeueAfter: requeue}, nil
 	}

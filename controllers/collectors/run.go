@@ -63,7 +63,7 @@ func (c *ResultsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLatency, descGFELatency, descThroughput, descOperations, descErrors, descNotFound, descWarmUp, descStartSkew, descRunInfo, descDatasetRows, descRunFailed, descEphStart, descEphLifetime} {
 		ch <- d
 	}
-	for _, d := range slices.Concat(serverStatsDescs, serverMetricsDescs, tpccDescs, streamDescs, costDescs) {
+	for _, d := range slices.Concat(serverStatsDescs, serverMetricsDescs, tpccDescs, streamDescs, costDescs, searchDescs) {
 		ch <- d
 	}
 }
@@ -81,6 +81,7 @@ func (c *ResultsCollector) Collect(ch chan<- prometheus.Metric) {
 		collectDataset(ch, run)
 		collectLifecycle(ch, run)
 		collectCost(ch, run)
+		collectSearch(ch, run)
 		if run.Status.Overall == nil {
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -55,13 +54,10 @@ func (RunValidator) ValidateDelete(context.Context, runtime.Object) (admission.W
 }
 
 // CheckRun returns the refusal the API server reports for a run
-// customcheck.Run refuses, naming the fields at fault, or for a valid
-// capacity search, which the manager cannot run yet; or nil.
+// customcheck.Run refuses, naming the fields at fault; or nil. A valid
+// capacity search is admitted: the manager runs it (docs/capacity.md).
 func CheckRun(r *v1alpha1.BenchmarkRun) error {
 	errs := customcheck.Run(r)
-	if len(errs) == 0 {
-		errs = searchInCluster(field.NewPath("spec", "workload"), &r.Spec.Workload)
-	}
 	if len(errs) == 0 {
 		return nil
 	}

@@ -127,6 +127,10 @@ const (
 	// StepLimit: MaxSteps were taken. By construction this never
 	// happens; it bounds the search should the arithmetic ever disagree.
 	StepLimit StopReason = "StepLimit"
+	// OutOfTime: the next step would have ended after the run's duration,
+	// so the search stopped unfinished (StopOutOfTime); its capacity is a
+	// lower bound.
+	OutOfTime StopReason = "OutOfTime"
 )
 
 // Search is the capacity search as a deterministic state machine: Next
@@ -157,6 +161,31 @@ func New(p Params) (*Search, error) {
 	s := &Search{p: p, maxSteps: p.MaxSteps(), geo: p.geometric()}
 	s.rate = s.geo[0]
 	return s, nil
+}
+
+// Resume rebuilds a search from the steps it took so far, in order, as
+// Record took them: the search is a deterministic function of its
+// parameters and its steps' results, so whoever holds them (a restarted
+// manager, from the run's status) continues it exactly.
+func Resume(p Params, steps []StepResult) (*Search, error) {
+	s, err := New(p)
+	if err != nil {
+		return nil, err
+	}
+	for i, st := range steps {
+		if err := s.Record(st); err != nil {
+			return nil, fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	return s, nil
+}
+
+// StopOutOfTime ends a search whose next step would not end within the
+// run's duration (OutOfTime); a search already done keeps its reason.
+func (s *Search) StopOutOfTime() {
+	if s.reason == "" {
+		s.reason = OutOfTime
+	}
 }
 
 // MaxSteps is the most steps this search takes (Params.MaxSteps).
@@ -255,7 +284,7 @@ type Outcome = result.SearchOutcome
 // Outcome reports the search so far; processingUnits is the instance's
 // compute capacity (0 when unknown), for the capacity per node.
 func (s *Search) Outcome(processingUnits int32) Outcome {
-	o := Outcome{Done: s.reason != "", Reason: string(s.reason), Capacity: s.lo, FirstFailing: s.hi,
+	o := Outcome{Done: s.reason != "" && s.reason != OutOfTime, Reason: string(s.reason), Capacity: s.lo, FirstFailing: s.hi,
 		Steps: append([]StepResult(nil), s.steps...)}
 	if s.hi != 0 {
 		o.FailedConditions = append([]string(nil), s.failedAt...)

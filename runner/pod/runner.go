@@ -65,6 +65,9 @@ type Options struct {
 	// LoadProgressInterval is how often rows loaded are reported in the
 	// loader map (protocol.KeyLoaded); default DefaultLoadProgressInterval.
 	LoadProgressInterval time.Duration
+	// SearchDecisionTimeout bounds a capacity search runner's wait for the
+	// next step after a step's end; default protocol.SearchDecisionTimeout.
+	SearchDecisionTimeout time.Duration
 	// Log receives the runner's structured logs.
 	Log logr.Logger
 	// Results, when set, is the results bucket the manager named
@@ -88,6 +91,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LoadProgressInterval <= 0 {
 		o.LoadProgressInterval = DefaultLoadProgressInterval
+	}
+	if o.SearchDecisionTimeout <= 0 {
+		o.SearchDecisionTimeout = protocol.SearchDecisionTimeout
 	}
 	return o
 }
@@ -186,22 +192,26 @@ func (r *runner) run(ctx context.Context, cm *corev1.ConfigMap) error {
 		return err
 	}
 	shard.Config.Start = ready.start
-	doc, err := r.runLive(ctx, shard)
+	doc, err := r.runLive(ctx, shard, &ctl.Workload)
 	if err != nil {
 		return err
 	}
 	return r.writeResult(ctx, ready.at, doc)
 }
 
-// runLive runs the shard while writing its live reports (liveReporter),
-// and stops writing them before it returns: the result follows.
-func (r *runner) runLive(ctx context.Context, shard *shardrun.Shard) (*result.Document, error) {
+// runLive runs the shard of workload w (a capacity search's steps, or its
+// load) while writing its live reports (liveReporter), and stops writing
+// them before it returns: the result follows.
+func (r *runner) runLive(ctx context.Context, shard *shardrun.Shard, w *v1alpha1.WorkloadSpec) (*result.Document, error) {
 	live := newLiveReporter(shard.Config.Start, shard.Config.Interval)
 	shard.Config.Drained = live.drained
 	liveCtx, stop := context.WithCancel(ctx)
 	written := make(chan struct{})
 	go func() { defer close(written); live.write(liveCtx, r) }()
 	defer func() { stop(); <-written }()
+	if w.Load.Search != nil {
+		return r.runSearch(ctx, shard.Config, w)
+	}
 	return shard.Run(ctx)
 }
 

@@ -38,7 +38,9 @@ const (
 
 // ControlKeys, LoaderKeys and ShardKeys are every key of each map, in the
 // order the protocol table lists them.
-func ControlKeys() []string { return []string{KeyControl, KeyStartTime} }
+func ControlKeys() []string {
+	return []string{KeyControl, KeyStartTime, KeySearchStep, KeySearchJudged}
+}
 
 // LoaderKeys are the keys of a loader ConfigMap's data.
 func LoaderKeys() []string {
@@ -48,7 +50,7 @@ func LoaderKeys() []string {
 // ShardKeys are the keys of a shard ConfigMap: data (a chunked result's
 // head among them), then binaryData.
 func ShardKeys() []string {
-	keys := append([]string{KeyVersion, KeyReady, KeyState, KeyMessage, KeyLive}, chunks.HeadKeys()...)
+	keys := append([]string{KeyVersion, KeyReady, KeyState, KeyMessage, KeyLive, KeySearchReport}, chunks.HeadKeys()...)
 	return append(append(keys, bucket.PointerKeys()...), KeyResult)
 }
 

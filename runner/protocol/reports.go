@@ -66,6 +66,10 @@ type ShardReport struct {
 	// so that a bad one costs the run its live figures, never the shard
 	// (the manager decodes it: DecodeLiveReport).
 	Live string
+	// Search is the runner's report of its latest capacity search step
+	// (EncodeSearchReport), kept encoded like Live; the manager decodes
+	// it (DecodeSearchReport).
+	Search string
 }
 
 // Maps is the content of a report's ConfigMap, data and binaryData. Its
@@ -143,9 +147,12 @@ func DecodeShardReport(data map[string]string, binaryData map[string][]byte) (Sh
 	d := decoder{data: data}
 	d.known(ShardKeys())
 	d.version()
-	r := ShardReport{State: d.state(StateSucceeded, StateFailed), Message: d.message(), Live: data[KeyLive]}
+	r := ShardReport{State: d.state(StateSucceeded, StateFailed), Message: d.message(), Live: data[KeyLive], Search: data[KeySearchReport]}
 	if len(r.Live) > MaxLiveBytes {
 		d.fail(KeyLive, "", fmt.Sprintf("is %d bytes, more than %d", len(r.Live), MaxLiveBytes))
+	}
+	if len(r.Search) > MaxSearchReportBytes {
+		d.fail(KeySearchReport, "", fmt.Sprintf("is %d bytes, more than %d", len(r.Search), MaxSearchReportBytes))
 	}
 	if s := data[KeyReady]; s != "" && d.err == nil {
 		r.Ready, d.err = parseTime(KeyReady, s)

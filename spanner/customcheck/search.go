@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/capacity"
 )
 
@@ -87,4 +88,42 @@ func searchFieldError(path *field.Path, s *v1alpha1.SearchSpec, fe *capacity.Fie
 		detail = fmt.Sprintf("%s %s: %s", part, fe.Value, fe.Detail)
 	}
 	return field.Invalid(path.Child("slo").Index(i), s.SLO[i], detail)
+}
+
+// SearchPlan is a workload's capacity search as it runs: its parameters,
+// its SLO resolved for the target's instance configuration, and its
+// section of the result document before any step. `spanbench run` and
+// the manager both plan a search with PlanSearch, so that a step is
+// judged by the same SLO wherever it runs.
+type SearchPlan struct {
+	Params  capacity.Params
+	SLO     capacity.SLO
+	Section *result.Search
+}
+
+// PlanSearch plans w's search (load.search, which must be set) on an
+// instance of instanceConfig; a search that does not validate is refused
+// with its fields named.
+func PlanSearch(w *v1alpha1.WorkloadSpec, instanceConfig string) (SearchPlan, error) {
+	spec := w.Load.Search
+	if spec == nil {
+		return SearchPlan{}, fmt.Errorf("the workload has no load.search")
+	}
+	p, slo, errs := SearchParams(field.NewPath("workload", "load", "search"), spec)
+	if len(errs) > 0 {
+		return SearchPlan{}, errs.ToAggregate()
+	}
+	if fes := p.Validate(); len(fes) > 0 {
+		return SearchPlan{}, fes[0]
+	}
+	plan := SearchPlan{Params: p, SLO: slo.Resolve(instanceConfig)}
+	plan.Section = &result.Search{From: p.From, Max: p.Max, Resolution: p.Resolution, Confirm: string(p.Confirm),
+		WarmUpSeconds: spec.StepWarmUp().Seconds(), StepSeconds: spec.StepDuration.Seconds(), MaxSteps: p.MaxSteps()}
+	if plan.Section.Confirm == "" {
+		plan.Section.Confirm = string(capacity.ConfirmMajority)
+	}
+	for _, c := range plan.SLO {
+		plan.Section.SLO = append(plan.Section.SLO, c.String())
+	}
+	return plan, nil
 }

@@ -302,7 +302,7 @@ func TestAdmissionAgreesWithTheCLIOnEveryCampaign(t *testing.T) {
 			if serverErr == nil {
 				deleteIfCreated(t, obj)
 			}
-			if (serverErr == nil || onlySearchUnavailable(serverErr)) != (cli == "") {
+			if (serverErr == nil || onlySearchCampaignUnavailable(serverErr)) != (cli == "") {
 				t.Errorf("the API server and the CLI disagree:\nserver: %s\n   CLI: %s", verdict(serverErr), verdict(cliErr(cli)))
 			}
 		})

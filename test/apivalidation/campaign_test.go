@@ -450,7 +450,7 @@ func TestCampaignSamplesAreAcceptedAndExpand(t *testing.T) {
 			// A search campaign (campaign-search-*) is the CLI's in this
 			// release: the API server refuses it, saying so.
 			switch search := strings.HasPrefix(filepath.Base(f), "campaign-search-"); {
-			case search && (err == nil || !strings.Contains(err.Error(), admission.SearchUnavailable)):
+			case search && (err == nil || !strings.Contains(err.Error(), admission.SearchCampaignUnavailable)):
 				t.Fatalf("the API server did not refuse the search campaign as one the manager cannot run: %v", err)
 			case !search && err != nil:
 				t.Fatalf("the API server refused the sample: %v", err)

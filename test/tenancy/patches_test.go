@@ -194,9 +194,9 @@ func TestAdmissionAdmitsEveryCampaignSampleForARunAuthor(t *testing.T) {
 			c.Namespace = teamNS
 			err = create(t, tenant, c)
 			if c.Spec.Template.Spec.Workload.Load.Search != nil {
-				// A capacity search is the CLI's in this release: refused
+				// A capacity search campaign is the CLI's in this release: refused
 				// for what it is, not for who asks.
-				if err == nil || !strings.Contains(err.Error(), admission.SearchUnavailable) {
+				if err == nil || !strings.Contains(err.Error(), admission.SearchCampaignUnavailable) {
 					t.Errorf("sample %s: want the search refused as one the manager cannot run, got %v", filepath.Base(f), err)
 				}
 				return

@@ -1,0 +1,113 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
+)
+
+// searchSampleFile is the capacity search sample the README points at.
+const searchSampleFile = "search-ycsb-sql.yaml"
+
+// TestSearchRunFindsItsCapacity applies the capacity search sample as a
+// BenchmarkRun on the demo cluster, as written (from 2 to 128 ops/s,
+// resolution 8, 5 s + 10 s steps: the emulator's SQL path meets the
+// sample's p99 bound at a few tens of reads per second, so the search
+// confirms a failure and bisects) but split over two runners, so that
+// each step's merge joins two shards' steps: the runners stay up across
+// the steps the manager publishes, and the run succeeds with the step
+// table in its status (each step offered, achieved and every SLO figure
+// judged), its capacity once the search ended, the CAPACITY column of
+// `kubectl get`, and the capacity as a Prometheus series scraped from the
+// manager by a real Prometheus.
+func TestSearchRunFindsItsCapacity(t *testing.T) {
+	kustomizePassOnly(t)
+	t.Parallel()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("no prometheus binary: install Debian's with `hack/install-deps.sh prometheus`")
+	}
+	ns := newNamespace(t, "e2e-search")
+	prom := startPrometheus(t, bin, ns, metricsReaderToken(t, ns))
+
+	raw, err := os.ReadFile(filepath.Join(suite.root, samplesDir, searchSampleFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &v1alpha1.BenchmarkRun{}
+	if err := yaml.UnmarshalStrict(raw, run); err != nil {
+		t.Fatalf("%s: %v", searchSampleFile, err)
+	}
+	run.Namespace = ns
+	run.Spec.Target.EmulatorHost = suite.emulatorHost
+	run.Spec.Target.Database = strings.ReplaceAll(ns, "-", "_")
+	run.Spec.Runners.Replicas = ptr.To(int32(2))
+	s := run.Spec.Workload.Load.Search
+	if s == nil {
+		t.Fatalf("%s holds no load.search", searchSampleFile)
+	}
+	// Worst case 30 steps of 15 s, 7.5 min, within the sample's 10 min
+	// with the steps' gaps; a search to the emulator's knee takes about
+	// half of that.
+	create(t, run)
+	run = waitFinished(t, ns, run.Name, 13*time.Minute)
+	requireSucceeded(t, run, v1alpha1.ReasonCompleted)
+
+	st := run.Status.Search
+	if st == nil {
+		t.Fatal("status.search is empty after the search ran")
+	}
+	t.Logf("status.search: %d steps, reason %s, capacity %q, first failing %q (%v), summary %q",
+		len(st.Steps), st.Reason, st.Capacity, st.FirstFailing, st.FailedConditions, st.Summary)
+	if !st.Done || st.Summary == "" || len(st.Steps) == 0 || int32(len(st.Steps)) > st.MaxSteps {
+		t.Fatalf("status.search = %+v; want a finished search of 1 to %d steps with its summary", st, st.MaxSteps)
+	}
+	if want := v1alpha1.FormatThroughput(float64(s.From)); st.Steps[0].Offered != want {
+		t.Errorf("the first step offered %s ops/s; want from's %s", st.Steps[0].Offered, want)
+	}
+	for i, step := range st.Steps {
+		t.Logf("step %d: offered %s, achieved %s, pass %v, figures %+v", i+1, step.Offered, step.Achieved, step.Pass, step.Figures)
+		if step.Achieved == "" || len(step.Figures) != len(st.SLO) {
+			t.Errorf("step %d: achieved %q, %d figures; want its achieved rate and one figure per SLO condition (%v)", i+1, step.Achieved, len(step.Figures), st.SLO)
+		}
+		for j, f := range step.Figures {
+			if f.Condition != st.SLO[j] || (f.Measured && f.Value == "") {
+				t.Errorf("step %d, figure %d: %+v; want condition %q with its value", i+1, j, f, st.SLO[j])
+			}
+		}
+	}
+	if st.Capacity == "" {
+		t.Fatalf("the search found no capacity (first rate failed: %v); the series cannot be checked", st.FailedConditions)
+	}
+	if out := kubectl(t, "-n", ns, "get", "benchmarkrun", run.Name); !strings.Contains(out, "CAPACITY") || !strings.Contains(out, st.Summary) {
+		t.Errorf("kubectl get shows no CAPACITY %q:\n%s", st.Summary, out)
+	}
+
+	q := fmt.Sprintf(`spanbench_run_capacity_ops_per_second{namespace=%q, run=%q, job="spanbench-manager"}`, ns, run.Name)
+	want, err := v1alpha1.ParseThroughput(st.Capacity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "the capacity series in Prometheus", func(ctx context.Context) (bool, string) {
+		res, err := prom.query(ctx, q)
+		if err != nil {
+			return false, err.Error()
+		}
+		if len(res) != 1 || res[0].value != want || res[0].labels["reason"] != st.Reason {
+			return false, fmt.Sprintf("%s = %v; want one series of %v, reason %s", q, res, want, st.Reason)
+		}
+		return true, ""
+	})
+}
