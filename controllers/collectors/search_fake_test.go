@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -38,5 +39,52 @@ spanbench_run_capacity_per_node_ops_per_second{namespace="bench",reason="Resolve
 	if err := testutil.CollectAndCompare(&collectors.ResultsCollector{Reader: reader}, strings.NewReader(want),
 		"spanbench_run_capacity_ops_per_second", "spanbench_run_capacity_per_node_ops_per_second"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestResultsCollectorServesTheSearchSteps: a search's judged steps and its
+// SLO's bounds, as docs/capacity.md's contract names them and the Results
+// dashboard's curve reads them, in the figures' units (seconds, ratios),
+// while the search runs; a figure not measured (CPU on the emulator) or a
+// note in a figure's place has no series.
+func TestResultsCollectorServesTheSearchSteps(t *testing.T) {
+	run := runtest.Run("searching").InNamespace("bench").Obj()
+	run.Status.Search = &v1alpha1.SearchStatus{
+		SLO: []string{"p99(read) <= 20ms", "errors <= 1%", "cpu <= 65%"},
+		Steps: []v1alpha1.SearchStepStatus{
+			{Offered: "10.0", Achieved: "9.9", Pass: true, Figures: []v1alpha1.SearchFigureStatus{
+				{Condition: "p99(read) <= 20ms", Value: "5.25ms", Pass: true, Measured: true},
+				{Condition: "errors <= 1%", Value: "0.10%", Pass: true, Measured: true},
+				{Condition: "cpu <= 65%", Value: "-", Measured: false}}},
+			{Offered: "20.0", Achieved: "12.5", Figures: []v1alpha1.SearchFigureStatus{
+				{Condition: "p99(read) <= 20ms", Value: "150ms", Measured: true},
+				{Condition: "errors <= 1%", Value: "no completed operation", Measured: true}}},
+		}}
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run).Build()
+	got, err := testutil.CollectAndFormat(&collectors.ResultsCollector{Reader: reader}, expfmt.TypeTextPlain,
+		"spanbench_run_search_step_offered_ops", "spanbench_run_search_step_achieved_ops", "spanbench_run_search_step_passed",
+		"spanbench_run_search_step_figure", "spanbench_run_search_slo_bound")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		`spanbench_run_search_step_offered_ops{namespace="bench",run="searching",step="1"} 10`,
+		`spanbench_run_search_step_offered_ops{namespace="bench",run="searching",step="2"} 20`,
+		`spanbench_run_search_step_achieved_ops{namespace="bench",run="searching",step="2"} 12.5`,
+		`spanbench_run_search_step_passed{namespace="bench",run="searching",step="1"} 1`,
+		`spanbench_run_search_step_passed{namespace="bench",run="searching",step="2"} 0`,
+		`spanbench_run_search_step_figure{condition="p99(read) <= 20ms",namespace="bench",run="searching",step="1"} 0.00525`,
+		`spanbench_run_search_step_figure{condition="p99(read) <= 20ms",namespace="bench",run="searching",step="2"} 0.15`,
+		`spanbench_run_search_step_figure{condition="errors <= 1%",namespace="bench",run="searching",step="1"} 0.001`,
+		`spanbench_run_search_slo_bound{condition="p99(read) <= 20ms",namespace="bench",run="searching"} 0.02`,
+		`spanbench_run_search_slo_bound{condition="errors <= 1%",namespace="bench",run="searching"} 0.01`,
+		`spanbench_run_search_slo_bound{condition="cpu <= 65%",namespace="bench",run="searching"} 0.65`,
+	} {
+		if !strings.Contains(string(got), line+"\n") {
+			t.Errorf("missing %s in:\n%s", line, got)
+		}
+	}
+	if n := strings.Count(string(got), "spanbench_run_search_step_figure{"); n != 3 {
+		t.Errorf("%d step figures, want 3: a figure not measured, or a note, has no series:\n%s", n, got)
 	}
 }

@@ -27,7 +27,7 @@ const rulesFile = "../../config/prometheus/rules.yaml"
 func exported(t *testing.T) []string {
 	t.Helper()
 	var names []string
-	descs := make(chan *prometheus.Desc, 64)
+	descs := make(chan *prometheus.Desc, 256)
 	(&collectors.ResultsCollector{}).Describe(descs)
 	(&collectors.CampaignCollector{}).Describe(descs)
 	close(descs)
@@ -61,37 +61,14 @@ func exported(t *testing.T) []string {
 
 var seriesName = regexp.MustCompile(`\bspanbench_[a-z_]+`)
 
-// pending are the series a panel reads before the manager serves them: a
-// capacity search's, whose names and labels docs/capacity.md states as
-// the contract for the manager's collector of status.search (#27;
-// TestCapacitySeriesAreDocumented). Their panels' queries are proven on
-// series written to that contract (TestCapacityPanelsDrawTheCurveFromTheStepSeries).
-// A pending series the code exports fails the test below: take it off
-// this list, and prove its panel on what the collector serves.
-var pending = []string{
-	"spanbench_run_capacity_ops_per_second",
-	"spanbench_run_capacity_per_node_ops_per_second",
-	"spanbench_run_search_step_offered_ops",
-	"spanbench_run_search_step_achieved_ops",
-	"spanbench_run_search_step_passed",
-	"spanbench_run_search_step_figure",
-	"spanbench_run_search_slo_bound",
-}
-
 // TestQueriesReadExportedSeries: every spanbench series a panel, a
-// dashboard variable or an alert names is one the code exports (or one
-// pending, documented for the manager to serve), so a renamed metric fails
-// here rather than leaving a panel empty.
+// dashboard variable or an alert names is one the code exports, so a
+// renamed metric fails here rather than leaving a panel empty.
 func TestQueriesReadExportedSeries(t *testing.T) {
 	known := exported(t)
-	for _, name := range pending {
-		if slices.Contains(known, name) {
-			t.Errorf("%s is exported now: take it off the pending list, and test its panel on the collector's series", name)
-		}
-	}
 	check := func(where, text string) {
 		for _, name := range seriesName.FindAllString(text, -1) {
-			if !slices.Contains(known, name) && !slices.Contains(pending, name) {
+			if !slices.Contains(known, name) {
 				t.Errorf("%s reads %s, which spanbench does not export (it exports %v)", where, name, known)
 			}
 		}
