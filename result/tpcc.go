@@ -15,9 +15,14 @@ var TPCCTypes = []OperationType{"NewOrder", "Payment", "OrderStatus", "Delivery"
 // consistency conditions checked after the run.
 type TPCC struct {
 	// TpmC is the New-Order transactions completed per minute after the
-	// warm-up, across all runners (rolled-back ones included, as the
-	// specification counts them).
+	// warm-up, across all runners, the 1 % rolled back by design (an
+	// unused item) included. Whether TPC-C's clause 5.4 counts those is
+	// unverified: its text was not at hand (docs/workloads.md says what
+	// was searched); CommittedTpmC is the figure without them.
 	TpmC float64 `json:"tpmC"`
+	// CommittedTpmC is TpmC without the rolled-back New-Orders: the
+	// New-Order transactions that committed, per minute.
+	CommittedTpmC float64 `json:"committedTpmC,omitempty"`
 	// Mix is each transaction type's share of the transactions completed
 	// after the warm-up, in the specification's order.
 	Mix []TPCCShare `json:"mix"`
@@ -58,11 +63,14 @@ const maxChecks = 16
 // TPC-C transactions, keeping checks already recorded.
 func deriveTPCC(d *Document) {
 	completed := map[OperationType]uint64{}
-	var all uint64
+	var all, rolledBack uint64
 	for _, op := range d.Totals {
 		if slices.Contains(TPCCTypes, op.Type) {
 			completed[op.Type] += op.OK
 			all += op.OK
+		}
+		if op.Type == "NewOrder" {
+			rolledBack += min(op.Rollbacks, op.OK)
 		}
 	}
 	if len(completed) == 0 {
@@ -75,6 +83,7 @@ func deriveTPCC(d *Document) {
 	}
 	if minutes := d.End.Sub(d.WarmUp.End).Minutes(); minutes > 0 {
 		t.TpmC = float64(completed["NewOrder"]) / minutes
+		t.CommittedTpmC = float64(completed["NewOrder"]-rolledBack) / minutes
 	}
 	for _, typ := range TPCCTypes {
 		if n, ok := completed[typ]; ok {
@@ -131,7 +140,7 @@ func writeTPCC(w io.Writer, t *TPCC) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(w, "tpmC: %.1f (New-Order transactions per minute after the warm-up)\nmix executed:", t.TpmC)
+	fmt.Fprintf(w, "tpmC: %.1f (New-Order transactions per minute after the warm-up, rolled-back ones included; %.1f committed)\nmix executed:", t.TpmC, t.CommittedTpmC)
 	for _, s := range t.Mix {
 		fmt.Fprintf(w, " %s %.1f %%", s.Type, s.Percent)
 	}

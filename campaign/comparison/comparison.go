@@ -182,6 +182,10 @@ func ParseMetric(metric string) (string, v1alpha1.CampaignStatistic, bool) {
 
 func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Options) stats.Row {
 	row := stats.Row{Variant: variant.Name, Metric: MetricName(op, m.Statistic)}
+	if err := unverified(append(slices.Clone(base.Runs), variant.Runs...)...); err != nil {
+		row.Comparison = stats.Comparison{Verdict: stats.Inconclusive, Reason: err.Error(), NBaseline: len(base.Runs), NVariant: len(variant.Runs)}
+		return row
+	}
 	o.Direction = stats.LowerIsBetter
 	if m.EffectiveDirection() == v1alpha1.HigherIsBetter {
 		o.Direction = stats.HigherIsBetter

@@ -100,3 +100,40 @@ func TestTpmCOfAnInconsistentRunIsNotCompared(t *testing.T) {
 		t.Errorf("one run a cell: method %s verdict %s (%s); want a bootstrap over the NewOrder intervals", r.Comparison.Method, r.Comparison.Verdict, r.Comparison.Reason)
 	}
 }
+
+// TestNoFigureOfAnUnverifiedTPCCRunIsCompared: beside tpmC, a TPC-C
+// run's New-Order throughput (tpmC by another name) and latency are
+// Inconclusive when one run of either cell was not checked (the check
+// timed out) or failed a condition, saying why; a cell whose runs all
+// passed their checks is compared on the same metrics.
+func TestNoFigureOfAnUnverifiedTPCCRunIsCompared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticThroughput}, {Statistic: v1alpha1.StatisticP99}}}
+	passed := []result.Check{{Name: "W_YTD = sum(D_YTD)", Passed: true}}
+	checked := func(name string, tpmC float64) Cell {
+		c := asNewOrder(cellOf(t, rng, name, 1, 3), rng, tpmC)
+		for _, d := range c.Runs {
+			d.TPCC.Checks = passed
+		}
+		return c
+	}
+	base, fine := checked("base", 1000), checked("fine", 1300)
+	unchecked, lost := checked("unchecked", 1300), checked("lost", 1300)
+	unchecked.Runs[0].TPCC.Checks, unchecked.Runs[0].TPCC.NotChecked = nil, "not checked: the checks took longer than 2m0s"
+	lost.Runs[2].TPCC.Checks = []result.Check{{Name: "D_YTD = sum(H_AMOUNT)", Detail: "district 1/1"}}
+	tab, err := Assemble(spec, []Cell{base, fine, unchecked, lost}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, metric := range []string{MetricName("new-order", v1alpha1.StatisticThroughput), MetricName("new-order", v1alpha1.StatisticP99)} {
+		if r := rowFor(t, tab, "fine", metric); strings.Contains(r.Comparison.Reason, "consistency") || r.Comparison.Method == "" {
+			t.Errorf("%s of checked runs: not compared (%s); want them compared", metric, r.Comparison.Reason)
+		}
+		if r := rowFor(t, tab, "unchecked", metric); r.Comparison.Verdict != stats.Inconclusive || !strings.Contains(r.Comparison.Reason, "consistency was not checked (not checked: the checks took longer") {
+			t.Errorf("%s of a cell with an unchecked run: %s (%s); want Inconclusive saying it was not checked and why", metric, r.Comparison.Verdict, r.Comparison.Reason)
+		}
+		if r := rowFor(t, tab, "lost", metric); r.Comparison.Verdict != stats.Inconclusive || !strings.Contains(r.Comparison.Reason, "D_YTD = sum(H_AMOUNT)") {
+			t.Errorf("%s of a cell with an inconsistent run: %s (%s); want Inconclusive naming the condition", metric, r.Comparison.Verdict, r.Comparison.Reason)
+		}
+	}
+}

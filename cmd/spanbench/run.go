@@ -239,7 +239,8 @@ func checkConsistency(ctx context.Context, s *session.Session, w *v1alpha1.Workl
 		fmt.Fprintln(stderr, "note: TPC-C consistency checks skipped: this is one shard of several; they need the whole run finished")
 		return nil
 	}
-	return workload.CheckTPCCInto(ctx, s.Client, s.Target.Dialect, doc)
+	_, err := workload.CheckTPCCInto(ctx, s.Client, doc)
+	return err
 }
 
 // prepareDataset loads the dataset unless it is there; loaded is when this

@@ -29,21 +29,41 @@ import (
 // figures counted work the database lost or duplicated, so they are not a
 // result (a campaign never compares them). Checks that cannot run (the
 // database unreadable within consistencyTimeout) leave the run's outcome
-// alone and say so in the condition.
+// alone and say so in the condition, the report (where a campaign reads
+// it and compares none of the run's figures) and a warning event.
 
-// consistencyTimeout bounds the checks: one strong read-only transaction
-// of five aggregate queries, each a scan of one table (docs/workloads.md
-// gives their cost per warehouse). They run in the background
-// (spanner_calls.go): no reconcile waits for them.
-const consistencyTimeout = 2 * time.Minute
+// The checks' time limit is consistencyBase plus a budget per warehouse
+// of the population (workload.CheckTPCC reads each warehouse's rows,
+// several at once; docs/workloads.md gives the measured cost), at most
+// consistencyMax: the snapshot they read must stay readable, within
+// Spanner's default version retention of one hour. They run in the
+// background (spanner_calls.go): no reconcile waits for them.
+const (
+	consistencyBase    = 2 * time.Minute
+	consistencyPerFull = 30 * time.Second
+	consistencyPerTest = time.Second
+	consistencyMax     = 50 * time.Minute
+)
+
+// consistencyTimeout is the checks' time limit for a TPCC workload.
+func consistencyTimeout(w *v1alpha1.WorkloadSpec) time.Duration {
+	s := w.TPCC.Scale()
+	per := consistencyPerFull
+	if s.Test {
+		per = consistencyPerTest
+	}
+	return min(consistencyBase+time.Duration(s.Warehouses)*per, consistencyMax)
+}
 
 // consistencyStep names the check among a run's Spanner calls.
 const consistencyStep = "tpcc-consistency"
 
 // consistencyOutcome is what one check found, or why it could not run.
 type consistencyOutcome struct {
-	checks []result.Check
-	took   time.Duration
+	checks     []result.Check
+	warehouses int
+	rows       int64
+	took       time.Duration
 }
 
 // awaitConsistency checks the consistency conditions a TPCC run asks for,
@@ -64,13 +84,15 @@ func (r *BenchmarkRunReconciler) awaitConsistency(ctx context.Context, run *v1al
 	}
 	restarted := c != nil && (r.SpannerCalls == nil || !r.SpannerCalls.Holds(run, consistencyStep))
 	target, clk := run.DeepCopy(), r.Clock
-	out, err, ok := spannerCall(ctx, r, run, consistencyStep, "", consistencyTimeout, func(ctx context.Context) (consistencyOutcome, error) {
+	timeout := consistencyTimeout(&w)
+	out, err, ok := spannerCall(ctx, r, run, consistencyStep, "", timeout, func(ctx context.Context) (consistencyOutcome, error) {
 		start := clk.Now()
 		var doc result.Document
-		if err := r.readConsistency(ctx, target, &doc); err != nil {
+		check, err := r.readConsistency(ctx, target, &doc)
+		if err != nil {
 			return consistencyOutcome{}, err
 		}
-		return consistencyOutcome{checks: doc.TPCC.Checks, took: clk.Since(start)}, nil
+		return consistencyOutcome{checks: doc.TPCC.Checks, warehouses: check.Warehouses, rows: check.Rows, took: clk.Since(start)}, nil
 	})
 	if !ok {
 		msg := "checking the TPC-C consistency conditions against the database"
@@ -83,7 +105,7 @@ func (r *BenchmarkRunReconciler) awaitConsistency(ctx context.Context, run *v1al
 		return nil, ctrl.Result{RequeueAfter: spannerCallPoll}, false
 	}
 	if err != nil {
-		msg := "not checked: " + consistencyError(err)
+		msg := "not checked: " + consistencyError(err, timeout)
 		run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencySkipped, msg, r.now())
 		outbox.Warning(EventConsistencyNotChecked, msg)
 		return nil, ctrl.Result{}, true
@@ -99,10 +121,10 @@ func (r *BenchmarkRunReconciler) recordConsistency(run *v1alpha1.BenchmarkRun, o
 		run.Status.TPCC = &v1alpha1.TPCCStatus{}
 	}
 	run.Status.TPCC.Checks = checkStatuses(out.checks)
-	took := out.took.Round(time.Millisecond)
+	checked := fmt.Sprintf("%d warehouses, %d rows, checked in %s", out.warehouses, out.rows, out.took.Round(time.Millisecond))
 	failed := failedChecks(out.checks)
 	if len(failed) == 0 {
-		msg := fmt.Sprintf("all %d TPC-C consistency conditions held (checked in %s)", len(out.checks), took)
+		msg := fmt.Sprintf("all %d TPC-C consistency conditions held (%s)", len(out.checks), checked)
 		run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionTrue, v1alpha1.ReasonConsistencyPassed, msg, r.now())
 		outbox.Normal(EventConsistencyPassed, msg)
 		return
@@ -113,7 +135,7 @@ func (r *BenchmarkRunReconciler) recordConsistency(run *v1alpha1.BenchmarkRun, o
 			details = append(details, c.Name+": "+c.Detail)
 		}
 	}
-	msg := statuswrite.Shorten(fmt.Sprintf("%d of %d TPC-C consistency conditions failed (checked in %s): %s", len(failed), len(out.checks), took, strings.Join(details, "; ")), maxProblemsBytes)
+	msg := statuswrite.Shorten(fmt.Sprintf("%d of %d TPC-C consistency conditions failed (%s): %s", len(failed), len(out.checks), checked, strings.Join(details, "; ")), maxProblemsBytes)
 	run.SetCondition(v1alpha1.ConditionConsistencyChecked, metav1.ConditionFalse, v1alpha1.ReasonConsistencyFailed, msg, r.now())
 }
 
@@ -170,27 +192,27 @@ const (
 
 // readConsistency dials the run's database with the manager's identity
 // and records the conditions in doc.
-func (r *BenchmarkRunReconciler) readConsistency(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) error {
+func (r *BenchmarkRunReconciler) readConsistency(ctx context.Context, run *v1alpha1.BenchmarkRun, doc *result.Document) (workload.TPCCCheck, error) {
 	opener, ok := r.Preparer.(serverfigures.DatabaseOpener)
 	if !ok {
-		return errors.New("this manager's Spanner access cannot open databases")
+		return workload.TPCCCheck{}, errors.New("this manager's Spanner access cannot open databases")
 	}
 	s, err := opener.OpenDatabase(ctx, run)
 	if err != nil {
-		return err
+		return workload.TPCCCheck{}, err
 	}
 	defer s.Close()
-	return workload.CheckTPCCInto(ctx, s.Client, run.Spec.Target.Dialect, doc)
+	return workload.CheckTPCCInto(ctx, s.Client, doc)
 }
 
 // consistencyError names why the checks did not run without quoting dial
 // errors or addresses, as the server statistics' messages do.
-func consistencyError(err error) string {
+func consistencyError(err error, timeout time.Duration) string {
 	if errors.Is(err, endpoint.ErrNotAllowed) {
 		return "the run's endpoint is not among the addresses the manager may dial; nothing was dialed"
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Sprintf("the checks took longer than %s", consistencyTimeout)
+		return fmt.Sprintf("the checks took longer than %s", timeout)
 	}
 	_, msg, _ := serverfigures.ClassifyServerStatsError(err)
 	return msg

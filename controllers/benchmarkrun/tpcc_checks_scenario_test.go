@@ -39,7 +39,7 @@ func (h *harness) tpccRun(name, database string) *v1alpha1.BenchmarkRun {
 
 // TestTPCCScenarioChecksConsistencyAfterTheRun runs the real TPC-C mix on
 // the emulator across two runners; the manager checks the consistency
-// conditions after merging: all four pass, the run succeeds, tpmC and the
+// conditions after merging: all pass, the run succeeds, tpmC and the
 // executed mix are in the status, the report and the scraped series.
 func TestTPCCScenarioChecksConsistencyAfterTheRun(t *testing.T) {
 	h := newHarness(t)
@@ -60,8 +60,8 @@ func TestTPCCScenarioChecksConsistencyAfterTheRun(t *testing.T) {
 		t.Fatalf("ConsistencyChecked is %+v; want True/Passed", c)
 	}
 	s := got.Status.TPCC
-	if s == nil || s.TpmC == "" || s.TpmC == "0.0" || len(s.Mix) == 0 || len(s.Checks) != 4 {
-		t.Fatalf("status.tpcc %+v; want a tpmC above 0, the mix and 4 checks", s)
+	if s == nil || s.TpmC == "" || s.TpmC == "0.0" || len(s.Mix) == 0 || len(s.Checks) != tpccConditions {
+		t.Fatalf("status.tpcc %+v; want a tpmC above 0, the mix and %d checks", s, tpccConditions)
 	}
 	for _, ch := range s.Checks {
 		if !ch.Passed {
@@ -69,7 +69,7 @@ func TestTPCCScenarioChecksConsistencyAfterTheRun(t *testing.T) {
 		}
 	}
 	doc, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
-	if err != nil || doc.TPCC == nil || len(doc.TPCC.Checks) != 4 {
+	if err != nil || doc.TPCC == nil || len(doc.TPCC.Checks) != tpccConditions {
 		t.Fatalf("the report (err %v) has no checks: %+v", err, doc.TPCC)
 	}
 	reg := prometheus.NewRegistry()
@@ -82,10 +82,15 @@ func TestTPCCScenarioChecksConsistencyAfterTheRun(t *testing.T) {
 	}
 }
 
+// tpccConditions is how many TPC-C consistency conditions a check
+// checks (all but the 11th, which holds before the first Delivery only).
+const tpccConditions = 11
+
 // TestTPCCScenarioFailsARunThatLostWork corrupts the loaded database as a
-// transaction that lost a payment's warehouse update would (W_YTD no
-// longer the sum of its districts' D_YTD) before the runners start: the
-// check names that condition, and the run fails with it.
+// transaction that wrote a payment's warehouse update alone would (W_YTD
+// no longer the sum of its districts' D_YTD, nor of its history rows'
+// H_AMOUNT) before the runners start: the check names those two
+// conditions, and the run fails with them.
 func TestTPCCScenarioFailsARunThatLostWork(t *testing.T) {
 	h := newHarness(t)
 	h.startManagerWith(managerOptions{preparer: benchmarkrun.SpannerPreparer{}})
@@ -110,18 +115,18 @@ func TestTPCCScenarioFailsARunThatLostWork(t *testing.T) {
 	for _, ch := range got.Status.TPCC.Checks {
 		if !ch.Passed {
 			failed++
-			if ch.Name != workload.ConditionWarehouseYTD || !strings.Contains(ch.Detail, "warehouse 1") {
-				t.Errorf("check %q failed (%s); only %q, in warehouse 1, should", ch.Name, ch.Detail, workload.ConditionWarehouseYTD)
+			if ch.Name != workload.ConditionWarehouseYTD && ch.Name != workload.ConditionWarehouseHistory || !strings.Contains(ch.Detail, "warehouse 1") {
+				t.Errorf("check %q failed (%s); only %q and %q, in warehouse 1, should", ch.Name, ch.Detail, workload.ConditionWarehouseYTD, workload.ConditionWarehouseHistory)
 			}
 		}
 	}
-	if failed != 1 {
-		t.Errorf("%d checks failed in status.tpcc.checks %+v; want 1", failed, got.Status.TPCC.Checks)
+	if failed != 2 {
+		t.Errorf("%d checks failed in status.tpcc.checks %+v; want 2", failed, got.Status.TPCC.Checks)
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(&collectors.ResultsCollector{Reader: h.c})
-	if v := gauge(t, reg, "spanbench_run_consistency_failed", map[string]string{"run": run.Name}); v != 1 {
-		t.Errorf("scraped spanbench_run_consistency_failed %v; want 1", v)
+	if v := gauge(t, reg, "spanbench_run_consistency_failed", map[string]string{"run": run.Name}); v != 2 {
+		t.Errorf("scraped spanbench_run_consistency_failed %v; want 2", v)
 	}
 }
 

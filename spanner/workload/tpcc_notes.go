@@ -29,17 +29,17 @@ func Notes(spec *v1alpha1.WorkloadSpec, run string) []string {
 
 // CheckTPCCInto runs the consistency conditions (CheckTPCC) and records
 // them in doc, whose totals Finalize has derived.
-func CheckTPCCInto(ctx context.Context, c *spanner.Client, d v1alpha1.Dialect, doc *result.Document) error {
-	conds, err := CheckTPCC(ctx, c, d)
+func CheckTPCCInto(ctx context.Context, c *spanner.Client, doc *result.Document) (TPCCCheck, error) {
+	check, err := CheckTPCC(ctx, c)
 	if err != nil {
-		return err
+		return check, err
 	}
 	if doc.TPCC == nil {
 		doc.TPCC = &result.TPCC{}
 	}
 	doc.TPCC.Checks = doc.TPCC.Checks[:0]
-	for _, cond := range conds {
+	for _, cond := range check.Conditions {
 		doc.TPCC.Checks = append(doc.TPCC.Checks, result.Check{Name: cond.Name, Passed: cond.Passed, Detail: cond.Detail})
 	}
-	return nil
+	return check, nil
 }

@@ -16,7 +16,7 @@ import (
 func TestTPCCRunShowsTpmCAndItsChecks(t *testing.T) {
 	const hostile = `<img src=x onerror=alert(1)>`
 	r := docRun(t, warmingRun("tpcc", "new-order"))
-	r.Doc.TPCC = &result.TPCC{TpmC: 1523.04,
+	r.Doc.TPCC = &result.TPCC{TpmC: 1523.04, CommittedTpmC: 1507.8,
 		Mix: []result.TPCCShare{{Type: "NewOrder", Completed: 45, Percent: 45}, {Type: "Payment", Completed: 43, Percent: 43}},
 		Checks: []result.Check{{Name: "W_YTD = sum(D_YTD)", Passed: true},
 			{Name: "sum(O_OL_CNT) = count(OL)", Detail: "district 1/2: " + hostile}}}
@@ -35,8 +35,8 @@ func TestTPCCRunShowsTpmCAndItsChecks(t *testing.T) {
 			t.Errorf("the page has an <img>: a check's detail was not escaped")
 		}
 	})
-	if !strings.HasPrefix(tpmC, "1523.0 ") {
-		t.Errorf("tpmC shows %q; want 1523.0 first", tpmC)
+	if !strings.HasPrefix(tpmC, "1523.0 ") || !strings.Contains(tpmC, "1507.8 committed") {
+		t.Errorf("tpmC shows %q; want 1523.0 first and 1507.8 committed beside it", tpmC)
 	}
 	if mix != "NewOrder 45.0 %, Payment 43.0 %" {
 		t.Errorf("the mix shows %q", mix)
@@ -51,5 +51,23 @@ func TestTPCCRunShowsTpmCAndItsChecks(t *testing.T) {
 	plain := docRun(t, warmingRun("ycsb", "read"))
 	if out, _ := render(t, plain); strings.Contains(out, `class="tpcc"`) {
 		t.Error("a run without TPC-C figures has a TPC-C section")
+	}
+}
+
+// TestAnUncheckedTPCCRunSaysSo: a TPC-C run whose consistency check could
+// not run shows why, marked, where its checks would be: its figures are
+// unverified, and the page does not pass over it in silence.
+func TestAnUncheckedTPCCRunSaysSo(t *testing.T) {
+	r := docRun(t, warmingRun("tpcc", "new-order"))
+	r.Doc.TPCC = &result.TPCC{TpmC: 1523.04, NotChecked: "not checked: the checks took longer than 2m1s"}
+	_, doc := render(t, r)
+	var note *html.Node
+	walk(doc, func(n *html.Node) {
+		if n.Type == html.ElementNode && strings.Contains(attr(n, "class"), "notchecked") {
+			note = n
+		}
+	})
+	if note == nil || !strings.Contains(textOf(note), "NOT CHECKED: not checked: the checks took longer than 2m1s") || !strings.Contains(attr(note, "class"), "warn") {
+		t.Errorf("the unchecked run's page does not say, marked, that and why it was not checked")
 	}
 }

@@ -38,12 +38,16 @@ var Columns = map[string][]string{
 	TableItem: {"i_id", "i_im_id", "i_name", "i_price", "i_data"},
 }
 
-// Initial year-to-date amounts in cents (clause 4.3.3.1): W_YTD is the sum
-// of its ten districts' D_YTD.
-const (
-	InitialWarehouseYTD = 30_000_000
-	InitialDistrictYTD  = 3_000_000
-)
+// HistoryAmount is a loaded history row's H_AMOUNT, and so each loaded
+// customer's C_YTD_PAYMENT and minus its C_BALANCE, in cents (clause
+// 4.3.3.1: 10.00).
+const HistoryAmount = 1000
+
+// InitialDistrictYTD is a loaded district's D_YTD in cents: the sum of its
+// customers' loaded history rows (consistency condition 9), 30,000.00 in
+// the Full population as clause 4.3.3.1 sets it. A warehouse's W_YTD is
+// its ten districts' sum (conditions 1 and 8).
+func InitialDistrictYTD(s v1alpha1.TPCCScale) int64 { return s.Customers * HistoryAmount }
 
 // LoadedAt dates the population's timestamps, so that a dataset is a pure
 // function of its scale.
@@ -71,7 +75,7 @@ func Unit(s v1alpha1.TPCCScale, k int64) []Row {
 	w, r := u/s.UnitsPerWarehouse()+1, u%s.UnitsPerWarehouse()
 	switch {
 	case r == 0:
-		return warehouse(rng, w, s.Customers+1)
+		return warehouse(rng, w, s.Customers+1, InitialDistrictYTD(s))
 	case r <= s.Items:
 		return []Row{stock(rng, w, r)}
 	}
@@ -83,11 +87,12 @@ func item(rng *rand.Rand, id int64) Row {
 	return Row{TableItem, []any{id, Uniform(rng, 1, 10_000), AString(rng, 14, 24), Uniform(rng, 100, 10_000), data(rng)}}
 }
 
-// warehouse is warehouse w and its districts, whose next order is nextOrder.
-func warehouse(rng *rand.Rand, w, nextOrder int64) []Row {
-	rows := []Row{{TableWarehouse, append([]any{w, AString(rng, 6, 10)}, address(rng, Uniform(rng, 0, 2000), InitialWarehouseYTD)...)}}
+// warehouse is warehouse w and its districts, whose next order is
+// nextOrder and whose D_YTD is districtYTD.
+func warehouse(rng *rand.Rand, w, nextOrder, districtYTD int64) []Row {
+	rows := []Row{{TableWarehouse, append([]any{w, AString(rng, 6, 10)}, address(rng, Uniform(rng, 0, 2000), v1alpha1.TPCCDistricts*districtYTD)...)}}
 	for d := int64(1); d <= v1alpha1.TPCCDistricts; d++ {
-		rows = append(rows, Row{TableDistrict, append(append([]any{w, d, AString(rng, 6, 10)}, address(rng, Uniform(rng, 0, 2000), InitialDistrictYTD)...), nextOrder)})
+		rows = append(rows, Row{TableDistrict, append(append([]any{w, d, AString(rng, 6, 10)}, address(rng, Uniform(rng, 0, 2000), districtYTD)...), nextOrder)})
 	}
 	return rows
 }
@@ -115,9 +120,9 @@ func customer(rng *rand.Rand, s v1alpha1.TPCCScale, w, d, c int64) []Row {
 		credit = "BC"
 	}
 	cust := []any{w, d, c, AString(rng, 8, 16), "OE", LastName(last), AString(rng, 10, 20), AString(rng, 10, 20), AString(rng, 10, 20),
-		AString(rng, 2, 2), Zip(rng), NString(rng, 16), LoadedAt, credit, int64(5_000_000), Uniform(rng, 0, 5000), int64(-1000), int64(1000),
+		AString(rng, 2, 2), Zip(rng), NString(rng, 16), LoadedAt, credit, int64(5_000_000), Uniform(rng, 0, 5000), int64(-HistoryAmount), int64(HistoryAmount),
 		int64(1), int64(0), AString(rng, 300, 500)}
-	hist := []any{w, (d-1)*s.Customers + c, c, d, w, d, LoadedAt, int64(1000), AString(rng, 12, 24)}
+	hist := []any{w, (d-1)*s.Customers + c, c, d, w, d, LoadedAt, int64(HistoryAmount), AString(rng, 12, 24)}
 	rows := []Row{{TableCustomer, cust}, {TableHistory, hist}}
 	return append(rows, order(rng, s, w, d, c)...)
 }
