@@ -33,7 +33,7 @@ type badRun struct {
 }
 
 func TestAdmissionRefusesBadRuns(t *testing.T) {
-	for _, tc := range slices.Concat(badRuns, hostileRuns, tpccBadRuns, streamsBadRuns, customRuns, customPGRuns, leftoverRuns, searchBadRuns) {
+	for _, tc := range slices.Concat(badRuns, hostileRuns, tpccBadRuns, streamsBadRuns, customRuns, customPGRuns, leftoverRuns, absentRuns, searchBadRuns) {
 		t.Run(tc.name, func(t *testing.T) {
 			base := tc.base
 			if base == "" {
