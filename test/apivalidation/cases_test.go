@@ -219,8 +219,7 @@ spec:
 		},
 	},
 	{
-		name:    "operation-not-in-workload",
-		goField: "spec.workload.operations[0].type",
+		name: "operation-not-in-workload",
 		patch: `
 spec:
   workload:
@@ -232,8 +231,7 @@ spec:
 		},
 	},
 	{
-		name:    "duplicate-default-names",
-		goField: "spec.workload.operations[1].name",
+		name: "duplicate-default-names",
 		patch: `
 spec:
   workload:
@@ -247,8 +245,7 @@ spec:
 		},
 	},
 	{
-		name:    "name-clashes-with-default",
-		goField: "spec.workload.operations[1].name",
+		name: "name-clashes-with-default",
 		patch: `
 spec:
   workload:
@@ -666,8 +663,7 @@ spec:
 		},
 	},
 	{
-		name:    "name-with-dots",
-		goField: "metadata.name",
+		name: "name-with-dots",
 		patch: `
 metadata:
   name: run.with.dots`,
@@ -676,8 +672,7 @@ metadata:
 		},
 	},
 	{
-		name:    "name-too-long",
-		goField: "metadata.name",
+		name: "name-too-long",
 		patch: `
 metadata:
   name: a-benchmark-run-name-that-is-longer-than-fifty-chars`,
