@@ -58,6 +58,48 @@ func Validate(ctx context.Context, kind, version string, obj map[string]any) (fi
 	if !ok {
 		return nil, fmt.Errorf("no CustomResourceDefinition of kind %s at version %s", kind, version)
 	}
+	return s.validate(ctx, obj), nil
+}
+
+// ValidateWorkload validates a workload file (what a BenchmarkRun holds
+// at spec.workload, on its own) against that part of the BenchmarkRun
+// CRD at version v1alpha1, as Validate validates a manifest; the errors'
+// paths start at the workload (load.rate). The rules on the run's spec
+// that combine the workload with other fields are not run: a workload
+// file has none of those fields.
+func ValidateWorkload(ctx context.Context, obj map[string]any) (field.ErrorList, error) {
+	s, err := workloadSchema()
+	if err != nil {
+		return nil, err
+	}
+	return s.validate(ctx, obj), nil
+}
+
+var workloadSchema = sync.OnceValues(func() (*schema, error) {
+	props, err := internalSchemas()
+	if err != nil {
+		return nil, err
+	}
+	p, ok := props["BenchmarkRun/v1alpha1"]
+	if !ok {
+		return nil, fmt.Errorf("no CustomResourceDefinition of kind BenchmarkRun at version v1alpha1")
+	}
+	spec, ok := p.Properties["spec"]
+	if !ok {
+		return nil, fmt.Errorf("the BenchmarkRun CRD has no spec")
+	}
+	workload, ok := spec.Properties["workload"]
+	if !ok {
+		return nil, fmt.Errorf("the BenchmarkRun CRD has no spec.workload")
+	}
+	return compile(&workload, false)
+})
+
+// validate is the API server's validation of a create, after decoding:
+// nulls pruned and defaults applied (in place), then the OpenAPI schema,
+// embedded objects' metadata, list invariants and, on an object of the
+// schema's shape, the CEL rules.
+func (s *schema) validate(ctx context.Context, obj map[string]any) field.ErrorList {
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s.structural)
 	structuraldefaulting.Default(obj, s.structural)
 
@@ -65,15 +107,15 @@ func Validate(ctx context.Context, kind, version string, obj map[string]any) (fi
 	errs = append(errs, schemaobjectmeta.Validate(nil, obj, s.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s.structural, obj)...)
 	if s.rules == nil {
-		return errs, nil
+		return errs
 	}
 	// As the API server: the rules run only on an object of the schema's
 	// shape, and say that they did not when it is not.
 	if blocked := blockingError(errs); blocked != nil {
-		return append(errs, blocked), nil
+		return append(errs, blocked)
 	}
 	celErrs, _ := s.rules.Validate(ctx, nil, s.structural, obj, nil, celconfig.RuntimeCELCostBudget)
-	return append(errs, celErrs...), nil
+	return append(errs, celErrs...)
 }
 
 // blockingError is the API server's notice that the CEL rules were
@@ -92,11 +134,30 @@ func blockingError(errs field.ErrorList) *field.Error {
 
 // compileAll compiles every embedded CRD's schemas, by "Kind/version".
 func compileAll() (map[string]*schema, error) {
-	files, err := fs.Glob(bases, "bases/*.yaml")
+	props, err := internalSchemas()
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]*schema{}
+	for name, p := range props {
+		s, err := compile(p, true)
+		if err != nil {
+			return nil, fmt.Errorf("embedded CRD of %s: %w", name, err)
+		}
+		out[name] = s
+	}
+	return out, nil
+}
+
+// internalSchemas reads every embedded CRD's schemas, by "Kind/version",
+// converted to the internal version the validation code takes, as the API
+// server's CRD handler converts them.
+func internalSchemas() (map[string]*apiextensionsinternal.JSONSchemaProps, error) {
+	files, err := fs.Glob(bases, "bases/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*apiextensionsinternal.JSONSchemaProps{}
 	for _, f := range files {
 		data, err := bases.ReadFile(f)
 		if err != nil {
@@ -107,40 +168,36 @@ func compileAll() (map[string]*schema, error) {
 			return nil, fmt.Errorf("embedded %s: %w", f, err)
 		}
 		for _, v := range crd.Spec.Versions {
-			s, err := compile(v.Schema)
-			if err != nil {
+			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+				return nil, fmt.Errorf("embedded %s, version %s: no schema", f, v.Name)
+			}
+			var internal apiextensionsinternal.CustomResourceValidation
+			if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v.Schema, &internal, nil); err != nil {
 				return nil, fmt.Errorf("embedded %s, version %s: %w", f, v.Name, err)
 			}
-			out[crd.Spec.Names.Kind+"/"+v.Name] = s
+			out[crd.Spec.Names.Kind+"/"+v.Name] = internal.OpenAPIV3Schema
 		}
 	}
 	return out, nil
 }
 
-// compile builds one version's validation as the API server's CRD handler
-// builds it.
-func compile(v *apiextensionsv1.CustomResourceValidation) (*schema, error) {
-	if v == nil || v.OpenAPIV3Schema == nil {
-		return nil, fmt.Errorf("no schema")
-	}
-	var internal apiextensionsinternal.CustomResourceValidation
-	if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(v, &internal, nil); err != nil {
-		return nil, err
-	}
-	structural, err := structuralschema.NewStructural(internal.OpenAPIV3Schema)
+// compile builds a schema's validation as the API server's CRD handler
+// builds it; root says whether it is a resource's root.
+func compile(props *apiextensionsinternal.JSONSchemaProps, root bool) (*schema, error) {
+	structural, err := structuralschema.NewStructural(props)
 	if err != nil {
 		return nil, err
 	}
 	if err := structuraldefaulting.PruneDefaults(structural); err != nil {
 		return nil, err
 	}
-	openAPI, _, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
+	openAPI, _, err := apiservervalidation.NewSchemaValidator(props)
 	if err != nil {
 		return nil, err
 	}
 	return &schema{
 		structural: structural,
 		openAPI:    openAPI,
-		rules:      cel.NewValidator(structural, true, celconfig.PerCallLimit),
+		rules:      cel.NewValidator(structural, root, celconfig.PerCallLimit),
 	}, nil
 }

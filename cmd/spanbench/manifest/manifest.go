@@ -118,6 +118,19 @@ func parseWorkload(js []byte, name string) (*Run, error) {
 	if err := strict(js, &w); err != nil {
 		return nil, err
 	}
+	var obj map[string]any
+	if err := utiljson.Unmarshal(js, &obj); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	// As for a manifest (SchemaErrors): the schema of a run's workload, as
+	// written.
+	errs, err := crd.ValidateWorkload(context.Background(), obj)
+	if err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
 	r := &Run{Name: sanitize(name), Workload: w.Resolved()}
 	if errs := customcheck.Workload(nil, &r.Workload, v1alpha1.DialectGoogleSQL); len(errs) > 0 {
 		return nil, errs.ToAggregate()
