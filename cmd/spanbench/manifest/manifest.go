@@ -118,18 +118,10 @@ func parseWorkload(js []byte, name string) (*Run, error) {
 	if err := strict(js, &w); err != nil {
 		return nil, err
 	}
-	var obj map[string]any
-	if err := utiljson.Unmarshal(js, &obj); err != nil {
-		return nil, fmt.Errorf("decoding: %w", err)
-	}
 	// As for a manifest (SchemaErrors): the schema of a run's workload, as
 	// written.
-	errs, err := crd.ValidateWorkload(context.Background(), obj)
-	if err != nil {
+	if err := refuse(schemaErrors(js, crd.ValidateWorkload)); err != nil {
 		return nil, err
-	}
-	if len(errs) > 0 {
-		return nil, errs.ToAggregate()
 	}
 	r := &Run{Name: sanitize(name), Workload: w.Resolved()}
 	if errs := customcheck.Workload(nil, &r.Workload, v1alpha1.DialectGoogleSQL); len(errs) > 0 {
@@ -159,7 +151,11 @@ func parseBenchmarkRun(js []byte) (*Run, error) {
 // validateSchema refuses a manifest its kind's CRD schema refuses
 // (SchemaErrors).
 func validateSchema(js []byte, kind string) error {
-	errs, err := SchemaErrors(js, kind)
+	return refuse(SchemaErrors(js, kind))
+}
+
+// refuse is the refusal of a validation's errors, nil if there are none.
+func refuse(errs field.ErrorList, err error) error {
 	if err != nil {
 		return err
 	}
@@ -173,12 +169,20 @@ func validateSchema(js []byte, kind string) error {
 // load of {} or with a null ramp); the schema can. The errors name the
 // field as the API server's do.
 func SchemaErrors(js []byte, kind string) (field.ErrorList, error) {
+	return schemaErrors(js, func(ctx context.Context, obj map[string]any) (field.ErrorList, error) {
+		return crd.Validate(ctx, kind, v1alpha1.GroupVersion.Version, obj)
+	})
+}
+
+// schemaErrors decodes js as the API server decodes a request (numbers as
+// int64 or float64) and validates it.
+func schemaErrors(js []byte, validate func(context.Context, map[string]any) (field.ErrorList, error)) (field.ErrorList, error) {
 	var obj map[string]any
 	if err := utiljson.Unmarshal(js, &obj); err != nil {
 		return nil, fmt.Errorf("decoding: %w", err)
 	}
 	// Parse takes no context: the CEL cost budget bounds the rules' work.
-	return crd.Validate(context.Background(), kind, v1alpha1.GroupVersion.Version, obj)
+	return validate(context.Background(), obj)
 }
 
 // oneDocument is the JSON of the only non-empty YAML document of data.
