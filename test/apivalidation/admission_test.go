@@ -27,13 +27,15 @@ type badRun struct {
 	// wantMessage is the exact message of a refusal without field errors
 	// (strict decoding).
 	wantMessage string
-	// goField is the path BenchmarkRun.Validate must report, when it is not
-	// want[0].Field; decodeError when the CLI refuses it while decoding.
+	// goField is the path the CLI must report, when it is not want[0].Field:
+	// a refusal of the webhook (the CRD's schema and rules are checked by
+	// the CLI as the API server checks them, so their errors agree);
+	// decodeError when the CLI refuses it while decoding.
 	goField string
 }
 
 func TestAdmissionRefusesBadRuns(t *testing.T) {
-	for _, tc := range slices.Concat(badRuns, hostileRuns, tpccBadRuns, streamsBadRuns, customRuns, customPGRuns, leftoverRuns, searchBadRuns) {
+	for _, tc := range slices.Concat(badRuns, hostileRuns, tpccBadRuns, streamsBadRuns, customRuns, customPGRuns, leftoverRuns, absentRuns, searchBadRuns) {
 		t.Run(tc.name, func(t *testing.T) {
 			base := tc.base
 			if base == "" {
@@ -74,6 +76,9 @@ func checkGoAgrees(t *testing.T, js []byte, tc badRun) {
 		if wantField == "" && c.Field != "<nil>" {
 			wantField = c.Field
 		}
+	}
+	if wantField == "" && len(tc.want) > 0 {
+		wantField = tc.want[0].Field // only rules on metadata
 	}
 	errs, decodeErr := goValidate(js)
 	if wantField == decodeError {

@@ -246,8 +246,7 @@ spec:
 		},
 	},
 	{
-		name:    "operation-not-in-workload",
-		goField: "spec.workload.operations[0].type",
+		name: "operation-not-in-workload",
 		patch: `
 spec:
   workload:
@@ -259,8 +258,7 @@ spec:
 		},
 	},
 	{
-		name:    "duplicate-default-names",
-		goField: "spec.workload.operations[1].name",
+		name: "duplicate-default-names",
 		patch: `
 spec:
   workload:
@@ -274,8 +272,7 @@ spec:
 		},
 	},
 	{
-		name:    "name-clashes-with-default",
-		goField: "spec.workload.operations[1].name",
+		name: "name-clashes-with-default",
 		patch: `
 spec:
   workload:
@@ -693,8 +690,7 @@ spec:
 		},
 	},
 	{
-		name:    "name-with-dots",
-		goField: "metadata.name",
+		name: "name-with-dots",
 		patch: `
 metadata:
   name: run.with.dots`,
@@ -703,8 +699,7 @@ metadata:
 		},
 	},
 	{
-		name:    "name-too-long",
-		goField: "metadata.name",
+		name: "name-too-long",
 		patch: `
 metadata:
   name: a-benchmark-run-name-that-is-longer-than-fifty-chars`,

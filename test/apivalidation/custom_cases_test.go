@@ -99,7 +99,6 @@ spec:
 		want: []cause{
 			{"spec.workload.operations", "Invalid value: \"array\": operations: names must be unique; name operations of the same type explicitly (an unnamed operation is named after its type, e.g. read-keys)"},
 		},
-		goField: "spec.workload.operations[1].name",
 	},
 	{
 		name: "custom-ddl-does-not-parse",

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	climanifest "github.com/spanbench/spanbench/cmd/spanbench/manifest"
 	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
@@ -101,9 +102,11 @@ func causesOf(err error) []cause {
 	return out
 }
 
-// goValidate decodes the manifest as the CLI does (strictly), defaults the
-// workload and validates the run. decodeErr is set when the manifest does
-// not decode.
+// goValidate decodes the manifest as the CLI does (strictly), validates
+// it against the CRD's schema as written (manifest.SchemaErrors, whose
+// errors, like the API server's, stop it before the webhook's checks),
+// defaults the workload and validates the run. decodeErr is set when the
+// manifest does not decode.
 func goValidate(js []byte) (errs field.ErrorList, decodeErr error) {
 	var run v1alpha1.BenchmarkRun
 	strictErrs, err := sigsjson.UnmarshalStrict(js, &run, sigsjson.DisallowUnknownFields, sigsjson.DisallowDuplicateFields)
@@ -112,6 +115,9 @@ func goValidate(js []byte) (errs field.ErrorList, decodeErr error) {
 	}
 	if len(strictErrs) > 0 {
 		return nil, errors.Join(strictErrs...)
+	}
+	if errs, err := climanifest.SchemaErrors(js, "BenchmarkRun"); err != nil || len(errs) > 0 {
+		return errs, err
 	}
 	run.Spec.Workload = run.Spec.Workload.Resolved()
 	return customcheck.Run(&run), nil

@@ -126,8 +126,7 @@ spec:
         weight: 1
       load:
         rate: 1`,
-		goField: "spec.workload.streams[0].operations[0].name",
-		want:    []cause{{"spec.workload.streams", "Invalid value: \"object\": streams.operations: each name must be one of the workload's operations (its name, or its type in kebab case such as read-keys)"}},
+		want: []cause{{"spec.workload.streams", "Invalid value: \"object\": streams.operations: each name must be one of the workload's operations (its name, or its type in kebab case such as read-keys)"}},
 	},
 	// An operation named "" in a stream: no operation resolves to that
 	// name (an unnamed one is named after its type), for the API server's
@@ -162,8 +161,7 @@ spec:
         weight: 1
       load:
         rate: 1`,
-		goField: "spec.workload.streams[1].name",
-		want:    []cause{{"spec.workload.streams", "Invalid value: \"array\": streams: names must be unique"}},
+		want: []cause{{"spec.workload.streams", "Invalid value: \"array\": streams: names must be unique"}},
 	},
 	{name: "streams-duplicate-operation", patch: streamsOps + `
     streams:
@@ -175,8 +173,7 @@ spec:
         weight: 2
       load:
         rate: 1`,
-		goField: "spec.workload.streams[0].operations[1].name",
-		want:    []cause{{"spec.workload.streams[0].operations", "Invalid value: \"array\": streams.operations: each operation appears at most once in a stream"}},
+		want: []cause{{"spec.workload.streams[0].operations", "Invalid value: \"array\": streams.operations: each operation appears at most once in a stream"}},
 	},
 	{name: "streams-name-not-dns-label", patch: streamsOps + `
     streams:
@@ -235,8 +232,7 @@ spec:
         rate: 1
       startOffset: 5m
       duration: 6m`,
-		goField: "spec.workload.streams[0]",
-		want:    []cause{{"spec.workload.streams", "Invalid value: \"object\": streams: each stream's startOffset plus its duration (or its load.steps' sum) must not pass the run's duration"}},
+		want: []cause{{"spec.workload.streams", "Invalid value: \"object\": streams: each stream's startOffset plus its duration (or its load.steps' sum) must not pass the run's duration"}},
 	},
 	{name: "streams-starts-after-run", patch: streamsOps + `
     streams:
@@ -247,8 +243,7 @@ spec:
       load:
         concurrency: 1
       startOffset: 10m`,
-		goField: "spec.workload.streams[0]",
-		want:    []cause{{"spec.workload.streams", "Invalid value: \"object\": streams: each stream's startOffset plus its duration (or its load.steps' sum) must not pass the run's duration"}},
+		want: []cause{{"spec.workload.streams", "Invalid value: \"object\": streams: each stream's startOffset plus its duration (or its load.steps' sum) must not pass the run's duration"}},
 	},
 	{name: "streams-steps-past-run-end", patch: streamsOps + `
     streams:
@@ -261,8 +256,7 @@ spec:
         - rate: 1
           duration: 10m
       startOffset: 1s`,
-		goField: "spec.workload.streams[0]",
-		want:    []cause{{"spec.workload.streams", "Invalid value: \"object\": streams: each stream's startOffset plus its duration (or its load.steps' sum) must not pass the run's duration"}},
+		want: []cause{{"spec.workload.streams", "Invalid value: \"object\": streams: each stream's startOffset plus its duration (or its load.steps' sum) must not pass the run's duration"}},
 	},
 	{name: "streams-runner-beyond-replicas", patch: streamsOps + `
     streams:
@@ -273,8 +267,7 @@ spec:
       load:
         rate: 1
       runners: [1]`,
-		goField: "spec.workload.streams[0].runners[0]",
-		want:    []cause{{"spec.workload.streams", "Invalid value: \"object\": workload.streams.runners: runner indexes must be below runners.replicas (default 1)"}},
+		want: []cause{{"spec.workload.streams", "Invalid value: \"object\": workload.streams.runners: runner indexes must be below runners.replicas (default 1)"}},
 	},
 	{name: "streams-runner-duplicate", patch: streamsOnReplicas + `
     streams:

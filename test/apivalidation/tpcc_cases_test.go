@@ -45,8 +45,7 @@ spec:
 // tpccBadRuns are the TPCC refusals, one rule each.
 var tpccBadRuns = []badRun{
 	{
-		name:    "tpcc-transaction-in-ycsb",
-		goField: "spec.workload.operations[0].type",
+		name: "tpcc-transaction-in-ycsb",
 		patch: `
 spec:
   workload:

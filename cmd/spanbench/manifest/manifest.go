@@ -7,6 +7,7 @@ package manifest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,12 +17,14 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
+	"github.com/spanbench/spanbench/config/crd"
 	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
@@ -115,6 +118,11 @@ func parseWorkload(js []byte, name string) (*Run, error) {
 	if err := strict(js, &w); err != nil {
 		return nil, err
 	}
+	// As for a manifest (SchemaErrors): the schema of a run's workload, as
+	// written.
+	if err := refuse(schemaErrors(js, crd.ValidateWorkload)); err != nil {
+		return nil, err
+	}
 	r := &Run{Name: sanitize(name), Workload: w.Resolved()}
 	if errs := customcheck.Workload(nil, &r.Workload, v1alpha1.DialectGoogleSQL); len(errs) > 0 {
 		return nil, errs.ToAggregate()
@@ -130,11 +138,51 @@ func parseBenchmarkRun(js []byte) (*Run, error) {
 	if br.Name == "" {
 		return nil, field.Required(field.NewPath("metadata", "name"), "a BenchmarkRun needs a name")
 	}
+	if err := validateSchema(js, br.Kind); err != nil {
+		return nil, err
+	}
 	br.Spec.Workload = br.Spec.Workload.Resolved()
 	if errs := customcheck.Run(&br); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	return &Run{Name: br.Name, Target: &br.Spec.Target, Workload: br.Spec.Workload}, nil
+}
+
+// validateSchema refuses a manifest its kind's CRD schema refuses
+// (SchemaErrors).
+func validateSchema(js []byte, kind string) error {
+	return refuse(SchemaErrors(js, kind))
+}
+
+// refuse is the refusal of a validation's errors, nil if there are none.
+func refuse(errs field.ErrorList, err error) error {
+	if err != nil {
+		return err
+	}
+	return errs.ToAggregate()
+}
+
+// SchemaErrors validates a manifest, as written, against its kind's CRD,
+// as the API server does before its webhook; Parse and ParseCampaign call
+// it after strict decoding. The Go types a manifest decodes into cannot
+// tell a field left out from one set empty (a choice without a value, a
+// load of {} or with a null ramp); the schema can. The errors name the
+// field as the API server's do.
+func SchemaErrors(js []byte, kind string) (field.ErrorList, error) {
+	return schemaErrors(js, func(ctx context.Context, obj map[string]any) (field.ErrorList, error) {
+		return crd.Validate(ctx, kind, v1alpha1.GroupVersion.Version, obj)
+	})
+}
+
+// schemaErrors decodes js as the API server decodes a request (numbers as
+// int64 or float64) and validates it.
+func schemaErrors(js []byte, validate func(context.Context, map[string]any) (field.ErrorList, error)) (field.ErrorList, error) {
+	var obj map[string]any
+	if err := utiljson.Unmarshal(js, &obj); err != nil {
+		return nil, fmt.Errorf("decoding: %w", err)
+	}
+	// Parse takes no context: the CEL cost budget bounds the rules' work.
+	return validate(context.Background(), obj)
 }
 
 // oneDocument is the JSON of the only non-empty YAML document of data.
@@ -233,6 +281,9 @@ func ParseCampaign(data []byte) (*v1alpha1.BenchmarkCampaign, error) {
 	}
 	var c v1alpha1.BenchmarkCampaign
 	if err := strict(js, &c); err != nil {
+		return nil, err
+	}
+	if err := validateSchema(js, c.Kind); err != nil {
 		return nil, err
 	}
 	if errs := customcheck.Campaign(&c); len(errs) > 0 {

@@ -42,10 +42,10 @@ func TestParseRefusesBadInputNamingTheField(t *testing.T) {
 		{"unknown field", "load: {rate: 800}", "load: {rat: 800}", `unknown field "load.rat"`},
 		{"negative rate", "rate: 800", "rate: -5", "load.rate: Invalid value: -5"},
 		{"zero weight", "weight: 1}", "weight: 0}", "operations[1].weight: Invalid value: 0"},
-		{"staleness on a write", "{type: Update, weight: 1}", "{type: Update, weight: 1, staleness: {exact: 1s}}", "operations[1].staleness: Forbidden: only reads can be stale"},
+		{"staleness on a write", "{type: Update, weight: 1}", "{type: Update, weight: 1, staleness: {exact: 1s}}", "operations[1].staleness: Invalid value: \"object\": staleness: only reads can be stale"},
 		{"two load kinds", "load: {rate: 800}", "load: {rate: 800, concurrency: 4}", "load: Invalid value"},
-		{"no duration", "duration: 1m", "", "duration: Required value"},
-		{"operation of another workload", "type: Update", "type: FullScan", `operations[1].type: Unsupported value: "FullScan"`},
+		{"no duration", "duration: 1m", "", "duration: Invalid value: \"object\": duration: required unless load.steps"},
+		{"operation of another workload", "type: Update", "type: FullScan", "operations: Invalid value: \"object\": operations: YCSB supports Read"},
 		{"commit delay over 500ms", "{type: Update, weight: 1}", "{type: Update, weight: 1, commit: {maxCommitDelay: 600ms}}", "operations[1].commit.maxCommitDelay: Invalid value"},
 		{"api on a write", "{type: Update, weight: 1}", "{type: Update, weight: 1, api: SQL}", "operations[1].api: Invalid value"},
 		{"duplicate field", "duration: 1m", "duration: 1m\nduration: 2m", `"duration" already set`},
@@ -165,5 +165,40 @@ func TestParseTakesOneDocument(t *testing.T) {
 				t.Errorf("Parse = %v; want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseRefusesWhatOnlyTheSchemaSees: fields left out, empty objects
+// and nulls, which the Go types read as zero values, are refused as the
+// CRD's schema refuses them, in a workload file as in a manifest.
+func TestParseRefusesWhatOnlyTheSchemaSees(t *testing.T) {
+	const streams = `
+type: YCSB
+operations:
+  - {type: Read, weight: 1}
+  - {type: Update, weight: 1}
+streams:
+  - {name: online, operations: [{name: read, weight: 1}], load: {rate: 100}}
+  - {name: batch, operations: [{name: update, weight: 1}], load: {concurrency: 1}}
+duration: 10m
+`
+	for _, tc := range []struct{ name, extra, want string }{
+		{"empty load beside streams", "load: {}\n", "load: Invalid value: \"object\": load: set load (one stream of every operation) or streams"},
+		{"null ramp beside streams", "load: {ramp: null}\n", "load: Invalid value: \"object\": load: set load (one stream of every operation) or streams"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := streams + tc.extra
+			if _, err := Parse([]byte(in), "w"); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("workload file: Parse = %v; want an error containing %q", err, tc.want)
+			}
+			manifest := "apiVersion: bench.spanbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: tokyo}\nspec:\n  target: {project: my-project, instance: {name: bench}, database: db}\n  workload:\n" +
+				indent(in, "    ")
+			if _, err := Parse([]byte(manifest), "w"); err == nil || !strings.Contains(err.Error(), "spec.workload."+tc.want) {
+				t.Errorf("manifest: Parse = %v; want an error containing %q", err, "spec.workload."+tc.want)
+			}
+		})
+	}
+	if _, err := Parse([]byte(streams), "w"); err != nil {
+		t.Fatalf("the streams workload itself is refused, so the cases prove nothing: %v", err)
 	}
 }
