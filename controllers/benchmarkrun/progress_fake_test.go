@@ -21,7 +21,8 @@ import (
 
 // progressRun is a 5-minute run of two runners with 1 s intervals (a live
 // period of 10 intervals), started: its status has a start time and it is
-// Running. statusWrites counts the status patches from here on.
+// Running. statusWrites counts the status patches from here on; start is
+// the published start, the one runners put in their live reports.
 func progressRun(t *testing.T) (f *fakeReconcile, run *v1alpha1.BenchmarkRun, start time.Time, statusWrites *int) {
 	t.Helper()
 	run = runtest.Run("r").Created(t0).DatasetLoaded(t0).Replicas(2).Obj()
@@ -31,8 +32,12 @@ func progressRun(t *testing.T) (f *fakeReconcile, run *v1alpha1.BenchmarkRun, st
 		*statusWrites++
 		return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 	}}, run)
+	// A start with milliseconds, as a real clock publishes it: the
+	// status's start time keeps whole seconds only (metav1.Time), the
+	// runners' live reports carry the published one.
+	f.clock.SetTime(t0.Add(250 * time.Millisecond))
 	releaseAndRun(t, f, run)
-	start = f.run(run).Status.StartTime.Time
+	start = publishedStart(t, f, run)
 	*statusWrites = 0
 	return f, run, start, statusWrites
 }

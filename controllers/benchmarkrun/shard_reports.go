@@ -60,7 +60,7 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	retryLive := r.liveProgress(run, reports)
+	retryLive := r.liveProgress(ctx, run, reports)
 	w := run.Spec.Workload.Resolved()
 	retrySearch, err := r.advanceSearch(ctx, run, &w, reports, outbox)
 	if err != nil || run.IsFinished() {
