@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
 	"github.com/spanbench/spanbench/campaign/plan"
 	"github.com/spanbench/spanbench/campaign/stats"
-	"github.com/spanbench/spanbench/cmd/spanbench/manifest"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/histogram"
 	"github.com/spanbench/spanbench/runner/protocol"
@@ -30,7 +28,7 @@ import (
 // verdict with an interval: Regressed when the mix slows the batch by
 // 30 %, Neutral when it does not.
 func TestBatchOnlineSampleComparesTheBatchAloneWithTheMix(t *testing.T) {
-	c, cells, base := batchOnlineCells(t)
+	c, cells, base := plannedSample(t, "campaign-batch-online.yaml")
 	want := map[string][]string{"alone": {"batch"}, "mixed": {"batch", "online"}}
 	if len(cells) != len(want) || cells[base].Name != "alone" {
 		t.Fatalf("cells %d with baseline %q, want alone (the baseline) and mixed", len(cells), cells[base].Name)
@@ -85,25 +83,6 @@ func TestBatchOnlineSampleComparesTheBatchAloneWithTheMix(t *testing.T) {
 			}
 		}
 	}
-}
-
-// batchOnlineCells are config/samples/campaign-batch-online.yaml's
-// campaign, its cells and its baseline's index.
-func batchOnlineCells(t *testing.T) (*v1alpha1.BenchmarkCampaign, []plan.Cell, int) {
-	t.Helper()
-	c, err := manifest.ReadCampaignFile(filepath.Join("..", "..", "config", "samples", "campaign-batch-online.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, err := plan.Cells(&c.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := plan.Baseline(&c.Spec, cells)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, cells, base
 }
 
 // streamsDoc is a finalized streams document of one run of cell, shaped
@@ -174,7 +153,7 @@ func intervalOp(t *testing.T, rng *rand.Rand, op string, micros float64, count i
 // campaign comparison does, and calls a 30 % slower batch Regressed with
 // an interval, not "zero on one side".
 func TestCompareComparesStreamsResultsPerStream(t *testing.T) {
-	_, cells, base := batchOnlineCells(t)
+	_, cells, base := plannedSample(t, "campaign-batch-online.yaml")
 	mixed := 1 - base
 	rng := rand.New(rand.NewPCG(25, 3))
 	dir := t.TempDir()
