@@ -177,7 +177,7 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	wantNames := []string{"Name", "Phase", "Loaded", "Rows", "Load Rate", "Config", "Rate", "Progress", "Achieved", "P99", "Errors", "Cost", "Age", "Succeeded", "Reason"}
+	wantNames := []string{"Name", "Phase", "Loaded", "Rows", "Load Rate", "Config", "Rate", "Progress", "Achieved", "P99", "Errors", "Capacity", "Cost", "Age", "Succeeded", "Reason"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Fatalf("printer columns differ (-want +got):\n%s", diff)
 	}
@@ -185,9 +185,10 @@ func TestStatusRoundTripsAndPrints(t *testing.T) {
 		t.Fatalf("the table has %d rows, want 1", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	// Age (cells[12]) depends on the clock.
-	gotCells := fmt.Sprint(append(cells[:12:12], cells[13:]...))
-	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), int64(1000), "250.0", nil, int64(100), "50s/50s", "802.0/s", "12.345ms", int64(3), "USD 0.150012", "True", "Completed"})
+	// Age (cells[13]) depends on the clock. Capacity is empty: the run is
+	// no search.
+	gotCells := fmt.Sprint(append(cells[:13:13], cells[14:]...))
+	wantCells := fmt.Sprint([]any{"finished", "Succeeded", int64(1000), int64(1000), "250.0", nil, int64(100), "50s/50s", "802.0/s", "12.345ms", int64(3), nil, "USD 0.150012", "True", "Completed"})
 	if gotCells != wantCells {
 		t.Errorf("printer column cells:\n got: %s\nwant: %s", gotCells, wantCells)
 	}
