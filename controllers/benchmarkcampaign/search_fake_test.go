@@ -15,10 +15,8 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
-	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/capacity"
-	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
@@ -64,13 +62,7 @@ func (f *fakeCampaign) finishSearchRuns(truth func(run *v1alpha1.BenchmarkRun) f
 		}
 		d := campaignResultDoc(f.t, &run, 1)
 		d.SetSearch(sec)
-		data, err := protocol.EncodeResult(d)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(&run), Namespace: run.Namespace,
-			Labels: v1alpha1.RunLabels(&run)}, BinaryData: map[string][]byte{runreport.ReportKey: data}}
-		writeReportAndSucceed(f.t, f.stored, &run, cm)
+		finishCampaignRunWith(f.t, f.stored, &run, d)
 	}
 }
 
