@@ -98,7 +98,8 @@ func readyFailed(c *v1alpha1.BenchmarkCampaign, msg string, now time.Time) {
 // compares it, one run at a time: the report is read within its decode
 // budget and checked against the run exactly as `spanbench report --run`
 // reads it (ReadReportFrom: the run's spec hash, its intervals, counts and
-// histograms, figures derived again), and then holds only what a
+// histograms, figures derived again; a search section agreeing with the
+// run's status.search, checkSearch), and then holds only what a
 // comparison reads: its totals, sections and, when intervals says the
 // comparison sections them, its intervals. A dense 30-minute report
 // decodes into about 175 MiB; what is kept of it is its totals, so a
@@ -113,6 +114,9 @@ func (r *BenchmarkCampaignReconciler) runStatistics(ctx context.Context, run *v1
 		return nil, err
 	}
 	if doc, err = runreport.CheckReport(run, doc, r.Arrivals); err != nil {
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, run.Status.Report.ConfigMapName, err)
+	}
+	if err := checkSearch(run, doc); err != nil {
 		return nil, fmt.Errorf("ConfigMap %s/%s: %w", run.Namespace, run.Status.Report.ConfigMapName, err)
 	}
 	if !intervals {

@@ -140,7 +140,14 @@ func (f *fakeCampaign) finishRuns(scale func(run *v1alpha1.BenchmarkRun) float64
 // finishCampaignRun writes the run's report and marks it Succeeded.
 func finishCampaignRun(t *testing.T, c client.Client, run *v1alpha1.BenchmarkRun, scale float64) {
 	t.Helper()
-	data, err := protocol.EncodeResult(campaignResultDoc(t, run, scale))
+	finishCampaignRunWith(t, c, run, campaignResultDoc(t, run, scale))
+}
+
+// finishCampaignRunWith writes d as the run's report and marks it
+// Succeeded.
+func finishCampaignRunWith(t *testing.T, c client.Client, run *v1alpha1.BenchmarkRun, d *result.Document) {
+	t.Helper()
+	data, err := protocol.EncodeResult(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,17 +6,13 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/history"
 	"github.com/spanbench/spanbench/controllers/benchmarkcampaign"
-	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
-	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // finishRunsWithServer ends the iteration's runs with reports that hold
@@ -32,13 +28,7 @@ func (f *fakeCampaign) finishRunsWithServer(cpuMicros float64) {
 		d.Server = &result.Server{Version: result.ServerSchemaVersion, Source: "SPANNER_SYS.", CollectedAt: t0,
 			Operations: []result.ServerOperation{{Name: "read", ClientOps: 4000, Statements: &result.ServerStatements{Minutes: 1,
 				Coverage: 1, ClientOps: 4000, Executions: 16000, ExecutionsPerOp: &execs, CPUSecondsPerOp: &cpu}}}}
-		data, err := protocol.EncodeResult(d)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(&run), Namespace: run.Namespace,
-			Labels: v1alpha1.RunLabels(&run)}, BinaryData: map[string][]byte{runreport.ReportKey: data}}
-		writeReportAndSucceed(f.t, f.stored, &run, cm)
+		finishCampaignRunWith(f.t, f.stored, &run, d)
 	}
 }
 

@@ -5,15 +5,12 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/comparison"
-	"github.com/spanbench/spanbench/controllers/runreport"
 	"github.com/spanbench/spanbench/result"
-	"github.com/spanbench/spanbench/runner/protocol"
 )
 
 // finishRunsWithMonitoring ends the iteration's runs as the run controller
@@ -33,13 +30,7 @@ func (f *fakeCampaign) finishRunsWithMonitoring(leaderCPU func(run *v1alpha1.Ben
 			d.Monitoring = &result.Monitoring{Version: result.MonitoringSchemaVersion, AlignmentSeconds: 60,
 				CPU: []result.MonitoringCPU{{Priority: "high", Location: "asia-northeast1", MeanRatio: p / 100, MaxRatio: p / 100}}}
 		}
-		data, err := protocol.EncodeResult(d)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.ResultConfigMapName(&run), Namespace: run.Namespace,
-			Labels: v1alpha1.RunLabels(&run)}, BinaryData: map[string][]byte{runreport.ReportKey: data}}
-		writeReportAndSucceed(f.t, f.stored, &run, cm)
+		finishCampaignRunWith(f.t, f.stored, &run, d)
 	}
 }
 

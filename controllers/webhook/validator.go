@@ -112,9 +112,6 @@ func (CampaignValidator) ValidateDelete(context.Context, runtime.Object) (admiss
 func Check(c *v1alpha1.BenchmarkCampaign) error {
 	errs := customcheck.Campaign(c)
 	if len(errs) == 0 {
-		errs = searchInCampaign(field.NewPath("spec", "template", "spec", "workload"), &c.Spec.Template.Spec.Workload)
-	}
-	if len(errs) == 0 {
 		if _, _, err := plan.Expand(&c.Spec); err != nil {
 			fe := field.Invalid(field.NewPath("spec"), nil, err.Error())
 			if pe := (*plan.Error)(nil); errors.As(err, &pe) {

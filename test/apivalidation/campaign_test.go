@@ -18,7 +18,6 @@ import (
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/campaign/plan"
 	climanifest "github.com/spanbench/spanbench/cmd/spanbench/manifest"
-	admission "github.com/spanbench/spanbench/controllers/webhook"
 	"github.com/spanbench/spanbench/spanner/customcheck"
 )
 
@@ -319,6 +318,15 @@ spec:
 		},
 		goField: "spec.matrix.axes[1].values[1].strategicMergePatch",
 	},
+	{
+		// A capacity search campaign is held to each run's search rules,
+		// the worst case within the workload's duration among them.
+		name:  "search-template-worst-case-exceeds-duration",
+		patch: campaignSearchPatch + `            stepDuration: 5m`,
+		want: []cause{
+			{"spec.template.spec.workload.load.search.stepDuration", "Invalid value: \"5m0s\": the search may take 18 steps of 5m10s, 1h33m0s, more than the limit of 30m0s: shorten the steps or narrow the search (a step is its warm-up and its measured time; the limit is the workload's duration)"},
+		},
+	},
 }
 
 func TestAdmissionRefusesBadCampaigns(t *testing.T) {
@@ -445,12 +453,7 @@ func TestCampaignSamplesAreAcceptedAndExpand(t *testing.T) {
 			obj := object(t, js, "", "")
 			err = createStrict(t, obj)
 			t.Cleanup(func() { deleteIfCreated(t, obj) })
-			// A search campaign (campaign-search-*) is the CLI's in this
-			// release: the API server refuses it, saying so.
-			switch search := strings.HasPrefix(filepath.Base(f), "campaign-search-"); {
-			case search && (err == nil || !strings.Contains(err.Error(), admission.SearchCampaignUnavailable)):
-				t.Fatalf("the API server did not refuse the search campaign as one the manager cannot run: %v", err)
-			case !search && err != nil:
+			if err != nil {
 				t.Fatalf("the API server refused the sample: %v", err)
 			}
 			c, err := climanifest.ParseCampaign(data)

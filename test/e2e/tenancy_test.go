@@ -147,9 +147,6 @@ func TestRunAuthorCannotBorrowAnAccountOrSecret(t *testing.T) {
 		t.Fatalf("no campaign samples in %s (%v)", samplesDir, err)
 	}
 	for _, file := range files {
-		if cliOnlySample(file) {
-			continue
-		}
 		raw, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
