@@ -153,8 +153,11 @@ func TestStepCPUWaitsForEveryMinuteOfEveryRegion(t *testing.T) {
 
 func TestStepCPUWithoutPointsIsNotMeasured(t *testing.T) {
 	fake, r, clk := startStepCPU(t, stepEnd)
-	fake.Serve(monitoring.MetricCPUByPriority,
-		highCPU("asia-northeast1", map[time.Time]float64{at(12, 1, 0): 0.99}))
+	// No high-priority series at all; the low priority's minutes are all
+	// in, which is not enough.
+	fake.Serve(monitoring.MetricCPUByPriority, fakemonitoring.Series(map[string]string{"priority": "low"},
+		map[string]string{"location": "asia-northeast1"}, "10^2.%",
+		fakemonitoring.Gauge(at(12, 2, 0), 0.1), fakemonitoring.Gauge(at(12, 3, 0), 0.1)))
 	got := judgeLater(r, "asia1")
 	// The wait ends DefaultDelay after the last whole minute (12:03): at
 	// most 180 s after the step.
@@ -171,6 +174,20 @@ func TestStepCPUWithoutPointsIsNotMeasured(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reader did not give up within 10 s after its wait's end")
+	}
+}
+
+func TestStepCPUIgnoresMinutesBeforeTheStep(t *testing.T) {
+	// The high-priority series has only the minute before the step: the
+	// step has no figure of its own, not the previous step's.
+	fake, r, clk := startStepCPU(t, at(12, 3, 0).Add(monitoring.DefaultDelay))
+	fake.Serve(monitoring.MetricCPUByPriority, highCPU("asia-northeast1", map[time.Time]float64{at(12, 1, 0): 0.99}))
+	f := judgeNow(t, r, "asia1")
+	if f.Measured || f.Pass || !strings.Contains(f.Note, "not measured") {
+		t.Errorf("figure %+v; want not measured, with a note saying so", f)
+	}
+	if clk.Now() != at(12, 3, 0).Add(monitoring.DefaultDelay) {
+		t.Errorf("the reader waited past its wait's end")
 	}
 }
 
