@@ -29,8 +29,9 @@ type StepCPU struct {
 	// Instance is the target's instance (Project and Instance are used:
 	// CPU is the whole instance's).
 	Instance Instance
-	// Clock paces the wait.
-	Clock clock.Clock
+	// Clock tells whether the wait is over; Read waits on it, so it must be
+	// a clock.Clock there.
+	Clock clock.PassiveClock
 	// Wait bounds the wait after the window's last whole minute ends for
 	// its points to be published; 0 is DefaultDelay (the metric shows up to
 	// 180 s late). A step waits at most this long after it ends.
@@ -53,52 +54,71 @@ func (s StepCPU) MaxWait() time.Duration {
 
 // Read is the instance's CPU per priority and region over the whole
 // minutes of [start, end), each region's figure the mean (MeanRatio) and
-// largest (MaxRatio) of its minute means. It is nil, with a note saying
-// why, when the figure is not measured: the window holds no whole minute
-// (a step shorter than two minutes may not: the metric's sampling period
-// is 60 s), no high-priority series had every minute by the end of the
-// wait, or Cloud Monitoring refused or failed. Only a cancelled ctx is an
-// error: a figure that cannot be read is "not measured", never 0 and
-// never a pass.
+// largest (MaxRatio) of its minute means, waiting on Clock until they are
+// published (Try's rules). It is nil, with a note saying why, when the
+// figure is not measured. Only a cancelled ctx is an error: a figure that
+// cannot be read is "not measured", never 0 and never a pass. The CLI,
+// which judges a step where it ran it, waits here; the manager, which
+// must not block a reconcile, calls Try and comes back.
 func (s StepCPU) Read(ctx context.Context, start, end time.Time) ([]result.MonitoringCPU, string, error) {
-	w := Window{Start: start, End: end}
-	if err := w.Validate(); err != nil {
-		return nil, "", err
+	clk, ok := s.Clock.(clock.Clock)
+	if !ok {
+		return nil, "", errors.New("reading a step's CPU and waiting for it needs a clock that waits (clock.Clock)")
 	}
-	asked, inside := w.Aligned()
-	if !inside {
-		return nil, fmt.Sprintf("the step's measured window (%s to %s) holds no whole minute, the metric's sampling period: not measured",
-			start.UTC().Format(time.TimeOnly), end.UTC().Format(time.TimeOnly)), nil
-	}
-	q := querier{client: s.Client, inst: s.Instance, asked: asked, maxSeries: s.maxSeries()}
-	deadline := asked.End.Add(s.MaxWait())
 	for {
-		series, err := q.list(ctx, q.cpuRequest())
-		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
-		}
-		if err != nil {
-			return nil, fmt.Sprintf("reading %s: %.200s: not measured", MetricCPUByPriority, err.Error()), nil
-		}
-		series = within(series, asked)
-		if complete(series, asked) {
-			all, _, _ := priorityCPU(series)
-			out := make([]result.MonitoringCPU, 0, len(all))
-			for _, c := range all {
-				out = append(out, result.MonitoringCPU{Priority: c.Priority, Location: c.Location, MeanRatio: c.Mean, MaxRatio: c.Max})
-			}
-			return out, "", nil
-		}
-		if !s.Clock.Now().Before(deadline) {
-			return nil, fmt.Sprintf("Cloud Monitoring had not published every minute of the step's high-priority CPU (%s to %s) %s after it: not measured",
-				asked.Start.Format(time.TimeOnly), asked.End.Format(time.TimeOnly), s.MaxWait()), nil
+		cpu, note, again, err := s.Try(ctx, start, end)
+		if err != nil || again == 0 {
+			return cpu, note, err
 		}
 		select {
 		case <-ctx.Done():
 			return nil, "", ctx.Err()
-		case <-s.Clock.After(min(s.poll(), deadline.Sub(s.Clock.Now()))):
+		case <-clk.After(again):
 		}
 	}
+}
+
+// Try reads the step's CPU once. again is 0 when the answer is final: the
+// figures, or nil with a note saying why they are not measured — the
+// window holds no whole minute (a step whose measured time is under two
+// minutes may not: the metric's sampling period is 60 s), no
+// high-priority series had every minute by the end of the wait (MaxWait
+// after the last whole minute), or Cloud Monitoring refused or failed.
+// Otherwise the minutes are not all in yet and again is when to ask
+// next. Only a cancelled ctx or an empty window is an error.
+func (s StepCPU) Try(ctx context.Context, start, end time.Time) (cpu []result.MonitoringCPU, note string, again time.Duration, err error) {
+	w := Window{Start: start, End: end}
+	if err := w.Validate(); err != nil {
+		return nil, "", 0, err
+	}
+	asked, inside := w.Aligned()
+	if !inside {
+		return nil, fmt.Sprintf("the step's measured window (%s to %s) holds no whole minute, the metric's sampling period: not measured",
+			start.UTC().Format(time.TimeOnly), end.UTC().Format(time.TimeOnly)), 0, nil
+	}
+	q := querier{client: s.Client, inst: s.Instance, asked: asked, maxSeries: s.maxSeries()}
+	series, err := q.list(ctx, q.cpuRequest())
+	if ctx.Err() != nil {
+		return nil, "", 0, ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Sprintf("reading %s: %.200s: not measured", MetricCPUByPriority, err.Error()), 0, nil
+	}
+	series = within(series, asked)
+	if complete(series, asked) {
+		all, _, _ := priorityCPU(series)
+		out := make([]result.MonitoringCPU, 0, len(all))
+		for _, c := range all {
+			out = append(out, result.MonitoringCPU{Priority: c.Priority, Location: c.Location, MeanRatio: c.Mean, MaxRatio: c.Max})
+		}
+		return out, "", 0, nil
+	}
+	left := asked.End.Add(s.MaxWait()).Sub(s.Clock.Now())
+	if left <= 0 {
+		return nil, fmt.Sprintf("Cloud Monitoring had not published every minute of the step's high-priority CPU (%s to %s) %s after it: not measured",
+			asked.Start.Format(time.TimeOnly), asked.End.Format(time.TimeOnly), s.MaxWait()), 0, nil
+	}
+	return nil, "", min(s.poll(), left), nil
 }
 
 // within is series with only the points of the minutes of asked: minute
@@ -151,18 +171,4 @@ func (s StepCPU) maxSeries() int {
 		return DefaultMaxSeries
 	}
 	return s.MaxSeries
-}
-
-// errNoInstance refuses a reader without the instance it reads.
-var errNoInstance = errors.New("the step CPU reader needs a project and an instance")
-
-// Check refuses a reader that cannot read: no client, clock or instance.
-func (s StepCPU) Check() error {
-	if s.Client == nil || s.Clock == nil {
-		return errors.New("the step CPU reader needs a Cloud Monitoring client and a clock")
-	}
-	if s.Instance.Project == "" || s.Instance.Instance == "" {
-		return errNoInstance
-	}
-	return nil
 }
