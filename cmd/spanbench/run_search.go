@@ -92,6 +92,7 @@ type searchSteps struct {
 	sec    *result.Search
 	geo    shardrun.SearchSteps
 	cpu    *monitoring.StepCPU
+	spec   *v1alpha1.SearchSpec
 }
 
 func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec, cpu *monitoring.StepCPU) (*searchSteps, error) {
@@ -112,7 +113,7 @@ func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec, cpu *monitoring
 			return nil, fmt.Errorf("load.search.stepDuration: %s (each step waits up to %s for Cloud Monitoring's CPU minutes after it)", fe.Detail, cpu.MaxWait())
 		}
 	}
-	return &searchSteps{cfg: cfg, search: search, slo: plan.SLO, sec: plan.Section, geo: geo, cpu: cpu}, nil
+	return &searchSteps{cfg: cfg, search: search, slo: plan.SLO, sec: plan.Section, geo: geo, cpu: cpu, spec: w.Load.Search}, nil
 }
 
 // stepCPUReader is the step CPU reader of a search run by `spanbench run`:
@@ -140,7 +141,7 @@ func (st *searchSteps) run(ctx context.Context, k int, rate float64, start time.
 		return nil, capacity.StepResult{}, err
 	}
 	if st.cpu != nil {
-		from, end := st.geo.MeasuredTimes(start)
+		from, end := st.spec.MeasuredTimes(start)
 		if m.CPU, m.CPUNote, err = st.cpu.Read(ctx, from, end); err != nil {
 			return nil, capacity.StepResult{}, err
 		}

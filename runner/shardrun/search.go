@@ -36,13 +36,6 @@ func SearchStepsOf(w *v1alpha1.WorkloadSpec) SearchSteps {
 // [first, end): after its warm-up (WorkloadSpec.SearchWindow).
 func (st SearchSteps) Window(k int) (first, end int) { return st.spec.SearchWindow(k) }
 
-// MeasuredTimes is the measured window of a step started at start: from
-// the end of its warm-up to the end of its schedule, the minutes whose
-// server CPU judge it (spanner/monitoring.StepCPU).
-func (st SearchSteps) MeasuredTimes(start time.Time) (from, end time.Time) {
-	return start.Add(time.Duration(st.WarmUp) * st.Interval), start.Add(time.Duration(st.Intervals) * st.Interval)
-}
-
 // Run runs step k at rate (all shards' together; cfg's shard takes its
 // share) from start, and measures it from its own intervals after the
 // warm-up (capacity.Measure). The document's intervals, and those cfg's
