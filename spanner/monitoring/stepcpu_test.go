@@ -35,16 +35,7 @@ func highCPU(location string, points map[time.Time]float64) *monitoringpb.TimeSe
 // at now.
 func startStepCPU(t *testing.T, now time.Time) (*fakemonitoring.Server, monitoring.StepCPU, *clocktesting.FakeClock) {
 	t.Helper()
-	fake, err := fakemonitoring.Start()
-	if err != nil {
-		t.Fatalf("starting the fake MetricService: %v", err)
-	}
-	t.Cleanup(fake.Stop)
-	client, err := monitoring.NewClient(context.Background(), monitoring.Endpoint{Address: fake.Addr, Options: fake.ClientOptions()})
-	if err != nil {
-		t.Fatalf("opening a client of the fake: %v", err)
-	}
-	t.Cleanup(func() { _ = client.Close() })
+	fake, client := fakeAndClient(t)
 	clk := clocktesting.NewFakeClock(now)
 	return fake, monitoring.StepCPU{Client: client, Instance: inst, Clock: clk}, clk
 }
