@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/capacity"
@@ -14,7 +16,6 @@ import (
 	"github.com/spanbench/spanbench/runner/shardrun"
 	"github.com/spanbench/spanbench/spanner/customcheck"
 	"github.com/spanbench/spanbench/spanner/monitoring"
-	"k8s.io/utils/clock"
 )
 
 // errSearchShards refuses a search split over processes: each step's
