@@ -52,6 +52,14 @@ func (s *SearchSpec) PerStep() time.Duration {
 	return SaturatingSum(s.StepWarmUp(), s.StepDuration.Duration)
 }
 
+// MeasuredTimes is the measured window of a step that starts at at: from
+// the end of its warm-up to its end, the minutes whose server CPU judge
+// it (spanner/monitoring.StepCPU), for `spanbench run` and the manager
+// alike.
+func (s *SearchSpec) MeasuredTimes(at time.Time) (from, end time.Time) {
+	return at.Add(s.StepWarmUp()), at.Add(s.PerStep())
+}
+
 // SearchStepIntervals are a resolved workload's search step's warm-up and
 // whole length (warm-up and measured time), in its intervals (admission
 // holds both to whole intervals).

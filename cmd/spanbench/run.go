@@ -24,6 +24,7 @@ import (
 	"github.com/spanbench/spanbench/spanner/dataset"
 	"github.com/spanbench/spanbench/spanner/emulator"
 	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/monitoring"
 	"github.com/spanbench/spanbench/spanner/session"
 	"github.com/spanbench/spanbench/spanner/target"
 	"github.com/spanbench/spanbench/spanner/workload"
@@ -41,6 +42,7 @@ type runFlags struct {
 	progress                                       string
 	estimateOnly                                   bool
 	priceCatalog                                   string
+	monitoringEndpoint                             string
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
@@ -64,6 +66,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.Int64Var(&f.seed, "seed", 1, "seed of operation choices and arrivals")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), always, never")
 	fs.BoolVar(&f.estimateOnly, "estimate", false, "print the run's estimated cost and exit without running it")
+	fs.StringVar(&f.monitoringEndpoint, "monitoring-endpoint", monitoring.CloudDefault, "Cloud Monitoring's host:port, from which --spanner reads each search step's high-priority CPU when the SLO has a cpu condition")
 	fs.StringVar(&f.priceCatalog, "price-catalog", "", "a price override file in the catalog's format (docs/cost.md) over the embedded catalog")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -200,7 +203,12 @@ func execute(ctx context.Context, run *manifest.Run, t v1alpha1.TargetSpec, f *r
 		// Each step is checked as it is measured (capacity.Measure: its
 		// window whole, no interval twice); the run's arrivals check reads
 		// a profile that a search decides as it goes.
-		return runSearch(ctx, bound.Config, &run.Workload, shards, stderr)
+		cpu, closeCPU, err := stepCPUReader(ctx, f, t, &run.Workload)
+		if err != nil {
+			return nil, err
+		}
+		defer closeCPU()
+		return runSearch(ctx, bound.Config, &run.Workload, shards, cpu, stderr)
 	}
 	doc, err := bound.Run(ctx)
 	if err != nil {

@@ -7,12 +7,15 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/capacity"
 	"github.com/spanbench/spanbench/runner/engine"
 	"github.com/spanbench/spanbench/runner/shardrun"
 	"github.com/spanbench/spanbench/spanner/customcheck"
+	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
 // errSearchShards refuses a search split over processes: each step's
@@ -28,12 +31,15 @@ var errSearchShards = errors.New("load.search: a capacity search decides each st
 // judged from its own measured intervals only (capacity.Measure and
 // Evaluate), and the search chooses the next rate from that verdict. It
 // prints each step to progress as it goes, and returns one document: the
-// steps' intervals back to back, with the search's section.
-func runSearch(ctx context.Context, cfg engine.Config, w *v1alpha1.WorkloadSpec, shards int, progress io.Writer) (*result.Document, error) {
+// steps' intervals back to back, with the search's section. cpu, when not
+// nil, reads each step's high-priority CPU from Cloud Monitoring after the
+// step (Cloud Spanner with a cpu condition: stepCPUReader); nil leaves the
+// cpu condition not measured, as on the emulator.
+func runSearch(ctx context.Context, cfg engine.Config, w *v1alpha1.WorkloadSpec, shards int, cpu *monitoring.StepCPU, progress io.Writer) (*result.Document, error) {
 	if shards > 1 {
 		return nil, errSearchShards
 	}
-	st, err := newSearchSteps(cfg, w)
+	st, err := newSearchSteps(cfg, w, cpu)
 	if err != nil {
 		return nil, err
 	}
@@ -86,9 +92,11 @@ type searchSteps struct {
 	slo    capacity.SLO
 	sec    *result.Search
 	geo    shardrun.SearchSteps
+	cpu    *monitoring.StepCPU
+	spec   *v1alpha1.SearchSpec
 }
 
-func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec) (*searchSteps, error) {
+func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec, cpu *monitoring.StepCPU) (*searchSteps, error) {
 	plan, err := customcheck.PlanSearch(w, cfg.Target.InstanceConfig)
 	if err != nil {
 		return nil, err
@@ -97,7 +105,33 @@ func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec) (*searchSteps, 
 	if err != nil {
 		return nil, err
 	}
-	return &searchSteps{cfg: cfg, search: search, slo: plan.SLO, sec: plan.Section, geo: shardrun.SearchStepsOf(w)}, nil
+	geo := shardrun.SearchStepsOf(w)
+	if cpu != nil && w.Duration != nil {
+		// Each step's judge waits for its CPU minutes: the worst case is
+		// MaxSteps × (step + wait), and must fit the run's duration as the
+		// admission's step-only worst case does.
+		if fe := capacity.CheckWorstCase(plan.Params, geo.PerStep+cpu.MaxWait(), w.Duration.Duration, "stepDuration"); fe != nil {
+			return nil, fmt.Errorf("load.search.stepDuration: %s (each step waits up to %s for Cloud Monitoring's CPU minutes after it)", fe.Detail, cpu.MaxWait())
+		}
+	}
+	return &searchSteps{cfg: cfg, search: search, slo: plan.SLO, sec: plan.Section, geo: geo, cpu: cpu, spec: w.Load.Search}, nil
+}
+
+// stepCPUReader is the step CPU reader of a search run by `spanbench run`:
+// one on Cloud Spanner (--spanner) whose SLO has a cpu condition, reading
+// the target instance through --monitoring-endpoint with Application
+// Default Credentials; nil otherwise (the emulator reports no CPU: the
+// condition stays not measured). closeFn closes its client.
+func stepCPUReader(ctx context.Context, f *runFlags, t v1alpha1.TargetSpec, w *v1alpha1.WorkloadSpec) (cpu *monitoring.StepCPU, closeFn func(), err error) {
+	if !f.spanner || t.EmulatorHost != "" || w.Load.Search == nil || !capacity.HasCPU(w.Load.Search.SLO) {
+		return nil, func() {}, nil
+	}
+	client, err := monitoring.NewClient(ctx, monitoring.Endpoint{Address: f.monitoringEndpoint})
+	if err != nil {
+		return nil, nil, fmt.Errorf("--monitoring-endpoint: %w", err)
+	}
+	return &monitoring.StepCPU{Client: client, Clock: clock.RealClock{},
+		Instance: monitoring.Instance{Project: t.Project, Instance: t.Instance.Name, Database: t.Database}}, func() { _ = client.Close() }, nil
 }
 
 // run runs step k at rate from start, judges it from its own measured
@@ -106,6 +140,12 @@ func (st *searchSteps) run(ctx context.Context, k int, rate float64, start time.
 	doc, m, err := st.geo.Run(ctx, st.cfg, k, rate, start)
 	if err != nil {
 		return nil, capacity.StepResult{}, err
+	}
+	if st.cpu != nil {
+		from, end := st.spec.MeasuredTimes(start)
+		if m.CPU, m.CPUNote, err = st.cpu.Read(ctx, from, end); err != nil {
+			return nil, capacity.StepResult{}, err
+		}
 	}
 	r, err := capacity.Evaluate(st.slo, m)
 	if err != nil {

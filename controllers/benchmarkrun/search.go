@@ -17,6 +17,8 @@ import (
 	searchcap "github.com/spanbench/spanbench/result/capacity"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/spanner/customcheck"
+	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
 // A capacity search in the cluster (docs/capacity.md, protocol.SearchStep):
@@ -80,6 +82,9 @@ func (r *BenchmarkRunReconciler) advanceSearch(ctx context.Context, run *v1alpha
 			missing, st.step.Step+1, st.step.Rate, st.step.At.UTC().Format(time.RFC3339), protocol.SearchReportTimeout))
 		return 0, nil
 	}
+	if again, err := r.stepCPU(ctx, run, w, st.step, &m); err != nil || again > 0 {
+		return again, err
+	}
 	judged, err := searchcap.Evaluate(st.plan.SLO, m)
 	if err != nil {
 		r.fail(run, outbox, v1alpha1.ReasonResultInvalid, fmt.Sprintf("search step %d: %v", st.step.Step+1, err))
@@ -102,6 +107,36 @@ func (r *BenchmarkRunReconciler) advanceSearch(ctx context.Context, run *v1alpha
 		return 0, nil
 	}
 	return max(next.At.Add(per).Sub(r.now()), time.Second), nil
+}
+
+// stepCPU gives m the high-priority CPU of step's measured window, read
+// from Cloud Monitoring (monitoring.StepCPU, the rules `spanbench run`
+// follows too) for a search whose SLO has a cpu condition on Cloud
+// Spanner; the emulator reports none and the condition stays not
+// measured. Its minutes are published a few minutes after the step, so
+// while they are not all in it returns when to look again (the runners
+// wait for the next step, published once this one is judged), at most
+// monitoring.DefaultDelay after the step's last whole minute; then, or
+// when the manager does not read Cloud Monitoring, the figure is not
+// measured with a note saying why.
+func (r *BenchmarkRunReconciler) stepCPU(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec,
+	step protocol.SearchStep, m *searchcap.Measurement) (time.Duration, error) {
+	if !searchcap.HasCPU(w.Load.Search.SLO) || endpoint.For(run.Spec.Target, endpoint.Endpoint{}).IsEmulator() {
+		return 0, nil
+	}
+	if r.ServerMetrics.Client == nil {
+		m.CPUNote = "not measured: the manager does not read Cloud Monitoring (" + statuswrite.Truncate(r.ServerMetrics.Off, 200) + ")"
+		return 0, nil
+	}
+	reader := monitoring.StepCPU{Client: r.ServerMetrics.Client, Clock: r.Clock,
+		Instance: monitoring.Instance{Project: run.Spec.Target.Project, Instance: run.Spec.Target.Instance.Name, Database: run.Spec.Target.Database}}
+	from, end := w.Load.Search.MeasuredTimes(step.At)
+	cpu, note, again, err := reader.Try(ctx, from, end)
+	if err != nil || again > 0 {
+		return again, err
+	}
+	m.CPU, m.CPUNote = cpu, note
+	return 0, nil
 }
 
 // searchError is a search record in the control map that the controller

@@ -30,11 +30,21 @@ const searchPerStep = 15 * time.Second
 // 20, 40), resolution 5, with p99(read) <= 20ms, lasting duration.
 func searchRun(t *testing.T, duration time.Duration) (f *fakeReconcile, run *v1alpha1.BenchmarkRun, start time.Time) {
 	t.Helper()
-	run = runtest.Run("s").Created(t0).DatasetLoaded(t0).Replicas(2).Obj()
+	return searchRunOf(t, runtest.Run("s"), duration, nil)
+}
+
+// searchRunOf is searchRun of b's run, changed by change (when not nil)
+// before it is stored and started.
+func searchRunOf(t *testing.T, b *runtest.Builder, duration time.Duration, change func(*v1alpha1.BenchmarkRun)) (f *fakeReconcile, run *v1alpha1.BenchmarkRun, start time.Time) {
+	t.Helper()
+	run = b.Created(t0).DatasetLoaded(t0).Replicas(2).Obj()
 	run.Spec.Workload.Load = v1alpha1.LoadSpec{Search: &v1alpha1.SearchSpec{From: 10, Max: 40, Resolution: 5,
 		WarmUp: &metav1.Duration{Duration: 5 * time.Second}, StepDuration: metav1.Duration{Duration: 10 * time.Second},
 		SLO: []string{"p99(read) <= 20ms"}}}
 	run.Spec.Workload.Duration = &metav1.Duration{Duration: duration}
+	if change != nil {
+		change(run)
+	}
 	f = newFakeReconcile(t, interceptor.Funcs{}, run)
 	// A start time with milliseconds, as a real clock gives: the status
 	// keeps whole seconds of it, the runners the published milliseconds.

@@ -22,8 +22,13 @@ type Measurement struct {
 	// Operations are the step's operations by name.
 	Operations map[string]*OperationMeasurement
 	// CPU is Cloud Monitoring's CPU utilization over the step's measured
-	// minutes; nil where the target does not report it (the emulator).
+	// minutes; nil where the target does not report it (the emulator) or
+	// it could not be read (CPUNote says why).
 	CPU []result.MonitoringCPU
+	// CPUNote says why CPU is nil on a target that reports it: the step's
+	// window held no whole minute, or its minutes were not published in
+	// time (spanner/monitoring.StepCPU).
+	CPUNote string
 }
 
 // OperationMeasurement is one operation's counts and latency in a step.
@@ -153,6 +158,9 @@ func (c Condition) evaluate(m Measurement, r StepResult) Figure {
 	case CPU:
 		if r.CPU == nil {
 			f.Measured, f.Note = false, "not reported by the target"
+			if m.CPUNote != "" {
+				f.Note = m.CPUNote
+			}
 			return f
 		}
 		f.Value = *r.CPU

@@ -308,3 +308,14 @@ func parsePercent(s string) (float64, error) {
 	}
 	return f / 100, nil
 }
+
+// HasCPU says whether any of an SLO's condition texts is a cpu condition:
+// its steps then read the target's CPU where it reports it.
+func HasCPU(conditions []string) bool {
+	for _, text := range conditions {
+		if c, err := ParseCondition(text); err == nil && c.Kind == CPU {
+			return true
+		}
+	}
+	return false
+}

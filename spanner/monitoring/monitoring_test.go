@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	monitoringapi "cloud.google.com/go/monitoring/apiv3/v2"
 	"cloud.google.com/go/monitoring/apiv3/v2/monitoringpb"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/api/option"
@@ -31,6 +32,21 @@ var runWindow = monitoring.Window{Start: at(12, 0, 20), WarmUpEnd: at(12, 2, 10)
 // runWindow from it at 12:09, when the window has settled.
 func startFake(t *testing.T) (*fakemonitoring.Server, func() *monitoring.Result, func() error) {
 	t.Helper()
+	fake, client := fakeAndClient(t)
+	var res *monitoring.Result
+	var collectErr error
+	collect := func(now time.Time) {
+		c := monitoring.Collector{Clock: clocktesting.NewFakePassiveClock(now)}
+		res, collectErr = c.Collect(context.Background(), client, inst, runWindow)
+	}
+	return fake, func() *monitoring.Result { collect(at(12, 9, 0)); return res },
+		func() error { collect(at(12, 9, 0)); return collectErr }
+}
+
+// fakeAndClient starts the fake MetricService and a client of it, both
+// stopped at the test's end.
+func fakeAndClient(t *testing.T) (*fakemonitoring.Server, *monitoringapi.MetricClient) {
+	t.Helper()
 	fake, err := fakemonitoring.Start()
 	if err != nil {
 		t.Fatalf("starting the fake MetricService: %v", err)
@@ -41,14 +57,7 @@ func startFake(t *testing.T) (*fakemonitoring.Server, func() *monitoring.Result,
 		t.Fatalf("opening a client of the fake: %v", err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	var res *monitoring.Result
-	var collectErr error
-	collect := func(now time.Time) {
-		c := monitoring.Collector{Clock: clocktesting.NewFakePassiveClock(now)}
-		res, collectErr = c.Collect(context.Background(), client, inst, runWindow)
-	}
-	return fake, func() *monitoring.Result { collect(at(12, 9, 0)); return res },
-		func() error { collect(at(12, 9, 0)); return collectErr }
+	return fake, client
 }
 
 // minuteEnds are the asked minutes, newest first as the service answers.
