@@ -110,6 +110,9 @@ type BenchmarkRunReconciler struct {
 	// ownWriter, which the watches drop (own_events.go); SetupWithManager
 	// makes it.
 	own *ownWrites
+	// versions knows which versions of each run a pass read and its
+	// status write replaced (stale_run.go); SetupWithManager makes it.
+	versions *runVersions
 }
 
 // +kubebuilder:rbac:groups=bench.spanbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
@@ -132,6 +135,10 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	run := &v1alpha1.BenchmarkRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.versions.stale(run) {
+		// The write's own event queues the run once the cache has it.
+		return ctrl.Result{RequeueAfter: staleRunRecheck}, nil
 	}
 	ctx, startCalls := holdCallStarts(ctx)
 	defer startCalls() // after the status write
@@ -170,8 +177,12 @@ func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v
 	}
 	base := before.DeepCopy()
 	base.ResourceVersion = run.ResourceVersion
-	return r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
-		client.FieldOwner(statuswrite.FieldOwner))
+	if err := r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(statuswrite.FieldOwner)); err != nil {
+		return err
+	}
+	r.versions.wrote(run.UID, before.ResourceVersion, base.ResourceVersion)
+	return nil
 }
 
 // SetupWithManager watches runs and the children that move them forward.
@@ -197,9 +208,10 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.phaseSeconds = phaseSeconds
 	r.own = newOwnWrites(r.Clock)
+	r.versions = newRunVersions(r.Clock)
 	childFilters := builder.WithPredicates(r.childEventFilters()...)
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1alpha1.BenchmarkRun{}, builder.WithPredicates(ignoreFinalizerOnly)).
+		For(&v1alpha1.BenchmarkRun{}, builder.WithPredicates(ignoreFinalizerOnly, r.versions.ignoreVersionsRead())).
 		Owns(&batchv1.Job{}, childFilters).
 		Owns(&corev1.ConfigMap{}, childFilters).
 		Owns(&corev1.ServiceAccount{}, childFilters).

@@ -110,3 +110,17 @@ func OwnWriterForTest(r *BenchmarkRunReconciler) client.Writer { return r.ownWri
 func TakeDatabaseClaimForTest(ctx context.Context, r *BenchmarkRunReconciler, run *v1alpha1.BenchmarkRun) (holder string, err error) {
 	return r.takeClaim(ctx, run)
 }
+
+// TrackStatusWritesForTest makes r mark the cached versions its status
+// writes replace as stale, as SetupWithManager does.
+func TrackStatusWritesForTest(r *BenchmarkRunReconciler) { r.versions = newRunVersions(r.Clock) }
+
+// RunEventFilterForTest is the filter of the run's own update events as
+// SetupWithManager makes it, with r's record of the versions read (made
+// by TrackStatusWritesForTest).
+func (r *BenchmarkRunReconciler) RunEventFilterForTest() predicate.Predicate {
+	return predicate.And(ignoreFinalizerOnly, r.versions.ignoreVersionsRead())
+}
+
+// StaleRunRecheck is how soon a run read stale is reconciled again.
+const StaleRunRecheck = staleRunRecheck

@@ -9,7 +9,10 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // apiCalls times the calls a reconciler makes through its client, by
@@ -19,6 +22,9 @@ import (
 type apiCalls struct {
 	mu    sync.Mutex
 	calls map[string]*callStat
+	// waits, if set, learns when each reconcile starts: at its Get of
+	// its run.
+	waits *waitCauses
 }
 
 // callStat sums the calls of one verb and kind.
@@ -111,8 +117,15 @@ func (s timedStatus) Update(ctx context.Context, obj client.Object, opts ...clie
 }
 
 func (s timedStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	defer s.calls.observe("status patch "+string(patch.Type()), obj, time.Now())
-	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+	began := time.Now()
+	err := s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+	verb := "status patch "
+	if apierrors.IsConflict(err) {
+		verb = "status patch (conflict) "
+	}
+	s.calls.observe(verb+string(patch.Type()), obj, began)
+	s.calls.waits.statusPatched(client.ObjectKeyFromObject(obj), began)
+	return err
 }
 
 // timedReader is a reader timed by an apiCalls, its calls' verbs after
@@ -124,8 +137,13 @@ type timedReader struct {
 }
 
 func (r timedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	defer r.calls.observe(r.prefix+"get", obj, time.Now())
-	return r.Reader.Get(ctx, key, obj, opts...)
+	began := time.Now()
+	err := r.Reader.Get(ctx, key, obj, opts...)
+	r.calls.observe(r.prefix+"get", obj, began)
+	if _, ok := obj.(*v1alpha1.BenchmarkRun); ok && r.prefix == "" {
+		r.calls.waits.reconcileStarted(key, began, obj.GetResourceVersion())
+	}
+	return err
 }
 
 func (r timedReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
