@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -37,6 +38,9 @@ func newAPICalls() *apiCalls { return &apiCalls{calls: map[string]*callStat{}} }
 
 func (a *apiCalls) observe(verb string, obj any, began time.Time) {
 	d := time.Since(began)
+	if m, ok := obj.(metav1.Object); ok && d > time.Millisecond {
+		a.waits.busy(m, began) // a round trip, not a cache read
+	}
 	key := fmt.Sprintf("%s %T", verb, obj)
 	a.mu.Lock()
 	defer a.mu.Unlock()
