@@ -87,7 +87,7 @@ func figureText(f SearchFigure) string {
 // a latency (a condition on a percentile, "p99 <= 20ms") as a duration,
 // other figures as percents; the note, or "-", where it has no value.
 func (f SearchFigure) ValueText() string {
-	if !f.Measured || f.Note != "" && !f.Pass {
+	if !f.HasValue() {
 		if f.Note != "" {
 			return f.Note
 		}
@@ -97,6 +97,24 @@ func (f SearchFigure) ValueText() string {
 		return (time.Duration(f.Value) * time.Microsecond).String()
 	}
 	return fmt.Sprintf("%.2f%%", f.Value*100)
+}
+
+// HasValue says the figure has a value to show: it was measured and no
+// note stands in its place (a failed figure whose note says why it has
+// none, such as "no successful operation").
+func (f SearchFigure) HasValue() bool { return f.Measured && (f.Note == "" || f.Pass) }
+
+// BaseValue is the figure in its base unit, where it has a value:
+// seconds for a latency, the ratio (0.001 for 0.1 %) otherwise. The run's
+// status (status.search's baseValue) and its Prometheus series hold it.
+func (f SearchFigure) BaseValue() (float64, bool) {
+	if !f.HasValue() {
+		return 0, false
+	}
+	if isLatencyCondition(f.Condition) {
+		return f.Value / 1e6, true
+	}
+	return f.Value, true
 }
 
 // isLatencyCondition says a condition's text is a percentile's (p99...).

@@ -268,10 +268,35 @@ func FormatThroughput(opsPerSecond float64) string {
 const MaxThroughput = 1e18
 
 // ParseThroughput reads a status.*.throughput value.
-func ParseThroughput(s string) (float64, error) {
+func ParseThroughput(s string) (float64, error) { return ParseDecimal(s) }
+
+// FormatDecimal renders a non-negative figure that must keep its
+// precision, such as status.search's baseValue, as a decimal string of at
+// most 12 significant digits and no exponent: a ratio of 1e-05 is
+// "0.00001", never a rounded "0.00". Values that are not finite, negative
+// or below MinDecimal render as "0", values above MaxThroughput as
+// MaxThroughput, so that the text always fits 40 characters.
+func FormatDecimal(v float64) string {
+	if !(v >= MinDecimal) || math.IsInf(v, 0) {
+		return "0"
+	}
+	rounded, err := strconv.ParseFloat(strconv.FormatFloat(min(v, MaxThroughput), 'e', 11, 64), 64)
+	if err != nil {
+		return "0" // unreachable: FormatFloat's 'e' form of a finite value parses
+	}
+	return strconv.FormatFloat(rounded, 'f', -1, 64)
+}
+
+// MinDecimal is the smallest figure FormatDecimal writes as itself: 1e-24,
+// far below any ratio of 64-bit counts a step can have.
+const MinDecimal = 1e-24
+
+// ParseDecimal reads a non-negative decimal status figure, such as
+// FormatDecimal's or FormatThroughput's.
+func ParseDecimal(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("throughput %q: not a non-negative decimal", s)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q: not a non-negative decimal", s)
 	}
 	return v, nil
 }

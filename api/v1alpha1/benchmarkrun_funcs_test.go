@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -202,6 +204,31 @@ func TestThroughputAndLatencyFormats(t *testing.T) {
 	for us, want := range map[int64]string{4211: "4.211ms", 1_250_000: "1.25s", 850: "850µs"} {
 		if got := LatencyFromMicros(us).Duration.String(); got != want {
 			t.Errorf("LatencyFromMicros(%d) = %s, want %s", us, got, want)
+		}
+	}
+}
+
+// TestDecimalFormatKeepsSmallFigures: a figure such as an error ratio of
+// 1e-05 reads back as itself (a percentage with two decimals read it back
+// as 0), rounded to 12 significant digits, in a form that fits the
+// schema's pattern and 40 characters whatever the value; what is not a
+// non-negative number renders as "0" and is refused when read.
+func TestDecimalFormatKeepsSmallFigures(t *testing.T) {
+	schema := regexp.MustCompile(`^[0-9]+([.][0-9]+)?$`)
+	for in, want := range map[float64]string{1e-05: "0.00001", 0.0124: "0.0124", 12.345678: "12.345678", 1.0 / 3: "0.333333333333",
+		0: "0", -1: "0", math.NaN(): "0", math.Inf(1): "0", 1e-30: "0", 1e30: "1000000000000000000",
+		1.23456789012345e-20: "0.0000000000000000000123456789012"} {
+		got := FormatDecimal(in)
+		if got != want || len(got) > 40 || !schema.MatchString(got) {
+			t.Errorf("FormatDecimal(%v) = %q, want %q (at most 40 characters, no exponent)", in, got, want)
+		}
+	}
+	if v, err := ParseDecimal(FormatDecimal(1e-05)); err != nil || v != 1e-05 {
+		t.Errorf("1e-05 read back as %v (%v)", v, err)
+	}
+	for _, bad := range []string{"", "NaN", "-0.1", "Inf", "0.10%"} {
+		if v, err := ParseDecimal(bad); err == nil {
+			t.Errorf("ParseDecimal(%q) = %v; want it refused", bad, v)
 		}
 	}
 }

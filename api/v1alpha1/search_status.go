@@ -116,12 +116,31 @@ type SearchFigureStatus struct {
 	// +kubebuilder:validation:MaxLength=512
 	Condition string `json:"condition"`
 
-	// value is the measured figure: a duration for a latency condition
-	// ("12.4ms"), a percentage otherwise ("0.10%"); or why there is none
-	// ("not reported by the target").
+	// value is the measured figure as a reader reads it: a duration for a
+	// latency condition ("12.4ms"), a percentage with two decimals
+	// otherwise ("0.10%"); absent where there is none (note says why).
+	// baseValue holds it to 12 significant digits.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	Value string `json:"value,omitempty"`
+
+	// baseValue is the measured figure in its base unit, as a decimal
+	// string with up to 12 significant digits and no exponent: seconds for
+	// a latency condition ("0.0124"), a ratio otherwise ("0.00001" for
+	// 0.001 %); absent where there is none. It is what Prometheus' series
+	// spanbench_run_search_step_figure serves.
+	// +optional
+	// +kubebuilder:validation:MaxLength=40
+	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
+	BaseValue string `json:"baseValue,omitempty"`
+
+	// note says why the figure has no value, where it has none: not
+	// measured ("not reported by the target", the cpu condition on the
+	// emulator; or why Cloud Monitoring's figure could not be had), or
+	// failed for want of operations ("no successful operation").
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Note string `json:"note,omitempty"`
 
 	// pass says the figure meets the condition; a figure not measured
 	// neither passes nor fails the step.

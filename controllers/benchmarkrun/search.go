@@ -328,7 +328,11 @@ func searchStepStatus(step result.SearchStep) v1alpha1.SearchStepStatus {
 		out.CPU = fmt.Sprintf("%.1f%%", *step.CPU*100)
 	}
 	for _, f := range step.Figures {
-		out.Figures = append(out.Figures, v1alpha1.SearchFigureStatus{Condition: f.Condition, Value: statuswrite.Shorten(f.ValueText(), 128), Pass: f.Pass, Measured: f.Measured})
+		fs := v1alpha1.SearchFigureStatus{Condition: f.Condition, Note: statuswrite.Shorten(f.Note, 512), Pass: f.Pass, Measured: f.Measured}
+		if v, ok := f.BaseValue(); ok {
+			fs.Value, fs.BaseValue = f.ValueText(), v1alpha1.FormatDecimal(v)
+		}
+		out.Figures = append(out.Figures, fs)
 	}
 	return out
 }

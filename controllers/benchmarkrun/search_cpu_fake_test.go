@@ -101,7 +101,7 @@ func TestSearchStepWaitsForItsCPUAndFailsOnTheBusiestRegion(t *testing.T) {
 		t.Fatalf("status steps %+v; want step 0 failed with CPU 50.0%%, the busiest region's", st)
 	}
 	cpu := st[0].Figures[1]
-	if cpu.Condition != "cpu <= Recommended" || !cpu.Measured || cpu.Pass || !strings.HasPrefix(cpu.Value, "50") {
+	if cpu.Condition != "cpu <= Recommended" || !cpu.Measured || cpu.Pass || !strings.HasPrefix(cpu.Value, "50") || cpu.BaseValue != "0.5" {
 		t.Errorf("cpu figure %+v; want cpu <= Recommended measured at 50 %% and failing (45 %% on asia1)", cpu)
 	}
 }
@@ -136,7 +136,7 @@ func TestSearchStepWhoseCPUNeverArrivesIsNotMeasured(t *testing.T) {
 	if len(st) != 1 || st[0].CPU != "" {
 		t.Fatalf("status steps %+v; want step 0 without a CPU", st)
 	}
-	if cpu := st[0].Figures[1]; cpu.Measured || cpu.Pass {
-		t.Errorf("cpu figure %+v; want not measured, not a pass", cpu)
+	if cpu := st[0].Figures[1]; cpu.Measured || cpu.Pass || cpu.Value != "" || cpu.BaseValue != "" || !strings.Contains(cpu.Note, "not measured") {
+		t.Errorf("cpu figure %+v; want not measured, not a pass, no value, a note saying why", cpu)
 	}
 }

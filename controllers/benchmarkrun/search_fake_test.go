@@ -174,8 +174,8 @@ func TestSearchStepIsJudgedOnceEveryRunnerReportedItAndTheNextIsPublished(t *tes
 	if s == nil || len(s.Steps) != 1 || s.Steps[0].Offered != "10.0" || s.Steps[0].Achieved != "10.0" || !s.Steps[0].Pass || s.MaxSteps == 0 || s.Summary != "" {
 		t.Fatalf("status.search %+v; want one passing step at 10.0, its worst case, no capacity yet", s)
 	}
-	if fig := s.Steps[0].Figures; len(fig) == 0 || fig[0].Condition != "p99(read) <= 20ms" || fig[0].Value != "2ms" || !fig[0].Pass {
-		t.Errorf("step 1's figures %+v; want p99(read) 2ms passing", fig)
+	if fig := s.Steps[0].Figures; len(fig) == 0 || fig[0].Condition != "p99(read) <= 20ms" || fig[0].Value != "2ms" || fig[0].BaseValue != "0.002" || !fig[0].Pass {
+		t.Errorf("step 1's figures %+v; want p99(read) 2ms (0.002 s) passing", fig)
 	}
 
 	// Step 1: shard 1 is slow. A report of step 0 still in shard 1's map

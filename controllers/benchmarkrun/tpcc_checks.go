@@ -224,13 +224,14 @@ func failConsistency(failed []string) string {
 		strings.Join(failed, "; ")+" (condition ConsistencyChecked says where)", maxProblemsBytes)
 }
 
-// applyTPCC writes doc's tpmC, executed mix and checks into the status.
+// applyTPCC writes doc's tpmC (and committed tpmC), executed mix and checks
+// into the status.
 func applyTPCC(status *v1alpha1.BenchmarkRunStatus, doc *result.Document) {
 	if doc.TPCC == nil {
 		status.TPCC = nil
 		return
 	}
-	t := &v1alpha1.TPCCStatus{TpmC: v1alpha1.FormatThroughput(doc.TPCC.TpmC)}
+	t := &v1alpha1.TPCCStatus{TpmC: v1alpha1.FormatThroughput(doc.TPCC.TpmC), CommittedTpmC: v1alpha1.FormatThroughput(doc.TPCC.CommittedTpmC)}
 	for _, s := range doc.TPCC.Mix {
 		t.Mix = append(t.Mix, v1alpha1.TPCCShareStatus{Type: v1alpha1.OperationType(s.Type),
 			Completed: int64(min(s.Completed, result.MaxCount)), Percent: v1alpha1.FormatThroughput(min(s.Percent, 100))})

@@ -72,10 +72,16 @@ func TestTPCCScenarioChecksConsistencyAfterTheRun(t *testing.T) {
 	if err != nil || doc.TPCC == nil || len(doc.TPCC.Checks) != tpccConditions {
 		t.Fatalf("the report (err %v) has no checks: %+v", err, doc.TPCC)
 	}
+	if want := v1alpha1.FormatThroughput(doc.TPCC.CommittedTpmC); s.CommittedTpmC != want || s.CommittedTpmC == "0.0" {
+		t.Errorf("status.tpcc.committedTpmC %q; want the report's %q, above 0", s.CommittedTpmC, want)
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(&collectors.ResultsCollector{Reader: h.c})
 	if v := gauge(t, reg, "spanbench_run_tpmc", map[string]string{"run": run.Name}); v <= 0 {
 		t.Errorf("scraped spanbench_run_tpmc %v; want the run's tpmC %s", v, s.TpmC)
+	}
+	if v := gauge(t, reg, "spanbench_run_committed_tpmc", map[string]string{"run": run.Name}); v1alpha1.FormatThroughput(v) != s.CommittedTpmC {
+		t.Errorf("scraped spanbench_run_committed_tpmc %v; want the run's committed tpmC %s", v, s.CommittedTpmC)
 	}
 	if v := gauge(t, reg, "spanbench_run_consistency_failed", map[string]string{"run": run.Name}); v != 0 {
 		t.Errorf("scraped spanbench_run_consistency_failed %v for a consistent run; want 0", v)

@@ -2,8 +2,6 @@ package collectors
 
 import (
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -18,8 +16,10 @@ import (
 // a lower bound, an OutOfTime one the best found in the time), and the
 // capacity per node where the instance's size is known; while it runs
 // and after, each judged step's rates, verdict and SLO figures, and the
-// SLO's bounds. A missing figure (a search whose first rate failed has no
-// capacity; the emulator reports no CPU) has no series, never a 0.
+// SLO's bounds. A step's figure is its status's baseValue, unrounded (the
+// status's value text rounds a ratio to 0.01 %). A missing figure (a
+// search whose first rate failed has no capacity; the emulator reports no
+// CPU) has no series, never a 0.
 var (
 	descCapacity = prometheus.NewDesc("spanbench_run_capacity_ops_per_second",
 		"A capacity search's capacity: the highest offered rate, all runners together, whose step met the SLO, in operations per second; reason says why the search ended (ReachedMax: a lower bound).",
@@ -90,7 +90,7 @@ func collectStep(ch chan<- prometheus.Metric, ns, name, step string, st *v1alpha
 	}
 	ch <- prometheus.MustNewConstMetric(descStepPassed, prometheus.GaugeValue, passed, ns, name, step)
 	for _, f := range st.Figures {
-		if v, ok := figureValue(f); ok {
+		if v, err := v1alpha1.ParseDecimal(f.BaseValue); err == nil {
 			ch <- prometheus.MustNewConstMetric(descStepFigure, prometheus.GaugeValue, v, ns, name, step, f.Condition)
 		}
 	}
@@ -102,20 +102,4 @@ func bound(c capacity.Condition) float64 {
 		return c.Latency.Seconds()
 	}
 	return c.Ratio
-}
-
-// figureValue reads a status figure back in its series' unit: the status
-// shows a latency as a duration ("12.4ms") and every other figure as a
-// percentage ("0.10%", result.SearchFigure.ValueText); a figure not
-// measured, or a note in its place, has none.
-func figureValue(f v1alpha1.SearchFigureStatus) (float64, bool) {
-	if !f.Measured {
-		return 0, false
-	}
-	if pct, ok := strings.CutSuffix(f.Value, "%"); ok {
-		v, err := strconv.ParseFloat(pct, 64)
-		return v / 100, err == nil
-	}
-	d, err := time.ParseDuration(f.Value)
-	return d.Seconds(), err == nil
 }

@@ -45,20 +45,22 @@ spanbench_run_capacity_per_node_ops_per_second{namespace="bench",reason="Resolve
 // TestResultsCollectorServesTheSearchSteps: a search's judged steps and its
 // SLO's bounds, as docs/capacity.md's contract names them and the Results
 // dashboard's curve reads them, in the figures' units (seconds, ratios),
-// while the search runs; a figure not measured (CPU on the emulator) or a
-// note in a figure's place has no series.
+// while the search runs; a figure is its baseValue, unrounded (an error
+// ratio of 0.001 %, "0.00%" as text, is 1e-05, not 0); a figure not
+// measured (CPU on the emulator) or a note in a figure's place has no
+// series.
 func TestResultsCollectorServesTheSearchSteps(t *testing.T) {
 	run := runtest.Run("searching").InNamespace("bench").Obj()
 	run.Status.Search = &v1alpha1.SearchStatus{
 		SLO: []string{"p99(read) <= 20ms", "errors <= 1%", "cpu <= 65%"},
 		Steps: []v1alpha1.SearchStepStatus{
 			{Offered: "10.0", Achieved: "9.9", Pass: true, Figures: []v1alpha1.SearchFigureStatus{
-				{Condition: "p99(read) <= 20ms", Value: "5.25ms", Pass: true, Measured: true},
-				{Condition: "errors <= 1%", Value: "0.10%", Pass: true, Measured: true},
-				{Condition: "cpu <= 65%", Value: "-", Measured: false}}},
+				{Condition: "p99(read) <= 20ms", Value: "5.25ms", BaseValue: "0.00525", Pass: true, Measured: true},
+				{Condition: "errors <= 1%", Value: "0.00%", BaseValue: "0.00001", Pass: true, Measured: true},
+				{Condition: "cpu <= 65%", Note: "not reported by the target", Measured: false}}},
 			{Offered: "20.0", Achieved: "12.5", Figures: []v1alpha1.SearchFigureStatus{
-				{Condition: "p99(read) <= 20ms", Value: "150ms", Measured: true},
-				{Condition: "errors <= 1%", Value: "no completed operation", Measured: true}}},
+				{Condition: "p99(read) <= 20ms", Value: "150ms", BaseValue: "0.15", Measured: true},
+				{Condition: "errors <= 1%", Note: "no completed operation", Measured: true}}},
 		}}
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run).Build()
 	got, err := testutil.CollectAndFormat(&collectors.ResultsCollector{Reader: reader}, expfmt.TypeTextPlain,
@@ -75,7 +77,7 @@ func TestResultsCollectorServesTheSearchSteps(t *testing.T) {
 		`spanbench_run_search_step_passed{namespace="bench",run="searching",step="2"} 0`,
 		`spanbench_run_search_step_figure{condition="p99(read) <= 20ms",namespace="bench",run="searching",step="1"} 0.00525`,
 		`spanbench_run_search_step_figure{condition="p99(read) <= 20ms",namespace="bench",run="searching",step="2"} 0.15`,
-		`spanbench_run_search_step_figure{condition="errors <= 1%",namespace="bench",run="searching",step="1"} 0.001`,
+		`spanbench_run_search_step_figure{condition="errors <= 1%",namespace="bench",run="searching",step="1"} 1e-05`,
 		`spanbench_run_search_slo_bound{condition="p99(read) <= 20ms",namespace="bench",run="searching"} 0.02`,
 		`spanbench_run_search_slo_bound{condition="errors <= 1%",namespace="bench",run="searching"} 0.01`,
 		`spanbench_run_search_slo_bound{condition="cpu <= 65%",namespace="bench",run="searching"} 0.65`,

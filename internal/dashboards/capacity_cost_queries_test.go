@@ -87,12 +87,12 @@ func searchSeries(t *testing.T) []string {
 	const p99, errs = "p99(read) <= 20ms", "errors <= 1%"
 	search := &v1alpha1.SearchStatus{SLO: []string{p99, errs}, Done: true, Reason: "Resolved", Capacity: "20.0", CapacityPerNode: "20.0"}
 	for _, st := range []struct {
-		offered, achieved, latency string
-		pass                       bool
-	}{{"10.0", "10.0", "5ms", true}, {"20.0", "19.9", "8ms", true}, {"40.0", "33.1", "150ms", false}, {"40.0", "32.4", "140ms", false}} {
+		offered, achieved, latency, seconds string
+		pass                                bool
+	}{{"10.0", "10.0", "5ms", "0.005", true}, {"20.0", "19.9", "8ms", "0.008", true}, {"40.0", "33.1", "150ms", "0.15", false}, {"40.0", "32.4", "140ms", "0.14", false}} {
 		search.Steps = append(search.Steps, v1alpha1.SearchStepStatus{Offered: st.offered, Achieved: st.achieved, Pass: st.pass,
-			Figures: []v1alpha1.SearchFigureStatus{{Condition: p99, Value: st.latency, Pass: st.pass, Measured: true},
-				{Condition: errs, Value: "0.00%", Pass: true, Measured: true}}})
+			Figures: []v1alpha1.SearchFigureStatus{{Condition: p99, Value: st.latency, BaseValue: st.seconds, Pass: st.pass, Measured: true},
+				{Condition: errs, Value: "0.00%", BaseValue: "0", Pass: true, Measured: true}}})
 	}
 	run.Status.Search = search
 	scheme := runtime.NewScheme()

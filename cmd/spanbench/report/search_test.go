@@ -317,3 +317,31 @@ func TestAStepOutsideTheResultIsNotDrawn(t *testing.T) {
 		t.Errorf("the step table has %d rows; want every step still listed", len(rows))
 	}
 }
+
+// TestStepTablesShowANotMeasuredFiguresNote: a step whose cpu condition
+// was not measured (Cloud Monitoring published none of its minutes) shows
+// the condition's note in its place, in the HTML step table and in the
+// text table `spanbench report` prints, never a value or a verdict mark.
+func TestStepTablesShowANotMeasuredFiguresNote(t *testing.T) {
+	d := searchDocument(t, "search-note")
+	const note = "not measured: Cloud Monitoring published none of the step's minutes in time"
+	st := &d.Search.Outcome.Steps[0]
+	cpu := slices.IndexFunc(st.Figures, func(f result.SearchFigure) bool { return strings.HasPrefix(f.Condition, "cpu") })
+	if cpu < 0 {
+		t.Fatalf("the test search's step has no cpu figure: %+v", st.Figures)
+	}
+	st.CPU, st.Figures[cpu] = nil, result.SearchFigure{Condition: st.Figures[cpu].Condition, Note: note}
+	_, doc := render(t, Run{Label: d.Run, Doc: d})
+	if row := tableCells(doc, "steps")[1]; row[4+cpu] != note || row[3] != "not measured" {
+		t.Errorf("the HTML step table's first step shows %q; want cpu %q and the %s figure's note %q", row, "not measured", st.Figures[cpu].Condition, note)
+	}
+	var text strings.Builder
+	if err := result.WriteTable(&text, d); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(text.String(), "\n")
+	first := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "1  ") })
+	if first < 0 || !strings.Contains(lines[first], note) || strings.Contains(lines[first], note+" x") {
+		t.Errorf("the text step table's first step does not show the note %q unmarked:\n%s", note, text.String())
+	}
+}
