@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
@@ -87,15 +86,13 @@ func (r *BenchmarkCampaignReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	return res, err
 }
 
-// patchStatus writes the status if it changed, locked on the version read:
-// a decision taken on a stale campaign (an iteration started twice) must
+// patchStatus writes the status if it changed (statuswrite.Patch), locked
+// on the version read (the campaign's metadata is never written): a
+// decision taken on a stale campaign (an iteration started twice) must
 // not land.
 func (r *BenchmarkCampaignReconciler) patchStatus(ctx context.Context, before, c *v1alpha1.BenchmarkCampaign) error {
-	if equality.Semantic.DeepEqual(before.Status, c.Status) {
-		return nil
-	}
-	return r.Status().Patch(ctx, c, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}),
-		client.FieldOwner(statuswrite.FieldOwner))
+	_, err := statuswrite.Patch(ctx, r, before, c, func(c *v1alpha1.BenchmarkCampaign) any { return c.Status })
+	return err
 }
 
 // SetupWithManager watches campaigns and the runs they own. Without an

@@ -15,7 +15,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
@@ -166,23 +165,16 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	return res, err
 }
 
-// patchStatus writes the status if it changed. Optimistic lock: a decision
-// taken on a stale cached run must not overwrite a newer status; the
-// conflict requeues with fresh data. The lock is on run's resource
-// version: it moves only with this reconcile's own finalizer patches,
-// which were locked on the version read, so the chain is unbroken.
+// patchStatus writes the status if it changed (statuswrite.Patch). run's
+// resource version moves only with this reconcile's own finalizer
+// patches, which were locked on the version read.
 func (r *BenchmarkRunReconciler) patchStatus(ctx context.Context, before, run *v1alpha1.BenchmarkRun) error {
-	if equality.Semantic.DeepEqual(before.Status, run.Status) {
-		return nil
+	locked := run.ResourceVersion
+	written, err := statuswrite.Patch(ctx, r, before, run, func(run *v1alpha1.BenchmarkRun) any { return run.Status })
+	if written {
+		r.versions.wrote(run.UID, before.ResourceVersion, locked)
 	}
-	base := before.DeepCopy()
-	base.ResourceVersion = run.ResourceVersion
-	if err := r.Status().Patch(ctx, run, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
-		client.FieldOwner(statuswrite.FieldOwner)); err != nil {
-		return err
-	}
-	r.versions.wrote(run.UID, before.ResourceVersion, base.ResourceVersion)
-	return nil
+	return err
 }
 
 // SetupWithManager watches runs and the children that move them forward.

@@ -1,15 +1,12 @@
 package benchmarkrun
 
 import (
-	"context"
 	"math"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/result/histogram"
@@ -29,20 +26,17 @@ import (
 // liveProgress moves run.Status.Progress to the interval every shard has
 // reported, if it may (see above); otherwise the status keeps the figures
 // it has. A report that does not decode, names another start time than
-// the one published (a runner of an earlier run of the same name), or
-// whose merge counts fewer
-// operations or errors than the status already shows, is never shown. retry is how long
-// until the reported interval ends by the manager's clock, when that
-// alone held it back (runners' clocks run a little ahead); else 0.
-func (r *BenchmarkRunReconciler) liveProgress(ctx context.Context, run *v1alpha1.BenchmarkRun, reports []shardReport) (retry time.Duration) {
+// the one control publishes (a runner of an earlier run of the same
+// name), or whose merge counts fewer operations or errors than the status
+// already shows, is never shown. retry is how long until the reported
+// interval ends by the manager's clock, when that alone held it back
+// (runners' clocks run a little ahead); else 0.
+func (r *BenchmarkRunReconciler) liveProgress(run *v1alpha1.BenchmarkRun, reports []shardReport, control controlRecord) (retry time.Duration) {
 	p := run.Status.Progress
-	if run.Status.StartTime == nil || (p != nil && !p.Live) {
+	if run.Status.StartTime == nil || (p != nil && !p.Live) || control.err != nil {
 		return 0
 	}
-	start, ok := r.publishedStart(ctx, run)
-	if !ok {
-		return 0
-	}
+	start := control.start
 	w := run.Spec.Workload.Resolved()
 	interval := w.Interval.Duration
 	shown := -1
@@ -182,17 +176,4 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-// publishedStart is the start time the control map published, the one
-// the runners got and put in their reports: status.startTime keeps whole
-// seconds only (metav1.Time), so a report never matches it to the
-// millisecond. ok is false while it cannot be read.
-func (r *BenchmarkRunReconciler) publishedStart(ctx context.Context, run *v1alpha1.BenchmarkRun) (time.Time, bool) {
-	cm := &corev1.ConfigMap{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: protocol.ControlConfigMapName(run.Name)}, cm); err != nil {
-		return time.Time{}, false
-	}
-	start, ok, err := protocol.DecodeStart(cm.Data)
-	return start, ok && err == nil
 }

@@ -50,11 +50,11 @@ type searchState struct {
 // status.search in step with it; it returns when to look again (0: when
 // a report arrives). It fails the run when the search cannot go on.
 func (r *BenchmarkRunReconciler) advanceSearch(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec,
-	reports []shardReport, outbox *statuswrite.Outbox) (time.Duration, error) {
+	reports []shardReport, control controlRecord, outbox *statuswrite.Outbox) (time.Duration, error) {
 	if w.Load.Search == nil || run.Status.StartTime == nil {
 		return 0, nil
 	}
-	st, err := r.readSearch(ctx, run, w)
+	st, err := readSearch(run, w, control)
 	if err != nil {
 		if se := (*searchError)(nil); errors.As(err, &se) {
 			r.fail(run, outbox, v1alpha1.ReasonResultInvalid, err.Error())
@@ -147,23 +147,23 @@ func (e *searchError) Error() string { return e.msg }
 
 // readSearch reads the run's search from its control map: the judged
 // steps, the published step, and the search resumed from them.
-func (r *BenchmarkRunReconciler) readSearch(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec) (*searchState, error) {
+func readSearch(run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec, control controlRecord) (*searchState, error) {
 	plan, err := customcheck.PlanSearch(w, run.Spec.Target.Instance.Config)
 	if err != nil {
 		return nil, &searchError{"the run's capacity search: " + err.Error()}
 	}
-	cm := &corev1.ConfigMap{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: protocol.ControlConfigMapName(run.Name)}, cm); err != nil {
-		return nil, err
+	cm := control.cm
+	if cm == nil {
+		return nil, control.err // the map could not be read: retried
 	}
 	st := &searchState{plan: plan, control: cm}
-	start, step, judged, err := decodeSearchRecord(cm.Data, plan.Params.From)
+	step, judged, err := decodeSearchRecord(control, plan.Params.From)
 	if err != nil {
 		return nil, &searchError{fmt.Sprintf("ConfigMap %s: %v", cm.Name, err)}
 	}
 	st.judged = judged
 	switch {
-	case !step.Start.Equal(start):
+	case !step.Start.Equal(control.start):
 		return nil, &searchError{fmt.Sprintf("ConfigMap %s publishes a search step of a run started at %s, not this one", cm.Name, step.Start.UTC().Format(time.RFC3339))}
 	case len(st.judged) != step.Step:
 		return nil, &searchError{fmt.Sprintf("ConfigMap %s records %d judged search steps with step %d published", cm.Name, len(st.judged), step.Step)}
@@ -181,26 +181,20 @@ func (r *BenchmarkRunReconciler) readSearch(ctx context.Context, run *v1alpha1.B
 	return st, nil
 }
 
-// decodeSearchRecord reads the control map's start time, its published
-// step (step 0 at from, from the start time, while none is) and its
-// judged steps. The start time is the one the runners got: the status's
-// has whole seconds only (metav1.Time), the published one milliseconds.
-func decodeSearchRecord(data map[string]string, from float64) (start time.Time, step protocol.SearchStep, judged []result.SearchStep, err error) {
-	start, published, err := protocol.DecodeStart(data)
-	if err == nil && !published {
-		err = fmt.Errorf("no %s published", protocol.KeyStartTime)
+// decodeSearchRecord reads the control map's published step (step 0 at
+// from, from its start time, while none is) and its judged steps.
+func decodeSearchRecord(control controlRecord, from float64) (step protocol.SearchStep, judged []result.SearchStep, err error) {
+	if control.err != nil {
+		return step, nil, control.err
 	}
-	ok := false
+	step, ok, err := protocol.DecodeSearchStep(control.cm.Data)
 	if err == nil {
-		step, ok, err = protocol.DecodeSearchStep(data)
-	}
-	if err == nil {
-		judged, err = protocol.DecodeSearchJudged(data)
+		judged, err = protocol.DecodeSearchJudged(control.cm.Data)
 	}
 	if err == nil && !ok {
-		step = protocol.SearchStep{Start: start, Rate: from, At: start}
+		step = protocol.SearchStep{Start: control.start, Rate: from, At: control.start}
 	}
-	return start, step, judged, err
+	return step, judged, err
 }
 
 // stepMeasurement merges the runners' reports of step exactly; missing
@@ -346,7 +340,7 @@ func (r *BenchmarkRunReconciler) runSearchSection(ctx context.Context, run *v1al
 	if w.Load.Search == nil || run.Status.StartTime == nil {
 		return nil, nil
 	}
-	st, err := r.readSearch(ctx, run, &w)
+	st, err := readSearch(run, &w, r.readControl(ctx, run))
 	if se := (*searchError)(nil); errors.As(err, &se) {
 		return nil, nil
 	}

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -279,5 +280,34 @@ func TestSearchEndsWithItsCapacity(t *testing.T) {
 	st := f.run(run).Status.Search
 	if !st.Done || st.Reason != string(capacity.ReachedMax) || st.Capacity != "40.0" || st.CapacityPerNode != "40.0" || st.Summary != ">=40.0/s" || len(st.Steps) != 3 {
 		t.Fatalf("status.search %+v; want ReachedMax at 40.0 (40.0 per node) after 3 steps", st)
+	}
+}
+
+// TestARunningSearchReadsItsControlMapOncePerReconcile: the live
+// progress and the search both need the control map's start time; a
+// reconcile of a running search reads the map once for both, also the
+// one that judges a step and publishes the next.
+func TestARunningSearchReadsItsControlMapOncePerReconcile(t *testing.T) {
+	f, run, start := searchRun(t, 30*time.Minute)
+	controlReads := 0
+	f.r.Client = interceptor.NewClient(f.r.Client.(client.WithWatch), interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if _, ok := obj.(*corev1.ConfigMap); ok && key.Name == protocol.ControlConfigMapName(run.Name) {
+			controlReads++
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}})
+	f.clock.SetTime(start.Add(searchPerStep + 500*time.Millisecond))
+	for shard := range 2 {
+		reportStep(t, f, run, start, shard, 0, 10, 2*time.Millisecond)
+		controlReads = 0
+		if _, err := f.reconcile(run); err != nil {
+			t.Fatal(err)
+		}
+		if controlReads != 1 {
+			t.Errorf("with %d of 2 runners' reports of step 0, one reconcile read the control map %d times; want once", shard+1, controlReads)
+		}
+	}
+	if next, ok := publishedStep(t, f, run); !ok || next.Step != 1 {
+		t.Fatalf("published %+v (%v) after both runners reported step 0; want step 1", next, ok)
 	}
 }

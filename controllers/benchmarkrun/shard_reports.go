@@ -60,9 +60,10 @@ func (r *BenchmarkRunReconciler) awaitShards(ctx context.Context, run *v1alpha1.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	retryLive := r.liveProgress(ctx, run, reports)
+	control := r.readControl(ctx, run)
+	retryLive := r.liveProgress(run, reports, control)
 	w := run.Spec.Workload.Resolved()
-	retrySearch, err := r.advanceSearch(ctx, run, &w, reports, outbox)
+	retrySearch, err := r.advanceSearch(ctx, run, &w, reports, control, outbox)
 	if err != nil || run.IsFinished() {
 		return ctrl.Result{}, err
 	}

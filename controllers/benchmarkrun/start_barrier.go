@@ -114,6 +114,34 @@ func (r *BenchmarkRunReconciler) publishStart(ctx context.Context, run *v1alpha1
 	return start, nil
 }
 
+// controlRecord is the run's control map as one reconcile reads it, once
+// (readControl), and the start time it publishes: both the live progress
+// and the capacity search need them.
+type controlRecord struct {
+	// cm is the map; nil when it could not be read.
+	cm *corev1.ConfigMap
+	// start is the published start, the one the runners got and put in
+	// their reports: status.startTime keeps whole seconds only
+	// (metav1.Time), so a report never matches it to the millisecond.
+	start time.Time
+	// err says why there is no start: the map could not be read, holds
+	// none yet, or holds one that does not decode.
+	err error
+}
+
+// readControl reads the run's control map and decodes its start time.
+func (r *BenchmarkRunReconciler) readControl(ctx context.Context, run *v1alpha1.BenchmarkRun) controlRecord {
+	cm := &corev1.ConfigMap{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: protocol.ControlConfigMapName(run.Name)}, cm); err != nil {
+		return controlRecord{err: err}
+	}
+	start, published, err := protocol.DecodeStart(cm.Data)
+	if err == nil && !published {
+		err = fmt.Errorf("no %s published", protocol.KeyStartTime)
+	}
+	return controlRecord{cm: cm, start: start, err: err}
+}
+
 // runnerProblem finds a reason to fail a run before its start: a runner
 // that reported failure, a runner index the Job gave up on, or an image
 // that cannot be pulled.

@@ -1,15 +1,18 @@
 package statuswrite
 
 import (
+	"context"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Outbox collects what one reconcile wants to tell users; the events are
@@ -57,6 +60,23 @@ func (s *Outbox) Events() []string {
 // a server-side apply by a user or another tool conflicts by name instead
 // of silently sharing the fields.
 const FieldOwner = "spanbench-manager"
+
+// Patch writes obj's status, as the merge patch from before, if status
+// says it changed; written says it did (a caller that tracks its own
+// writes needs to know). It writes as FieldOwner, locked on obj's resource
+// version: a decision taken on a stale cached object must not overwrite a
+// newer status, and the conflict requeues with fresh data. The lock is on
+// obj's version, not before's, so that the reconcile's own locked writes
+// of obj's metadata (a finalizer) keep the chain unbroken.
+func Patch[T client.Object](ctx context.Context, c client.StatusClient, before, obj T, status func(T) any) (written bool, err error) {
+	if equality.Semantic.DeepEqual(status(before), status(obj)) {
+		return false, nil
+	}
+	base := before.DeepCopyObject().(T)
+	base.SetResourceVersion(obj.GetResourceVersion())
+	err = c.Status().Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}), client.FieldOwner(FieldOwner))
+	return err == nil, err
+}
 
 // RequeueSoon asks for a reconciler's next step right away: the status
 // this step wrote says what it is. It replaces the deprecated
