@@ -148,6 +148,34 @@ spec:
 		says:  []string{`exclude drops every cell of the matrix`},
 	},
 	{
+		// A cell whose fields make the template's Insert of 10 rows more
+		// than a commit holds is refused at its axis value (the API
+		// server sees the template only; the plan checks each cell).
+		name: "value-makes-an-insert-over-a-commit-size",
+		patch: `
+spec:
+  template:
+    spec:
+      workload:
+        dataset:
+          batchRows: 9
+        operations:
+        - {name: point, type: Read, api: Read, weight: 1}
+        - {name: batch, type: Insert, rows: 10, weight: 1}
+  baseline: null
+  matrix:
+    zip: null
+    axes:
+    - name: field
+      path: workload.dataset.fieldBytes
+      values:
+      - {label: small, value: 100}
+      - {label: big, value: 1000000}`,
+		field: "spec.matrix.axes[0].values[1]",
+		says: []string{`matrix axis "field" value "big" (path workload.dataset.fieldBytes)`, `spec.workload.operations`,
+			`operations[1].rows: an Insert of 10 rows is one commit`, `more than the 90000000 a Cloud Spanner commit (100 MB) leaves room for; use at most 9 rows`},
+	},
+	{
 		// Each cell's search is held to the search rules: one whose
 		// steps make its worst case longer than the workload's duration
 		// is refused at its axis value.
