@@ -81,6 +81,18 @@ var searchBadRuns = []badRun{
 		},
 	},
 	{
+		// On Cloud Spanner (minimal.yaml names no emulator) a cpu
+		// condition makes each step wait up to 3m after it for Cloud
+		// Monitoring's minutes: 18 steps of 30s and 3m are 1h3m, a second
+		// more than the duration (the steps alone are 9m).
+		name: "search-cpu-waits-exceed-duration",
+		patch: searchPatch + `        slo: ["p99(read) <= 20ms", "cpu <= 65%"]
+    duration: 1h2m59s`,
+		want: []cause{
+			{"spec.workload.load.search.stepDuration", "Invalid value: \"20s\": the search may take 18 steps of 3m30s, 1h3m0s, more than the limit of 1h2m59s: shorten the steps or narrow the search (a step is its warm-up, its measured time and up to 3m0s waiting after it for Cloud Monitoring's CPU minutes, which a cpu condition on Cloud Spanner is judged by; the limit is the workload's duration)"},
+		},
+	},
+	{
 		name:  "search-step-not-whole-intervals",
 		patch: searchPatch + `        stepDuration: 25s`,
 		want: []cause{
@@ -111,6 +123,26 @@ func TestAdmissionAcceptsSearchRun(t *testing.T) {
 	}
 	if err := createStrict(t, obj); err != nil {
 		t.Fatalf("the API server refused a valid search run: %v", err)
+	}
+	deleteIfCreated(t, obj)
+}
+
+// TestAdmissionAcceptsSearchWithCPUWaitsWithinDuration: the case above
+// with its worst case exactly the duration (1h3m) is admitted by the API
+// server as by `spanbench run`.
+func TestAdmissionAcceptsSearchWithCPUWaitsWithinDuration(t *testing.T) {
+	obj := object(t, manifest(t, "minimal.yaml", searchPatch+`        slo: ["p99(read) <= 20ms", "cpu <= 65%"]
+    duration: 1h3m`), "search-cpu-waits-fit", "minimal")
+	js, err := obj.MarshalJSON()
+	if err != nil {
+		t.Fatalf("encoding the manifest: %v", err)
+	}
+	errs, decodeErr := goValidate(js)
+	if decodeErr != nil || len(errs) > 0 {
+		t.Fatalf("the CLI refuses a search whose steps and waits fit (decode: %v): %v", decodeErr, errs)
+	}
+	if err := createStrict(t, obj); err != nil {
+		t.Fatalf("the API server refused a search whose steps and waits fit: %v", err)
 	}
 	deleteIfCreated(t, obj)
 }
