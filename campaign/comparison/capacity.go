@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
-
 	"github.com/spanbench/spanbench/result"
 )
 

@@ -112,8 +112,8 @@ func TestStatisticsOverASearchAreInvalid(t *testing.T) {
 	for _, s := range pooling {
 		spec.Metrics = append(spec.Metrics, v1alpha1.MetricSpec{Statistic: s})
 	}
-	plainSearch := cellOf(t, rng, "plain", 1, 4)
-	for _, cells := range [][]Cell{{base, variant}, {plainSearch, variant}} {
+	oneRate := cellOf(t, rng, "one-rate", 1, 4)
+	for _, cells := range [][]Cell{{base, variant}, {oneRate, variant}} {
 		tab, err := Assemble(spec, cells, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -140,8 +140,8 @@ func TestStatisticsOverASearchAreInvalid(t *testing.T) {
 			}
 		}
 	}
-	plain := cellOf(t, rng, "one-rate", 1, 4)
-	tab, err := Assemble(&v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP99}}}, []Cell{plainSearch, plain}, 0)
+	other := cellOf(t, rng, "other-rate", 1, 4)
+	tab, err := Assemble(&v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP99}}}, []Cell{oneRate, other}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
