@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,6 +113,45 @@ func (m *MetricSpec) EffectiveDirection() MetricDirection {
 		return HigherIsBetter
 	}
 	return LowerIsBetter
+}
+
+// CapacityStatistics are the statistics a capacity search defines: one
+// figure per run, read from its search section. Every other statistic is
+// read from the run's measured window — its intervals' histograms and
+// counts (Throughput, the percentiles, ErrorRate, TpmC), the server's
+// figures over it (ServerCPUPerOp, ServerQueryP99, ServerHighPriorityCPU,
+// ServerLatencyP99), or its cost per operation measured in it
+// (CostPerMillionOps: the window's cost over its operations) — which over
+// a search holds steps offered at different rates, and pooled describes no
+// one load.
+func CapacityStatistics() []CampaignStatistic {
+	return []CampaignStatistic{StatisticCapacity, StatisticCapacityPerNode, StatisticCapacityRowsPerNode}
+}
+
+// IsCapacity says whether s is one of CapacityStatistics.
+func (s CampaignStatistic) IsCapacity() bool {
+	return slices.Contains(CapacityStatistics(), s)
+}
+
+// OverSearch is why s cannot be compared over capacity search runs, or ""
+// when it can (CapacityStatistics): what admission says of a campaign
+// that asks for it, and the comparison of a row that reads it.
+func (s CampaignStatistic) OverSearch() string {
+	if s.IsCapacity() {
+		return ""
+	}
+	return fmt.Sprintf("%s is not defined over a capacity search: a search run's steps are offered different rates, and one figure over them pools the steps; use %s",
+		s, StatisticNames(CapacityStatistics()))
+}
+
+// StatisticNames lists statistics for a message: "Capacity,
+// CapacityPerNode, CapacityRowsPerNode".
+func StatisticNames(ss []CampaignStatistic) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Validate checks a campaign the way the API server's schema and CEL rules

@@ -269,18 +269,32 @@ func (w *WorkloadSpec) Validate(path *field.Path) field.ErrorList {
 	errs = append(errs, w.Dataset.validate(path.Child("dataset"))...)
 	errs = append(errs, w.validateBatch(path.Child("dataset", "batchRows"))...)
 	errs = append(errs, w.validateOperations(path.Child("operations"))...)
+	errs = append(errs, w.validateInsertBytes(path.Child("operations"))...)
 	errs = append(errs, w.validateStreams(path)...)
 	errs = append(errs, w.validateDurations(path)...)
 	return errs
 }
 
-// Cloud Spanner's limits on one commit, which one load batch is.
+// Cloud Spanner's limits on one commit, which one load batch is, and one
+// Insert of several rows (an operation's rows): "Mutations per commit
+// (including indexes)" and "Commit size (including indexes and change
+// streams)" in
+// https://cloud.google.com/spanner/quotas#limits_for_creating_reading_updating_and_deleting_data
+// (how mutations are counted:
+// https://cloud.google.com/spanner/docs/commit-statistics). The CRD's CEL
+// rules cannot name these constants and state the same figures (80000,
+// 90000000, 7272); test/apivalidation holds them to each other.
 const (
-	// MaxMutationsPerCommit is Spanner's mutation limit per commit.
+	// MaxMutationsPerCommit is Spanner's mutation limit per commit: each
+	// column an insert or update writes is one mutation, and each index
+	// entry it adds one more.
 	MaxMutationsPerCommit = 80_000
-	// MaxBatchBytes keeps a batch's text under Spanner's 100 MB commit
-	// limit, with room for keys and overhead.
-	MaxBatchBytes = 90_000_000
+	// MaxCommitBytes is Spanner's commit size limit, 100 MB.
+	MaxCommitBytes = 100_000_000
+	// MaxBatchBytes is what the text of one commit's rows may hold: the
+	// commit size less a tenth, the room for keys, the other columns and
+	// overhead.
+	MaxBatchBytes = MaxCommitBytes / 10 * 9
 )
 
 // rowCost is what one preloaded row of a workload costs a commit:
@@ -293,6 +307,13 @@ var rowCost = map[WorkloadType]struct{ mutations, textFields int64 }{
 	WorkloadTPCC: {mutations: TPCCUnitMutations, textFields: 0},
 }
 
+// commitText is the text rows rows of the workload's table hold in one
+// commit (rows x fieldBytes x its text fields per row), the figure
+// MaxBatchBytes bounds for a load batch and a batched Insert alike.
+func (w *WorkloadSpec) commitText(rows int64) int64 {
+	return rows * int64(*defaulted(w.Dataset.FieldBytes, DefaultFieldBytes)) * rowCost[w.Type].textFields
+}
+
 // validateBatch keeps one load batch within a Spanner commit's limits, so
 // that a load against a real (paid) instance does not fail on its first
 // batch. The emulator does not enforce them.
@@ -302,7 +323,7 @@ func (w *WorkloadSpec) validateBatch(path *field.Path) field.ErrorList {
 		return nil
 	}
 	rows := int64(*defaulted(w.Dataset.BatchRows, w.Type.defaultBatchRows()))
-	bytes := rows * int64(*defaulted(w.Dataset.FieldBytes, DefaultFieldBytes)) * cost.textFields
+	bytes := w.commitText(rows)
 	switch {
 	case rows*cost.mutations > MaxMutationsPerCommit:
 		return field.ErrorList{field.Invalid(path, rows, fmt.Sprintf("one batch is one commit: %d rows of %s are %d mutations, more than the %d Cloud Spanner takes; use at most %d",
@@ -310,6 +331,32 @@ func (w *WorkloadSpec) validateBatch(path *field.Path) field.ErrorList {
 	case bytes > MaxBatchBytes:
 		return field.ErrorList{field.Invalid(path, rows, fmt.Sprintf("one batch is one commit: %d rows of %s hold %d bytes of text, more than the %d a Cloud Spanner commit (100 MB) leaves room for; use fewer rows per batch or smaller fields",
 			rows, w.Type, bytes, MaxBatchBytes))}
+	}
+	return nil
+}
+
+// validateInsertBytes keeps each Insert of several rows, one commit,
+// within a commit's size, as validateBatch keeps a load batch: rows x
+// dataset.fieldBytes x the row's text fields at most MaxBatchBytes. (Its
+// mutations are bounded by the operation's own rule, MaxInsertRows.) The
+// refusal is at operations, where the CRD's rule, which needs the
+// workload's type and fieldBytes, puts it; its message names the
+// operation.
+func (w *WorkloadSpec) validateInsertBytes(path *field.Path) field.ErrorList {
+	if _, ok := rowCost[w.Type]; !ok {
+		return nil
+	}
+	for i := range w.Operations {
+		o := &w.Operations[i]
+		if o.Type != OpInsert || o.Rows == nil {
+			continue
+		}
+		rows := int64(*o.Rows)
+		if bytes := w.commitText(rows); bytes > MaxBatchBytes {
+			perRow := w.commitText(1)
+			return field.ErrorList{field.Invalid(path, rows, fmt.Sprintf("operations[%d].rows: an Insert of %d rows is one commit: %d rows of %s hold %d bytes of text (%d a row: dataset.fieldBytes x %d text fields), more than the %d a Cloud Spanner commit (100 MB) leaves room for; use at most %d rows or smaller fields",
+				i, rows, rows, w.Type, bytes, perRow, rowCost[w.Type].textFields, MaxBatchBytes, max(MaxBatchBytes/perRow, 1)))}
+		}
 	}
 	return nil
 }

@@ -162,6 +162,10 @@ func TestValidateAcceptsGoodWorkloadsBeforeAndAfterResolved(t *testing.T) {
 			w.Type = WorkloadTweet
 			w.Operations = []OperationSpec{{Type: OpInsert, Weight: 9}, {Type: OpQueryBySort, Weight: 1, Rows: ptr.To[int32](10)}}
 		},
+		"batched inserts at a commit's size": func(w *WorkloadSpec) {
+			w.Dataset.FieldBytes, w.Dataset.BatchRows = ptr.To[int32](1_000_000), ptr.To[int32](9)
+			w.Operations = []OperationSpec{{Type: OpInsert, Weight: 1, Rows: ptr.To[int32](9)}}
+		},
 		"batched inserts": func(w *WorkloadSpec) {
 			w.Operations = []OperationSpec{{Type: OpInsert, Weight: 1, Rows: ptr.To[int32](MaxInsertRows)},
 				{Name: "insert-mutation", Type: OpInsert, Weight: 1, WritePath: WriteMutation, Rows: ptr.To[int32](100)}}
@@ -219,6 +223,14 @@ func TestValidateRefusesBadWorkloadsNamingTheField(t *testing.T) {
 		{"an Insert of more rows than a commit holds", func(w *WorkloadSpec) {
 			w.Operations[1] = OperationSpec{Type: OpInsert, Weight: 1, Rows: ptr.To[int32](7273)}
 		}, "w.operations[1].rows", "at most 7272 rows"},
+		{"an Insert of rows over a commit's size", func(w *WorkloadSpec) {
+			w.Dataset.FieldBytes, w.Dataset.BatchRows = ptr.To[int32](1_000_000), ptr.To[int32](9)
+			w.Operations[1] = OperationSpec{Type: OpInsert, Weight: 1, Rows: ptr.To[int32](10)}
+		}, "w.operations", "operations[1].rows: an Insert of 10 rows is one commit: 10 rows of YCSB hold 100000000 bytes of text (10000000 a row: dataset.fieldBytes x 10 text fields), more than the 90000000 a Cloud Spanner commit (100 MB) leaves room for; use at most 9 rows"},
+		{"a Tweet Insert of rows over a commit's size", func(w *WorkloadSpec) {
+			w.Type, w.Dataset.FieldBytes = WorkloadTweet, ptr.To[int32](1_000_000)
+			w.Operations = []OperationSpec{{Type: OpRead, Weight: 1}, {Type: OpInsert, Weight: 1, Rows: ptr.To[int32](91)}}
+		}, "w.operations", "operations[1].rows: an Insert of 91 rows is one commit: 91 rows of Tweet hold 91000000 bytes"},
 		{"api on a write", func(w *WorkloadSpec) { w.Operations[1].API = APISQL }, "w.operations[1].api", "only Read, Scan and ReadKeys"},
 		{"write path on a read", func(w *WorkloadSpec) { w.Operations[0].WritePath = WriteDML }, "w.operations[0].writePath", "only Insert, Update and Delete"},
 		{"staleness on a write", func(w *WorkloadSpec) { w.Operations[1].Staleness = &StalenessSpec{Max: dur("15s")} }, "w.operations[1].staleness", "only reads can be stale"},

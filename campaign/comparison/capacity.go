@@ -11,12 +11,6 @@ import (
 // covers the whole workload, not one operation.
 const CapacityRow = "search"
 
-// IsCapacity says whether s is a capacity search's figure, read once per
-// run from its search section.
-func IsCapacity(s v1alpha1.CampaignStatistic) bool {
-	return s == v1alpha1.StatisticCapacity || s == v1alpha1.StatisticCapacityPerNode || s == v1alpha1.StatisticCapacityRowsPerNode
-}
-
 // Capacity is a run's capacity, in operations per second.
 func Capacity(d *result.Document, _ string) (float64, error) {
 	o, err := searchOutcome(d)
@@ -52,6 +46,26 @@ func CapacityRowsPerNode(d *result.Document, op string) (float64, error) {
 		return 0, fmt.Errorf("run %s completed no operation, so its rows per operation are not known", d.Run)
 	}
 	return perNode * float64(c.Rows) / float64(c.OK), nil
+}
+
+// overSearch is why statistic s of the cells' runs is Invalid, or "":
+// a statistic other than a capacity (v1alpha1.CampaignStatistic.OverSearch)
+// over a run that is a capacity search. Admission refuses a campaign that
+// asks for one (plan.Admit); a campaign stored before that check still
+// compares, and its rows say why they claim nothing.
+func overSearch(s v1alpha1.CampaignStatistic, cells ...Cell) string {
+	why := s.OverSearch()
+	if why == "" {
+		return ""
+	}
+	for _, c := range cells {
+		for _, d := range c.Runs {
+			if d.Search != nil {
+				return fmt.Sprintf("run %s is a capacity search: %s", d.Run, why)
+			}
+		}
+	}
+	return ""
 }
 
 // searchOutcome is a run's finished search, or why it has none to compare.

@@ -44,7 +44,7 @@ func TestCapacityPerNodeComparesTwoConfigurations(t *testing.T) {
 			t.Errorf("%s: verdict %s ratio %.3f [%.3f, %.3f] method %s (%s); want Regressed at about 0.5, run by run, with its interval",
 				metric, c.Verdict, c.Ratio, c.Lo, c.Hi, c.Method, c.Reason)
 		}
-		if op, st, ok := ParseMetric(r.Metric); !ok || op != CapacityRow || !IsCapacity(st) {
+		if op, st, ok := ParseMetric(r.Metric); !ok || op != CapacityRow || !st.IsCapacity() {
 			t.Errorf("ParseMetric(%q) = %q, %q, %v", r.Metric, op, st, ok)
 		}
 	}
@@ -91,8 +91,63 @@ func TestCapacityRowsPerNodeComparesBatchesInRows(t *testing.T) {
 		if r.Comparison.Verdict != c.want || r.Comparison.Ratio < c.lo || r.Comparison.Ratio > c.hi {
 			t.Errorf("%s: verdict %s ratio %.3f (%s); want %s at %g to %g", c.metric, r.Comparison.Verdict, r.Comparison.Ratio, r.Comparison.Reason, c.want, c.lo, c.hi)
 		}
-		if op, st, ok := ParseMetric(r.Metric); !ok || op != CapacityRow || !IsCapacity(st) {
+		if op, st, ok := ParseMetric(r.Metric); !ok || op != CapacityRow || !st.IsCapacity() {
 			t.Errorf("ParseMetric(%q) = %q, %q, %v", r.Metric, op, st, ok)
+		}
+	}
+}
+
+// TestStatisticsOverASearchAreInvalid: over capacity search runs, whose
+// steps are offered different rates, a latency, throughput, error, server
+// or cost statistic would pool the steps: its rows are Invalid and say so
+// (a campaign stored before admission refused it), a capacity row beside
+// them compares, and the same statistics over runs at one rate compare.
+func TestStatisticsOverASearchAreInvalid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	base := searched(cellOf(t, rng, "tokyo", 1, 4), rng, 2000, 3000)
+	variant := searched(cellOf(t, rng, "asia1", 1, 4), rng, 1000, 3000)
+	pooling := []v1alpha1.CampaignStatistic{v1alpha1.StatisticP99, v1alpha1.StatisticThroughput, v1alpha1.StatisticErrorRate,
+		v1alpha1.StatisticServerCPUPerOp, v1alpha1.StatisticCostPerMillionOps}
+	spec := &v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticCapacityPerNode}}}
+	for _, s := range pooling {
+		spec.Metrics = append(spec.Metrics, v1alpha1.MetricSpec{Statistic: s})
+	}
+	oneRate := cellOf(t, rng, "one-rate", 1, 4)
+	for _, cells := range [][]Cell{{base, variant}, {oneRate, variant}} {
+		tab, err := Assemble(spec, cells, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[v1alpha1.CampaignStatistic]bool{}
+		for _, r := range tab.Rows {
+			_, st, ok := ParseMetric(r.Metric)
+			if !ok {
+				t.Fatalf("row %q: not a metric name", r.Metric)
+			}
+			seen[st] = true
+			c := r.Comparison
+			switch {
+			case st.IsCapacity() && cells[0].Name == "tokyo" && c.Verdict == stats.Invalid:
+				t.Errorf("%s: Invalid (%s); a capacity compares over searches", r.Metric, c.Reason)
+			case !st.IsCapacity() && (c.Verdict != stats.Invalid || !strings.Contains(c.Reason, "is a capacity search: "+string(st)+" is not defined over a capacity search")):
+				t.Errorf("baseline %s, %s: verdict %s (%s); want Invalid saying the statistic is not defined over a capacity search",
+					cells[0].Name, r.Metric, c.Verdict, c.Reason)
+			}
+		}
+		for _, s := range pooling {
+			if !seen[s] {
+				t.Errorf("baseline %s: no row of %s", cells[0].Name, s)
+			}
+		}
+	}
+	other := cellOf(t, rng, "other-rate", 1, 4)
+	tab, err := Assemble(&v1alpha1.ComparisonSpec{Metrics: []v1alpha1.MetricSpec{{Statistic: v1alpha1.StatisticP99}}}, []Cell{oneRate, other}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tab.Rows {
+		if r.Comparison.Verdict == stats.Invalid {
+			t.Errorf("%s over runs at one rate: Invalid (%s)", r.Metric, r.Comparison.Reason)
 		}
 	}
 }

@@ -112,7 +112,7 @@ func operations(m v1alpha1.MetricSpec, base []*result.Document) []string {
 	if IsMonitoring(m.Statistic) {
 		return monitoringKeys(m.Statistic, base)
 	}
-	if IsCapacity(m.Statistic) {
+	if m.Statistic.IsCapacity() {
 		return []string{CapacityRow}
 	}
 	doc := base[0]
@@ -184,6 +184,10 @@ func compare(base, variant Cell, op string, m v1alpha1.MetricSpec, o stats.Optio
 	row := stats.Row{Variant: variant.Name, Metric: MetricName(op, m.Statistic)}
 	if err := unverified(append(slices.Clone(base.Runs), variant.Runs...)...); err != nil {
 		row.Comparison = stats.Comparison{Verdict: stats.Inconclusive, Reason: err.Error(), NBaseline: len(base.Runs), NVariant: len(variant.Runs)}
+		return row
+	}
+	if why := overSearch(m.Statistic, base, variant); why != "" {
+		row.Comparison = stats.Comparison{Verdict: stats.Invalid, Reason: why, NBaseline: len(base.Runs), NVariant: len(variant.Runs)}
 		return row
 	}
 	o.Direction = stats.LowerIsBetter
@@ -293,7 +297,7 @@ func decode(s string) (*hdr.Histogram, error) {
 }
 
 func byIntervals(base, variant *result.Document, op string, s v1alpha1.CampaignStatistic, o stats.Options) (stats.Comparison, error) {
-	if serverSide(s) || IsCapacity(s) {
+	if serverSide(s) || s.IsCapacity() {
 		return stats.Comparison{}, errNeedsRuns(s)
 	}
 	rate := s == v1alpha1.StatisticErrorRate

@@ -47,7 +47,7 @@ func Build(entries []history.Entry, spec *v1alpha1.BenchmarkCampaignSpec) []Seri
 		for _, m := range spec.Comparison.EffectiveMetrics() {
 			ops := m.Operations
 			switch {
-			case comparison.IsCapacity(m.Statistic):
+			case m.Statistic.IsCapacity():
 				ops = []string{comparison.CapacityRow} // a search's one figure
 			case len(ops) > 0:
 			case comparison.IsMonitoring(m.Statistic):
@@ -84,12 +84,12 @@ func build(entries []history.Entry, cell, op string, m v1alpha1.MetricSpec) Seri
 // method (none when not collected), the others from the operation's
 // figures.
 func point(e *history.Entry, cell, op string, st v1alpha1.CampaignStatistic) (float64, bool) {
-	if comparison.IsCapacity(st) || comparison.IsMonitoring(st) {
+	if st.IsCapacity() || comparison.IsMonitoring(st) {
 		c, ok := e.FindCell(cell)
 		if !ok {
 			return 0, false
 		}
-		if comparison.IsCapacity(st) {
+		if st.IsCapacity() {
 			return c.Capacity.Figure(st)
 		}
 		return c.Monitoring.Figure(st, op)
@@ -303,5 +303,5 @@ func Regressions(cps []v1alpha1.ChangePointStatus) []v1alpha1.ChangePointStatus 
 // latency says whether s is read from the latency histogram, so that an
 // operation that recorded none has no value for it.
 func latency(s v1alpha1.CampaignStatistic) bool {
-	return s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate && s != v1alpha1.StatisticTpmC && !comparison.IsCapacity(s)
+	return s != v1alpha1.StatisticThroughput && s != v1alpha1.StatisticErrorRate && s != v1alpha1.StatisticTpmC && !s.IsCapacity()
 }

@@ -73,7 +73,7 @@ func campaignCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return manifestGuidance(err, "campaign", f.file)
 	}
-	cells, baseline, err := plan.Expand(&c.Spec)
+	cells, baseline, err := plan.Admit(&c.Spec)
 	if err != nil {
 		return err
 	}

@@ -88,3 +88,25 @@ func TestCampaignRefusesAnInvalidCellBeforeStartingAnything(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want exit 1 naming the axis, value and field (and no emulator start attempted)", code, stderr)
 	}
 }
+
+// TestCampaignRefusesAPercentileOverASearchBeforeStartingAnything: a
+// campaign of capacity searches compared on P99 would pool each search's
+// steps of different rates; `spanbench campaign` refuses it as admission
+// does, naming the field, before any run.
+func TestCampaignRefusesAPercentileOverASearchBeforeStartingAnything(t *testing.T) {
+	search := strings.Replace(tinyCampaign, "load: {rate: 50}\n        duration: 2s",
+		`load: {search: {from: 2, max: 8, resolution: 2, stepDuration: 1s, slo: ["p99(point) <= 500ms"]}}
+        duration: 2m`, 1)
+	if search == tinyCampaign {
+		t.Fatal("tinyCampaign has no rate to replace")
+	}
+	code, _, stderr := runCLI(t, "campaign", "-f", writeFile(t, "search.yaml", search), "--emulator-path", "/nonexistent/gateway_main")
+	if code != 1 || !strings.Contains(stderr, "spec.comparison.metrics[0].statistic: the runs of cell read are capacity searches, and P99 is not defined over a capacity search") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 naming spec.comparison.metrics[0].statistic (and no emulator start attempted)", code, stderr)
+	}
+	capacity := strings.Replace(search, "metrics: [{statistic: P99}]", "metrics: [{statistic: CapacityPerNode}]", 1)
+	code, _, stderr = runCLI(t, "campaign", "-f", writeFile(t, "capacity.yaml", capacity), "--estimate")
+	if code != 0 {
+		t.Fatalf("the same campaign comparing CapacityPerNode: exit %d, stderr %q; want it planned", code, stderr)
+	}
+}

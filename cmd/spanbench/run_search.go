@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
@@ -106,13 +107,12 @@ func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec, cpu *monitoring
 		return nil, err
 	}
 	geo := shardrun.SearchStepsOf(w)
-	if cpu != nil && w.Duration != nil {
-		// Each step's judge waits for its CPU minutes: the worst case is
-		// MaxSteps × (step + wait), and must fit the run's duration as the
-		// admission's step-only worst case does.
-		if fe := capacity.CheckWorstCase(plan.Params, geo.PerStep+cpu.MaxWait(), w.Duration.Duration, "stepDuration"); fe != nil {
-			return nil, fmt.Errorf("load.search.stepDuration: %s (each step waits up to %s for Cloud Monitoring's CPU minutes after it)", fe.Detail, cpu.MaxWait())
-		}
+	// Admission's worst case (customcheck.CheckSearchWorstCase) as this
+	// run steps: with each step's wait for its CPU when it reads one. A
+	// manifest's target already counted it; a workload file's or a
+	// flag's target (--spanner) is known only here.
+	if fe := customcheck.CheckSearchWorstCase(field.NewPath("workload"), w, cpu != nil); fe != nil {
+		return nil, fe
 	}
 	return &searchSteps{cfg: cfg, search: search, slo: plan.SLO, sec: plan.Section, geo: geo, cpu: cpu, spec: w.Load.Search}, nil
 }
@@ -123,7 +123,7 @@ func newSearchSteps(cfg engine.Config, w *v1alpha1.WorkloadSpec, cpu *monitoring
 // Default Credentials; nil otherwise (the emulator reports no CPU: the
 // condition stays not measured). closeFn closes its client.
 func stepCPUReader(ctx context.Context, f *runFlags, t v1alpha1.TargetSpec, w *v1alpha1.WorkloadSpec) (cpu *monitoring.StepCPU, closeFn func(), err error) {
-	if !f.spanner || t.EmulatorHost != "" || w.Load.Search == nil || !capacity.HasCPU(w.Load.Search.SLO) {
+	if !f.spanner || !customcheck.SearchJudgesCPU(w, t) {
 		return nil, func() {}, nil
 	}
 	client, err := monitoring.NewClient(ctx, monitoring.Endpoint{Address: f.monitoringEndpoint})

@@ -69,7 +69,7 @@ func TestSearchWithCPUCountsEachStepsWaitInItsWorstCase(t *testing.T) {
 		t.Fatalf("without reading CPU, %d steps of %s fit in %s: %v", steps, plan.geo.PerStep, run.Workload.Duration.Duration, err)
 	}
 	_, err = newSearchSteps(engine.Config{}, &run.Workload, reader)
-	if err == nil || !strings.Contains(err.Error(), "load.search.stepDuration") || !strings.Contains(err.Error(), "waits up to 3m0s") {
+	if err == nil || !strings.Contains(err.Error(), "workload.load.search.stepDuration") || !strings.Contains(err.Error(), "up to 3m0s waiting after it for Cloud Monitoring's CPU minutes") {
 		t.Errorf("reading each step's CPU, %d steps of %s and a 3m wait in %s: error %v; want a refusal naming load.search.stepDuration and the wait",
 			steps, plan.geo.PerStep, run.Workload.Duration.Duration, err)
 	}

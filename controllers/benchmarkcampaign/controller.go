@@ -175,7 +175,9 @@ type pass struct {
 // planCampaign expands the matrix of spec and finds the baseline.
 func planCampaign(spec *v1alpha1.BenchmarkCampaignSpec) (*iterationPlan, error) {
 	// plan.Expand is the one planning check: the CLI and the admission
-	// webhook run it too.
+	// webhook run it too, within plan.Admit, whose further checks a
+	// campaign stored before them is not stalled for (its comparison marks
+	// what it cannot compare Invalid).
 	cells, baseline, err := plan.Expand(spec)
 	if err != nil {
 		return nil, err

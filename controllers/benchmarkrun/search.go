@@ -17,7 +17,6 @@ import (
 	searchcap "github.com/spanbench/spanbench/result/capacity"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/spanner/customcheck"
-	"github.com/spanbench/spanbench/spanner/endpoint"
 	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
@@ -121,7 +120,7 @@ func (r *BenchmarkRunReconciler) advanceSearch(ctx context.Context, run *v1alpha
 // measured with a note saying why.
 func (r *BenchmarkRunReconciler) stepCPU(ctx context.Context, run *v1alpha1.BenchmarkRun, w *v1alpha1.WorkloadSpec,
 	step protocol.SearchStep, m *searchcap.Measurement) (time.Duration, error) {
-	if !searchcap.HasCPU(w.Load.Search.SLO) || endpoint.For(run.Spec.Target, endpoint.Endpoint{}).IsEmulator() {
+	if !customcheck.SearchJudgesCPU(w, run.Spec.Target) {
 		return 0, nil
 	}
 	if r.ServerMetrics.Client == nil {

@@ -4,8 +4,8 @@
 // cannot apply the matrix's kustomize paths and patches (nor see fields of
 // any JSON type), so this webhook runs the CLI's own checks —
 // customcheck.Campaign (BenchmarkCampaign.Validate and the SQL checks),
-// then plan.Expand, which the controller plans
-// with too — and denies a campaign with a cell that would be an invalid
+// then plan.Admit (plan.Expand, which the controller plans with too, and
+// the statistics a search campaign may compare) — and denies a campaign with a cell that would be an invalid
 // run, naming the axis, the value and the run field. It also serves the
 // BenchmarkRun check of Custom workloads (run.go), whose DDL and SQL the
 // schema cannot parse either.
@@ -107,12 +107,12 @@ func (CampaignValidator) ValidateDelete(context.Context, runtime.Object) (admiss
 
 // Check validates c as the CLI does — customcheck.Campaign (which
 // the schema and CEL already enforced, except the rules CEL cannot see),
-// then plan.Expand — and returns the refusal the API server reports, an
+// then plan.Admit — and returns the refusal the API server reports, an
 // Invalid status naming the campaign fields at fault, or nil.
 func Check(c *v1alpha1.BenchmarkCampaign) error {
 	errs := customcheck.Campaign(c)
 	if len(errs) == 0 {
-		if _, _, err := plan.Expand(&c.Spec); err != nil {
+		if _, _, err := plan.Admit(&c.Spec); err != nil {
 			fe := field.Invalid(field.NewPath("spec"), nil, err.Error())
 			if pe := (*plan.Error)(nil); errors.As(err, &pe) {
 				fe = pe.FieldError()

@@ -29,21 +29,26 @@ import (
 // Workload is WorkloadSpec.Validate with the checks of a Custom workload
 // that need a SQL parser (Custom), in the database's dialect d ("" is
 // GoogleSQL): what `spanbench run`, the runner and the result checks call.
+// It knows no target, so a search's worst case counts no wait for its
+// steps' CPU (Spec, Run and Campaign do, SearchJudgesCPU): a runner never
+// refuses what admission took.
 func Workload(path *field.Path, w *v1alpha1.WorkloadSpec, d v1alpha1.Dialect) field.ErrorList {
-	return append(append(w.Validate(path), Custom(path, w, d)...), Search(path, w)...)
+	return append(append(w.Validate(path), Custom(path, w, d)...), Search(path, w, false)...)
 }
 
 // Spec is BenchmarkRunSpec.Validate with Custom's checks of its workload:
 // what a campaign's plan checks its template and cells with.
 func Spec(path *field.Path, s *v1alpha1.BenchmarkRunSpec) field.ErrorList {
-	return append(append(s.Validate(path), Custom(path.Child("workload"), &s.Workload, s.Target.Dialect)...), Search(path.Child("workload"), &s.Workload)...)
+	return append(append(s.Validate(path), Custom(path.Child("workload"), &s.Workload, s.Target.Dialect)...),
+		Search(path.Child("workload"), &s.Workload, SearchJudgesCPU(&s.Workload, s.Target))...)
 }
 
 // Run is BenchmarkRun.Validate with Custom's checks of its workload: what
 // the BenchmarkRun webhook and `spanbench run` refuse.
 func Run(r *v1alpha1.BenchmarkRun) field.ErrorList {
 	w := field.NewPath("spec", "workload")
-	return append(append(r.Validate(), Custom(w, &r.Spec.Workload, r.Spec.Target.Dialect)...), Search(w, &r.Spec.Workload)...)
+	return append(append(r.Validate(), Custom(w, &r.Spec.Workload, r.Spec.Target.Dialect)...),
+		Search(w, &r.Spec.Workload, SearchJudgesCPU(&r.Spec.Workload, r.Spec.Target))...)
 }
 
 // Campaign is BenchmarkCampaign.Validate with Custom's checks of its
@@ -51,7 +56,7 @@ func Run(r *v1alpha1.BenchmarkRun) field.ErrorList {
 func Campaign(c *v1alpha1.BenchmarkCampaign) field.ErrorList {
 	t := &c.Spec.Template.Spec
 	w := field.NewPath("spec", "template", "spec", "workload")
-	return append(append(c.Validate(), Custom(w, &t.Workload, t.Target.Dialect)...), Search(w, &t.Workload)...)
+	return append(append(c.Validate(), Custom(w, &t.Workload, t.Target.Dialect)...), Search(w, &t.Workload, SearchJudgesCPU(&t.Workload, t.Target))...)
 }
 
 // Custom checks a Custom workload's schema, dataset and operations against

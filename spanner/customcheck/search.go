@@ -4,24 +4,28 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/result/capacity"
+	"github.com/spanbench/spanbench/spanner/endpoint"
+	"github.com/spanbench/spanbench/spanner/monitoring"
 )
 
 // Search checks a workload's capacity search (load.search) with
 // result/capacity, the search's one owner of its rules, which the API
 // package does not link: the rates and resolution, the SLO's conditions
 // and the operations they name, each step a whole number of intervals,
-// and the worst case (every step the search may take, warm-up included)
-// within the workload's duration, which bounds the run and which the
-// operator's --max-duration bounds in turn. It checks nothing for a
-// workload without a search; Workload, Spec, Run and Campaign call it, so
-// the webhook and `spanbench run` refuse the same searches alike.
-func Search(path *field.Path, w *v1alpha1.WorkloadSpec) field.ErrorList {
+// and the worst case (CheckSearchWorstCase; judgesCPU counts each step's
+// wait for its CPU, SearchJudgesCPU) within the workload's duration, which
+// bounds the run and which the operator's --max-duration bounds in turn.
+// It checks nothing for a workload without a search; Workload, Spec, Run
+// and Campaign call it, so the webhook and `spanbench run` refuse the
+// same searches alike.
+func Search(path *field.Path, w *v1alpha1.WorkloadSpec, judgesCPU bool) field.ErrorList {
 	s := w.Load.Search
 	if s == nil {
 		return nil
@@ -43,13 +47,59 @@ func Search(path *field.Path, w *v1alpha1.WorkloadSpec) field.ErrorList {
 	if wu := w.WarmUp; wu != nil && wu.Mode != "" && wu.Mode != v1alpha1.WarmUpNone {
 		errs = append(errs, field.Forbidden(path.Child("warmUp", "mode"), "a capacity search warms each step up itself (load.search.warmUp): leave the run's warm-up None"))
 	}
-	if len(errs) == 0 && w.Duration != nil {
-		if fe := capacity.CheckWorstCase(p, s.PerStep(), w.Duration.Duration, "stepDuration"); fe != nil {
-			errs = append(errs, field.Invalid(sp.Child(fe.Field), s.StepDuration.Duration.String(),
-				fe.Detail+" (a step is its warm-up and its measured time; the limit is the workload's duration)"))
+	if len(errs) == 0 {
+		if fe := CheckSearchWorstCase(path, w, judgesCPU); fe != nil {
+			errs = append(errs, fe)
 		}
 	}
 	return errs
+}
+
+// SearchJudgesCPU says whether each step of w's search waits, after it
+// ends, for Cloud Monitoring's CPU minutes of it before it is judged: its
+// SLO has a cpu condition and t is Cloud Spanner (the emulator reports no
+// CPU, and its condition stays not measured). The manager's step judge
+// and `spanbench run` read the CPU exactly then.
+func SearchJudgesCPU(w *v1alpha1.WorkloadSpec, t v1alpha1.TargetSpec) bool {
+	return w.Load.Search != nil && capacity.HasCPU(w.Load.Search.SLO) && !endpoint.For(t, endpoint.Endpoint{}).IsEmulator()
+}
+
+// SearchStepWait is the longest a step's judge waits after the step for
+// its CPU minutes (monitoring.StepCPU.MaxWait, as the manager and
+// `spanbench run` read them), when judgesCPU; else none.
+func SearchStepWait(judgesCPU bool) time.Duration {
+	if !judgesCPU {
+		return 0
+	}
+	return monitoring.StepCPU{}.MaxWait()
+}
+
+// CheckSearchWorstCase refuses a search (load.search of the workload at
+// path) whose worst case exceeds the workload's duration: MaxSteps steps,
+// each its warm-up, its measured time and, when judgesCPU, the wait for
+// its CPU after it (SearchStepWait). It is the one owner of a search's
+// worst case: admission (Search) and `spanbench run` call it. nil when
+// the search fits, or has no duration to fit (the API refuses that).
+func CheckSearchWorstCase(path *field.Path, w *v1alpha1.WorkloadSpec, judgesCPU bool) *field.Error {
+	s := w.Load.Search
+	if s == nil || w.Duration == nil {
+		return nil
+	}
+	p, _, errs := SearchParams(path.Child("load", "search"), s)
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	wait := SearchStepWait(judgesCPU)
+	fe := capacity.CheckWorstCase(p, s.PerStep()+wait, w.Duration.Duration, "stepDuration")
+	if fe == nil {
+		return nil
+	}
+	step := "a step is its warm-up and its measured time"
+	if wait > 0 {
+		step = fmt.Sprintf("a step is its warm-up, its measured time and up to %s waiting after it for Cloud Monitoring's CPU minutes, which a cpu condition on Cloud Spanner is judged by", wait)
+	}
+	return field.Invalid(path.Child("load", "search", fe.Field), s.StepDuration.Duration.String(),
+		fmt.Sprintf("%s (%s; the limit is the workload's duration)", fe.Detail, step))
 }
 
 // SearchParams are a search spec's parameters and its SLO as

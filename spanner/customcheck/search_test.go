@@ -3,7 +3,9 @@ package customcheck_test
 import (
 	"strings"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
@@ -55,7 +57,7 @@ func TestSearchRefusals(t *testing.T) {
 			if errs := w.Validate(field.NewPath("spec", "workload")); tc.field != "" && hasAt(errs, tc.field) {
 				t.Errorf("the API's Validate refuses it itself (%v): the rule would have two owners", errs)
 			}
-			errs := customcheck.Search(field.NewPath("spec", "workload"), &w)
+			errs := customcheck.Search(field.NewPath("spec", "workload"), &w, false)
 			if tc.field == "" {
 				if len(errs) > 0 {
 					t.Fatalf("a valid search refused: %v", errs)
@@ -76,4 +78,44 @@ func hasAt(errs field.ErrorList, path string) bool {
 		}
 	}
 	return false
+}
+
+// TestSearchWorstCaseCountsEachStepsCPUWait: a search with a cpu
+// condition on Cloud Spanner waits after each step, up to 3 minutes, for
+// Cloud Monitoring's minutes of it before it is judged, so admission's
+// worst case (Run, as the webhook and `spanbench run -f` call it) is
+// MaxSteps × (warm-up + step + 3m): a duration one second short of it is
+// refused at stepDuration, saying so, and that worst case exactly is
+// admitted. On the emulator, which reports no CPU, the steps alone count.
+func TestSearchWorstCaseCountsEachStepsCPUWait(t *testing.T) {
+	var w v1alpha1.WorkloadSpec
+	if err := yaml.UnmarshalStrict([]byte(searchWorkload), &w); err != nil {
+		t.Fatal(err)
+	}
+	w.Load.Search.SLO = append(w.Load.Search.SLO, "cpu <= 65%")
+	const steps = 18 // capacity.Params.MaxSteps of searchWorkload: 6 rates, 3 trials each
+	worst := steps * (30*time.Second + 3*time.Minute)
+	run := func(duration time.Duration, emulator string) field.ErrorList {
+		r := &v1alpha1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "search"}, Spec: v1alpha1.BenchmarkRunSpec{
+			Target:   v1alpha1.TargetSpec{Project: "spanbench-test", Instance: v1alpha1.InstanceSpec{Name: "bench"}, Database: "ycsb", EmulatorHost: emulator},
+			Workload: *w.DeepCopy()}}
+		r.Spec.Workload.Duration = &metav1.Duration{Duration: duration}
+		return customcheck.Run(r)
+	}
+	errs := run(worst-time.Second, "")
+	if len(errs) != 1 || errs[0].Field != "spec.workload.load.search.stepDuration" ||
+		!strings.Contains(errs[0].Error(), "the search may take 18 steps of 3m30s, 1h3m0s, more than the limit of 1h2m59s") ||
+		!strings.Contains(errs[0].Error(), "up to 3m0s waiting after it for Cloud Monitoring's CPU minutes") {
+		t.Errorf("steps and their CPU waits a second over the duration on Cloud Spanner: %v; want one refusal at stepDuration counting the 3m waits", errs)
+	}
+	if errs := run(worst, ""); len(errs) > 0 {
+		t.Errorf("steps and their CPU waits within the duration: %v", errs)
+	}
+	if errs := run(steps*30*time.Second, "localhost:9010"); len(errs) > 0 {
+		t.Errorf("on the emulator, which reports no CPU, the steps alone fit: %v", errs)
+	}
+	w.Load.Search.SLO = w.Load.Search.SLO[:2]
+	if errs := run(steps*30*time.Second, ""); len(errs) > 0 {
+		t.Errorf("without a cpu condition the steps alone fit on Cloud Spanner: %v", errs)
+	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // badCell is a campaign the schema accepts but whose matrix cannot be
-// planned: the admission webhook must refuse it at the field plan.Expand
+// planned: the admission webhook must refuse it at the field plan.Admit
 // blames, with the CLI's own message.
 type badCell struct {
 	name, patch string
@@ -148,6 +148,93 @@ spec:
 		says:  []string{`exclude drops every cell of the matrix`},
 	},
 	{
+		// A cell whose fields make the template's Insert of 10 rows more
+		// than a commit holds is refused at its axis value (the API
+		// server sees the template only; the plan checks each cell).
+		name: "value-makes-an-insert-over-a-commit-size",
+		patch: `
+spec:
+  template:
+    spec:
+      workload:
+        dataset:
+          batchRows: 9
+        operations:
+        - {name: point, type: Read, api: Read, weight: 1}
+        - {name: batch, type: Insert, rows: 10, weight: 1}
+  baseline: null
+  matrix:
+    zip: null
+    axes:
+    - name: field
+      path: workload.dataset.fieldBytes
+      values:
+      - {label: small, value: 100}
+      - {label: big, value: 1000000}`,
+		field: "spec.matrix.axes[0].values[1]",
+		says: []string{`matrix axis "field" value "big" (path workload.dataset.fieldBytes)`, `spec.workload.operations`,
+			`operations[1].rows: an Insert of 10 rows is one commit`, `more than the 90000000 a Cloud Spanner commit (100 MB) leaves room for; use at most 9 rows`},
+	},
+	{
+		// A campaign of capacity searches compares capacities: a P99
+		// over a search run would pool its steps' different rates.
+		name: "search-campaign-compares-a-percentile",
+		patch: campaignSearchPatch + `
+  comparison:
+    metrics:
+    - statistic: CapacityPerNode
+    - statistic: P99`,
+		field: "spec.comparison.metrics[1].statistic",
+		says: []string{`spec.comparison.metrics[1].statistic: the runs of cell read are capacity searches, and P99 is not defined over a capacity search`,
+			`use Capacity, CapacityPerNode, CapacityRowsPerNode`},
+	},
+	{
+		// Nor does it compare per run figures of the measured window,
+		// the cost per operation among them.
+		name: "search-campaign-compares-cost-per-operation",
+		patch: campaignSearchPatch + `
+  comparison:
+    metrics:
+    - statistic: CostPerMillionOps`,
+		field: "spec.comparison.metrics[0].statistic",
+		says:  []string{`CostPerMillionOps is not defined over a capacity search`},
+	},
+	{
+		// The default statistics (P50, P99, Throughput) are refused too:
+		// the campaign names its capacities.
+		name: "search-campaign-with-the-default-statistics",
+		patch: campaignSearchPatch + `
+  comparison:
+    metrics: null`,
+		field: "spec.comparison.metrics",
+		says: []string{`the default statistics (P50, P99, Throughput) are not defined over a capacity search`,
+			`name the statistics to compare among Capacity, CapacityPerNode, CapacityRowsPerNode`},
+	},
+	{
+		// A cell that searches where the template does not makes the
+		// campaign's runs searches all the same.
+		name: "search-cell-compares-throughput",
+		patch: `
+spec:
+  baseline: null
+  comparison:
+    metrics:
+    - statistic: Throughput
+  matrix:
+    zip: null
+    axes:
+    - name: load
+      values:
+      - label: fixed
+      - label: search
+        jsonPatch:
+        - {op: remove, path: /workload/load/rate}
+        - {op: add, path: /workload/load/search, value: {from: 10, max: 80, resolution: 10, stepDuration: 20s, warmUp: 10s, slo: ["p99(point) <= 20ms"]}}
+        - {op: replace, path: /workload/duration, value: 30m}`,
+		field: "spec.comparison.metrics[0].statistic",
+		says:  []string{`the runs of cell search are capacity searches, and Throughput is not defined over a capacity search`},
+	},
+	{
 		// Each cell's search is held to the search rules: one whose
 		// steps make its worst case longer than the workload's duration
 		// is refused at its axis value.
@@ -169,12 +256,12 @@ spec:
 }
 
 // cliRefusal is what the CLI says of a campaign manifest: its parse and
-// validation, then plan.Expand; "" when it would run it.
+// validation, then plan.Admit; "" when it would run it.
 func cliRefusal(t *testing.T, js []byte) string {
 	t.Helper()
 	c, err := climanifest.ParseCampaign(js)
 	if err == nil {
-		_, _, err = plan.Expand(&c.Spec)
+		_, _, err = plan.Admit(&c.Spec)
 	}
 	if err != nil {
 		return err.Error()
@@ -307,7 +394,7 @@ func campaignCorpus(t *testing.T) []campaignCase {
 
 // TestAdmissionAgreesWithTheCLIOnEveryCampaign: for every campaign of the
 // corpus, the API server (schema, CEL and the webhook) admits it exactly
-// when the CLI (ParseCampaign, then plan.Expand) would run it.
+// when the CLI (ParseCampaign, then plan.Admit) would run it.
 func TestAdmissionAgreesWithTheCLIOnEveryCampaign(t *testing.T) {
 	for _, tc := range campaignCorpus(t) {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,6 +50,12 @@ spec:
     metrics:
     - {statistic: ErrorRate}
     - {statistic: P999, direction: LowerIsBetter}`},
+	{name: "search-compares-capacities", base: "campaign.yaml", patch: campaignSearchPatch + `
+  comparison:
+    metrics:
+    - {statistic: CapacityPerNode}
+    - {statistic: Capacity}
+    - {statistic: CapacityRowsPerNode}`},
 }
 
 func TestAdmissionAcceptsGoodCampaigns(t *testing.T) {

@@ -246,6 +246,25 @@ spec:
 		},
 	},
 	{
+		// One row over a commit's size: 10 rows of 10 fields of 1,000,000
+		// bytes (the dataset's batch is held to 9 rows, so that only the
+		// Insert is refused).
+		name: "insert-rows-over-a-commit-size",
+		patch: `
+spec:
+  workload:
+    dataset:
+      fieldBytes: 1000000
+      batchRows: 9
+    operations:
+    - type: Insert
+      weight: 1
+      rows: 10`,
+		want: []cause{
+			{"spec.workload.operations", "Invalid value: \"object\": operations: an Insert's rows are one commit, and Cloud Spanner takes at most 100 MB per commit: rows x dataset.fieldBytes x text fields per row (10 for YCSB, 1 for Tweet) must stay under 90,000,000"},
+		},
+	},
+	{
 		name: "operation-not-in-workload",
 		patch: `
 spec:

@@ -81,6 +81,18 @@ spec:
       weight: 5
       staleness:
         exact: 15s`},
+	// An Insert of rows whose text fills a commit's size to the byte
+	// (9 rows of 10 fields of 1,000,000 bytes: 90,000,000).
+	{name: "insert-rows-at-a-commit-size", base: "minimal.yaml", patch: `
+spec:
+  workload:
+    dataset:
+      fieldBytes: 1000000
+      batchRows: 9
+    operations:
+    - type: Insert
+      weight: 1
+      rows: 9`},
 	{name: "processing-units-below-a-node", base: "minimal.yaml", patch: `
 spec:
   target:

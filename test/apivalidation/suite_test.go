@@ -3,7 +3,7 @@
 // webhook served in-process: manifests that are wrong are refused at
 // admission with a message that names the field, good ones are stored as
 // sent, and the Go validation the CLI uses (customcheck.Run and .Campaign,
-// and plan.Expand) agrees with the server on
+// and plan.Admit) agrees with the server on
 // every case.
 //
 // Run with: KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh) go test ./test/apivalidation/
