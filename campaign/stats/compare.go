@@ -36,7 +36,7 @@ type Comparison struct {
 const (
 	MethodExact      = "Hodges-Lehmann, exact Mann-Whitney"
 	MethodNormal     = "Hodges-Lehmann, normal approximation"
-	MethodSectioning = "sectioning, Student t"
+	MethodSectioning = "sectioning, Student t, AR(1) allowance"
 )
 
 // CompareRuns compares a variant's runs with its baseline's, one exact value

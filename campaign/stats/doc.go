@@ -12,8 +12,10 @@
 //     interval the exact Mann–Whitney inversion, its p-value the exact
 //     (tie-aware) two-sided Mann–Whitney test.
 //   - CompareIntervals: one run per variant. Sectioning (batch means with
-//     Student's t) over the runs' per-interval histograms; every section
-//     merges its histograms and reads the statistic from the merge.
+//     Student's t, widened by the batch-means bias of intervals
+//     autocorrelated up to MaxAutocorrelation) over the runs' per-interval
+//     histograms; every section merges its histograms and reads the
+//     statistic from the merge.
 //   - ChangePoints: E-divisive means with a permutation test over a series
 //     of iterations, as Apache Otava (formerly hunter) uses it;
 //     LatestRegression says whether a recent one went the bad way.

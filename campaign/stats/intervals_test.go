@@ -117,3 +117,47 @@ func TestCompareIntervalsIsReproducibleAndHonest(t *testing.T) {
 		}
 	}
 }
+
+// TestAutocorrelationAllowanceIsTheBatchMeansBias: the closed form equals
+// the bias computed term by term from an AR(1) covariance matrix, the
+// variance of the whole-run mean over the expected sectioning estimate
+// Σ_j Var(B_j − B̄) / (k(k−1)); it is 1 without autocorrelation.
+func TestAutocorrelationAllowanceIsTheBatchMeansBias(t *testing.T) {
+	for _, tc := range []struct {
+		n, k int
+		phi  float64
+	}{{40, 4, 0}, {40, 4, 0.3}, {40, 4, 0.8}, {120, 4, 0.8}, {42, 6, 0.6}, {300, 10, 0.8}, {10, 5, 0.95}} {
+		cov := func(w []float64) float64 { // wᵀΣw, Σ_ij = φ^|i−j|
+			var s float64
+			for i := range w {
+				for j := range w {
+					s += w[i] * w[j] * math.Pow(tc.phi, math.Abs(float64(i-j)))
+				}
+			}
+			return s
+		}
+		whole := make([]float64, tc.n)
+		for i := range whole {
+			whole[i] = 1 / float64(tc.n)
+		}
+		var spread float64
+		for _, sec := range sections(tc.n, tc.k) {
+			w := make([]float64, tc.n)
+			for i := range w {
+				w[i] = -whole[i]
+			}
+			for _, i := range sec {
+				w[i] += 1 / float64(len(sec))
+			}
+			spread += cov(w)
+		}
+		want := cov(whole) / (spread / float64(tc.k*(tc.k-1)))
+		got := autocorrelationAllowance(tc.n, tc.k, tc.phi)
+		if math.Abs(got-want) > 1e-9*want {
+			t.Errorf("n=%d k=%d φ=%g: allowance %.12g, the covariance matrix gives %.12g", tc.n, tc.k, tc.phi, got, want)
+		}
+		if tc.phi == 0 && got != 1 {
+			t.Errorf("n=%d k=%d without autocorrelation: allowance %g, want 1", tc.n, tc.k, got)
+		}
+	}
+}

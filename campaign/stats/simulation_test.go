@@ -2,6 +2,7 @@ package stats
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -123,6 +124,13 @@ func syntheticRun(rng *rand.Rand, hs []*hdr.Histogram, perInterval int, scale fl
 
 // autocorrelatedRun is syntheticRun with the AR(1) coefficient phi.
 func autocorrelatedRun(rng *rand.Rand, hs []*hdr.Histogram, perInterval int, scale, phi float64) []Interval {
+	return levelledRun(rng, hs, perInterval, scale, phi, false)
+}
+
+// levelledRun is autocorrelatedRun, with a Pareto tail if heavy; without
+// it, it draws exactly what it drew before the tail existed, so the seeded
+// figures of docs/statistics.md stay reproducible.
+func levelledRun(rng *rand.Rand, hs []*hdr.Histogram, perInterval int, scale, phi float64, heavy bool) []Interval {
 	const sd = 0.1
 	level := sd * rng.NormFloat64()
 	in := make([]Interval, len(hs))
@@ -131,6 +139,9 @@ func autocorrelatedRun(rng *rand.Rand, hs []*hdr.Histogram, perInterval int, sca
 		level = phi*level + sd*math.Sqrt(1-phi*phi)*rng.NormFloat64()
 		for range perInterval {
 			us := 5000 * scale * math.Exp(level+0.3*rng.NormFloat64())
+			if heavy && rng.Float64() < 0.05 {
+				us = math.Min(us*math.Pow(rng.Float64(), -1/1.5), 50e6)
+			}
 			_ = h.RecordValue(int64(us))
 		}
 		in[i] = Interval{Latency: h, Ops: int64(perInterval), Seconds: 10}
@@ -149,7 +160,8 @@ func newHistograms(n int) []*hdr.Histogram {
 // TestSectioningOnAutocorrelatedIntervals: one run per variant, 40
 // intervals of autocorrelated latency (φ = 0.6); the sectioning interval's
 // false Regressed rate (same process) stays within 5 %, its coverage of
-// the truth (1.00, and a true 1.20 p99 ratio) within 1.5 points of 95 %.
+// the truth (1.00, and a true 1.20 p99 ratio) at or above the nominal 95 %
+// (− tolerance); the power to call the 1.20 Regressed is logged.
 func TestSectioningOnAutocorrelatedIntervals(t *testing.T) {
 	const seed, intervals, perInterval = 7, 40, 100
 	n := trials(200, 1000)
@@ -178,29 +190,34 @@ func TestSectioningOnAutocorrelatedIntervals(t *testing.T) {
 		if truth == 1 && rate > binomialUpper(0.05, n) {
 			t.Errorf("same process called Regressed in %.1f%% of trials, above 5%% + tolerance", 100*rate)
 		}
-		if coverage < binomialLower(0.935, n) {
-			t.Errorf("interval covered the true ratio %.2f in only %.1f%% of trials, below 93.5%% - tolerance", truth, 100*coverage)
+		if coverage < binomialLower(0.95, n) {
+			t.Errorf("interval covered the true ratio %.2f in only %.1f%% of trials, below the nominal 95%% - tolerance", truth, 100*coverage)
 		}
 	}
 }
 
 // TestSectioningCoverageAcrossAutocorrelation measures the interval's
 // coverage of an unchanged p99 (truth 1.00) as the intervals' AR(1)
-// coefficient grows, 40 intervals a run. Asserted: at φ ≤ 0.6 coverage is
-// within 1.5 points of the nominal 95 % (± binomial tolerance); at φ = 0.8
-// a run of 40 intervals holds about four independent pieces of evidence,
-// coverage falls short (docs/statistics.md states the measured figure),
-// but an unchanged variant is called Regressed in at most 5 % (+
-// tolerance) of trials. The moving-block bootstrap this replaced called
-// it Regressed in 9 % on these seeds.
+// coefficient grows to MaxAutocorrelation, 40 intervals a run. Asserted
+// at every φ: coverage at or above the nominal 95 % (− tolerance), and at
+// most 99 % (+ tolerance), so the allowance widens the interval without
+// making it useless; an unchanged variant called Regressed in at most 5 %
+// (+ tolerance) of trials. At φ = 0 and φ = 0.8, where the two coverage
+// bounds bite, 1,000 trials make the tolerance 1.6 points: sectioning
+// without the allowance covered 92.1 % at φ = 0.8 on these seeds and
+// fails it; 400 trials between them keep the test to seconds.
 func TestSectioningCoverageAcrossAutocorrelation(t *testing.T) {
 	const seed, intervals, perInterval = 7, 40, 100
-	n := trials(200, 1000)
 	opts := Options{Confidence: 0.95, MinEffect: 0.05, Direction: LowerIsBetter}
-	for _, phi := range []float64{0, 0.3, 0.6, 0.8} {
+	for _, phi := range []float64{0, 0.3, 0.6, MaxAutocorrelation} {
+		n := trials(1000, 4000)
+		if phi > 0 && phi < MaxAutocorrelation {
+			n = trials(400, 4000)
+		}
 		rng := rand.New(rand.NewPCG(seed, 5))
 		hb, hv := newHistograms(intervals), newHistograms(intervals)
 		regressed, covered := 0, 0
+		var width float64
 		for range n {
 			c, err := CompareIntervals(autocorrelatedRun(rng, hb, perInterval, 1, phi), autocorrelatedRun(rng, hv, perInterval, 1, phi),
 				Statistic{Percentile: 99}, opts, BootstrapOptions{})
@@ -213,12 +230,13 @@ func TestSectioningCoverageAcrossAutocorrelation(t *testing.T) {
 			if c.Lo <= 1 && 1 <= c.Hi {
 				covered++
 			}
+			width += math.Log(c.Hi / c.Lo)
 		}
 		coverage, rate := float64(covered)/float64(n), float64(regressed)/float64(n)
-		t.Logf("sectioning p99, truth 1.00, %d intervals, AR(1) φ=%.1f, seed %d, %d trials: coverage %.1f%%, Regressed %.1f%%",
-			intervals, phi, seed, n, 100*coverage, 100*rate)
-		if phi <= 0.6 && (coverage < binomialLower(0.935, n) || coverage > binomialUpper(0.965, n)) {
-			t.Errorf("φ=%.1f: coverage %.1f%%, outside 95%% ± 1.5 points ± tolerance", phi, 100*coverage)
+		t.Logf("sectioning p99, truth 1.00, %d intervals, AR(1) φ=%.1f, seed %d, %d trials: coverage %.1f%% (Monte Carlo se %.1f), Regressed %.1f%%, mean log width %.3f",
+			intervals, phi, seed, n, 100*coverage, 100*math.Sqrt(coverage*(1-coverage)/float64(n)), 100*rate, width/float64(n))
+		if coverage < binomialLower(0.95, n) || coverage > binomialUpper(0.99, n) {
+			t.Errorf("φ=%.1f: coverage %.1f%%, outside [95%% - tolerance, 99%% + tolerance]", phi, 100*coverage)
 		}
 		if rate > binomialUpper(0.05, n) {
 			t.Errorf("φ=%.1f: same process called Regressed in %.1f%% of trials, above 5%% + tolerance", phi, 100*rate)
@@ -299,6 +317,84 @@ func TestFlatSeriesHasFewChangePoints(t *testing.T) {
 		t.Logf("flat 60 points, noise 3%%, p ≤ 0.05, minimum magnitude %g, seed %d: %.1f%% of %d series have a change point", floor, seed, 100*rate, n)
 		if rate > binomialUpper(0.05, n) {
 			t.Errorf("minimum magnitude %g: flat series had a change point in %.1f%% of %d trials, above 5%% + tolerance", floor, 100*rate, n)
+		}
+	}
+}
+
+// heavyRun is autocorrelatedRun with a Pareto tail (α = 1.5) on 5 % of
+// requests, capped at 50 s.
+func heavyRun(rng *rand.Rand, hs []*hdr.Histogram, perInterval int, scale, phi float64) []Interval {
+	return levelledRun(rng, hs, perInterval, scale, phi, true)
+}
+
+// TestSectioningAllowanceAcrossRunLengths is the long mode's source of
+// docs/statistics.md's tables: for each run length, φ, tail and truth,
+// the interval with the autocorrelation allowance and the same interval
+// without it (its half-width divided by √a, the verdict by the same rule),
+// on the same seeds. Asserted: coverage ≥ 95 % − tolerance with the
+// allowance at every φ ≤ MaxAutocorrelation. It takes minutes, so it runs
+// only with -stats.long.
+func TestSectioningAllowanceAcrossRunLengths(t *testing.T) {
+	if !*long {
+		t.Skip("a long-mode simulation: go test ./campaign/stats/ -run AcrossRunLengths -args -stats.long")
+	}
+	opts := Options{Confidence: 0.95, MinEffect: 0.05, Direction: LowerIsBetter}
+	type row struct {
+		intervals   int
+		phi, truth  float64
+		heavy       bool
+		trialsInRow int
+	}
+	var rows []row
+	for _, n := range []int{40, 120} {
+		for _, phi := range []float64{0, 0.3, 0.6, 0.8, 0.9} {
+			rows = append(rows, row{n, phi, 1, false, 2000})
+		}
+		rows = append(rows, row{n, 0.6, 1, true, 1000}, row{n, 0.6, 1.2, false, 1000}, row{n, 0.8, 1.2, false, 1000})
+	}
+	for _, n := range []int{60, 300} {
+		rows = append(rows, row{n, 0, 1, false, 400}, row{n, 0.8, 1, false, 400})
+	}
+	for _, r := range rows {
+		rng := rand.New(rand.NewPCG(7, 5))
+		hb, hv := newHistograms(r.intervals), newHistograms(r.intervals)
+		gen := autocorrelatedRun
+		if r.heavy {
+			gen = heavyRun
+		}
+		a := autocorrelationAllowance(r.intervals, DefaultSections(r.intervals), MaxAutocorrelation)
+		var covered, regressed, improved [2]int // [without, with] the allowance
+		var width [2]float64
+		for range r.trialsInRow {
+			c, err := CompareIntervals(gen(rng, hb, 100, 1, r.phi), gen(rng, hv, 100, r.truth, r.phi), Statistic{Percentile: 99}, opts, BootstrapOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			half := math.Log(c.Hi / c.Ratio)
+			for i, h := range []float64{half / math.Sqrt(a), half} {
+				lo, hi := c.Ratio*math.Exp(-h), c.Ratio*math.Exp(h)
+				if lo <= r.truth && r.truth <= hi {
+					covered[i]++
+				}
+				switch v, _ := decide(c.Ratio, lo, hi, true, opts); v {
+				case Regressed:
+					regressed[i]++
+				case Improved:
+					improved[i]++
+				}
+				width[i] += 2 * h
+			}
+		}
+		n := float64(r.trialsInRow)
+		line := fmt.Sprintf("%d intervals, φ=%.1f, truth %.2f, heavy %v, %d trials:", r.intervals, r.phi, r.truth, r.heavy, r.trialsInRow)
+		for i, what := range []string{"without the allowance", "with it"} {
+			p := float64(covered[i]) / n
+			line += fmt.Sprintf(" %s: coverage %.1f ± %.1f%%, width %.3f, Regressed %.1f%%, Improved %.1f%%;", what,
+				100*p, 100*math.Sqrt(p*(1-p)/n), width[i]/n, 100*float64(regressed[i])/n, 100*float64(improved[i])/n)
+		}
+		t.Log(line)
+		if p := float64(covered[1]) / n; r.phi <= MaxAutocorrelation && p < binomialLower(0.95, r.trialsInRow) {
+			t.Errorf("%d intervals, φ=%.1f, truth %.2f, heavy %v: coverage %.1f%% with the allowance, below 95%% - tolerance", r.intervals, r.phi, r.truth, r.heavy, 100*p)
 		}
 	}
 }
