@@ -8,7 +8,18 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/spanbench/spanbench/spanner/session.Version=$(VERSION)
 CONTROLLER_GEN_VERSION := v0.18.0
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
-GO_TEST_FLAGS ?= -count=1 -timeout 20m
+# -p 3 -parallel 4: the unit stage's packages and their parallel tests
+# mostly wait (envtest, emulators, windows measured in real time), not
+# compute, so Go's default for both (GOMAXPROCS, 2 here) left the stage
+# waiting on one package after another. Not more packages at once: the
+# TPC-C tests of spanner/workload are CPU-bound and hold 5-minute bounds
+# (docs/performance.md, section (k)).
+GO_TEST_FLAGS ?= -count=1 -timeout 20m -p 3 -parallel 4
+# UNIT_FIRST are the unit stage's longest packages, longest first: go test
+# starts packages in the order it is given them, and the stage lasts at
+# least as long as its last long package, started late behind short ones.
+# Their results print first, the others' after them.
+UNIT_FIRST := ./controllers/benchmarkrun ./cmd/spanbench ./spanner/workload ./controllers/benchmarkcampaign
 SAMPLE ?= config/samples/ycsb-read-vs-sql.yaml
 
 include hack/toolchain.mk
@@ -97,7 +108,7 @@ test: deps ## every suite: unit, emulator, envtest, Helm chart, and beside them 
 
 .PHONY: test-unit
 test-unit: test-deps verify lint envtest-assets emulator-check ## the suites that need no cluster: unit, emulator, envtest, Helm chart, dashboards, alert rules (promtool), HTML report (headless Chromium), then a short fuzz
-	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) ./...
+	KUBEBUILDER_ASSETS=$(ENVTEST_ASSETS) SPANBENCH_HELM=$$(HELM_VERSION=$(HELM_VERSION) hack/helm.sh) go test $(GO_TEST_FLAGS) $(UNIT_FIRST) ./...
 	$(MAKE) fuzz FUZZTIME=$(FUZZTIME_UNIT)
 
 # FUZZERS are the fuzz targets of untrusted input (shard results, campaign

@@ -172,10 +172,16 @@ for i in "${!INSTALLS[@]}"; do
   # E2E_KEEP=1: the last pass leaves its install for a look afterwards.
   if [[ "${E2E_KEEP:-}" == 1 && ${i} -eq $((${#INSTALLS[@]} - 1)) ]]; then keep=1; fi
   prc=0
-  # -parallel 4: the tests run in their own namespaces; on 2 cores the
-  # default (GOMAXPROCS) would run them two at a time.
+  # -parallel 8: the tests run in their own namespaces and mostly wait on
+  # pods and fixed-length loads; on 2 cores the default (GOMAXPROCS) would
+  # run them two at a time. Go starts queued parallel tests in no set
+  # order: with 4 slots the longest (the search, about 5 min) began about
+  # 100 s in, behind short ones; with 8 it began 8 s in, the long run and
+  # the samples' lanes within 50-90 s. With 16 (all at once) the one
+  # emulator fell so far behind that a run's live progress was written
+  # once in its 40 s (docs/performance.md, section (k)).
   (cd "${ROOT}" && SPANBENCH_E2E_INSTALL="${m}" SPANBENCH_E2E_KEEP_INSTALL="${keep}" \
-    go test -tags e2e -count=1 -v -parallel 4 -timeout "${E2E_TIMEOUT:-20m}" \
+    go test -tags e2e -count=1 -v -parallel 8 -timeout "${E2E_TIMEOUT:-20m}" \
     ${E2E_RUN:+-run "${E2E_RUN}"} ./test/e2e/) 2>&1 | tee "${ROOT}/bin/e2e-${m}.log" | tee -a "${ROOT}/bin/e2e.log" || prc=$?
   timings+=("suite with ${m} $((SECONDS - t)) s")
   if [[ ${prc} -ne 0 ]]; then

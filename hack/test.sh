@@ -51,8 +51,8 @@ trap 'exit 130' INT TERM
 # The unit stage runs at a lower CPU priority: the end-to-end cycle is the
 # longer of the two, and its tests hold real pods and one emulator to
 # wall-clock bounds (a loader test writes 200,000 rows within its run's
-# deadline). At equal priority the unit stage's packages, two at a time,
-# each with an emulator or envtest, cut that emulator's loading from
+# deadline). At equal priority the unit stage's packages (then two at a time,
+# each with an emulator or envtest) cut that emulator's loading from
 # 6,000-10,000 to about 1,500 rows/s. The unit stage still gets whatever
 # the cycle leaves, most of a core or more: the cycle mostly waits.
 unit_rc=0

@@ -26,7 +26,7 @@ func TestSearchTokyoVsAsia1SampleComparesCapacityPerNodeWithAnInterval(t *testin
 	if testing.Short() {
 		t.Skip("eight capacity searches on the emulator take minutes")
 	}
-	t.Setenv("SPANNER_EMULATOR_HOST", "")
+	t.Parallel() // against a fresh emulator of its own
 	c, cells, base := plannedSample(t, searchTokyoSample)
 	if reps := c.Spec.RepetitionCount(); reps < 4 || len(cells) != 2 || cells[base].Name != "tokyo" {
 		t.Fatalf("%d repetitions of %d cells, baseline %q; want at least 4 of tokyo (the baseline) and asia1", reps, len(cells), cells[base].Name)

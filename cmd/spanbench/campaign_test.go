@@ -48,7 +48,7 @@ func writeFile(t *testing.T, name, content string) string {
 // make demo's emulator) with --fresh-emulator: against a self-started
 // emulator, one run at a time in the campaign's order.
 func TestCampaignRunsEveryCellInterleavedAndPrintsTheComparison(t *testing.T) {
-	t.Setenv("SPANNER_EMULATOR_HOST", "")
+	t.Parallel() // against a fresh emulator of its own
 	out := t.TempDir()
 	page := filepath.Join(out, "comparison.html")
 	code, stdout, stderr := runCLI(t, "campaign", "-f", writeFile(t, "tiny.yaml", tinyCampaign), "--fresh-emulator", "--progress", "never", "--out-dir", out, "--html", page)

@@ -37,7 +37,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // endpoint given, so spanbench starts a fresh emulator, loads, runs, prints
 // a table per operation and writes a result that `report` reads back.
 func TestRunStartsItsOwnEmulatorAndPrintsTheTable(t *testing.T) {
-	t.Setenv("SPANNER_EMULATOR_HOST", "")
+	t.Parallel() // against a fresh emulator of its own
 	dir := t.TempDir()
 	wl := filepath.Join(dir, "tiny.yaml")
 	if err := os.WriteFile(wl, []byte(tinyWorkload), 0o644); err != nil {

@@ -51,7 +51,7 @@ func TestRunEstimatePrintsTheCostAndStartsNothing(t *testing.T) {
 // prints its estimate before and, after, what its window cost and the cost
 // of a million of its operations at the declared configuration's price.
 func TestRunPrintsTheCostPerMillionOperations(t *testing.T) {
-	t.Setenv("SPANNER_EMULATOR_HOST", "")
+	t.Parallel() // against a fresh emulator of its own
 	wl := writeFile(t, "tiny.yaml", tinyWorkload)
 	fixture := writeFile(t, "prices.yaml", pricetest.Override)
 	code, _, stderr := runCLI(t, "run", "-f", wl, "--progress", "never", "--instance-config", "regional-us-central1", "--price-catalog", fixture)

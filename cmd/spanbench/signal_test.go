@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
 // asMainEnv makes the test binary run main() with the arguments after
@@ -37,6 +40,16 @@ func TestMain(m *testing.M) {
 		}
 		main()
 		return
+	}
+	// The commands under test refuse or follow an inherited
+	// SPANNER_EMULATOR_HOST (endpoint.RefuseInherited, --fresh-emulator):
+	// clear the developer's for the whole binary, once, so that the tests
+	// that run a command against their own fresh emulator can run in
+	// parallel (t.Setenv cannot). The tests that set it (the refusal's)
+	// are sequential, and sequential tests end before parallel ones start.
+	if err := os.Unsetenv(endpoint.EmulatorHostEnv); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
