@@ -2,7 +2,11 @@ package benchmarkrun_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -120,5 +124,35 @@ func TestARunsUpdateIsNewsUntilAPassReadsIt(t *testing.T) {
 	}
 	if !filter.Update(ctrlevent.UpdateEvent{ObjectOld: f.run(run), ObjectNew: f.run(run)}) {
 		t.Error("an edit of the run, a version no pass has read, was dropped")
+	}
+}
+
+// TestAPassThatWritesItsStatusLeavesItsNextStepToTheWritesEvent: under a
+// manager, a pass whose status write asks for the next step at once sets
+// no timer (the write's event queues the run when the cache has it; a
+// timer would fire during that next pass and queue the run behind it);
+// a pass whose status write was refused keeps its quick requeue, and a
+// reconciler driven by hand, which gets no event, keeps the timer.
+func TestAPassThatWritesItsStatusLeavesItsNextStepToTheWritesEvent(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		managed     bool
+		funcs       interceptor.Funcs
+		wantRequeue bool
+	}{
+		{"under a manager", true, interceptor.Funcs{}, false},
+		{"driven by hand", false, interceptor.Funcs{}, true},
+		{"status write refused", true, statusPatchFailing(apierrors.NewConflict(schema.GroupResource{Group: v1alpha1.GroupVersion.Group, Resource: "benchmarkruns"}, "r", errors.New("stale (injected)")), 1, nil), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := runtest.Run("r").Created(t0).Obj()
+			f := newFakeReconcile(t, tc.funcs, run)
+			if tc.managed {
+				benchmarkrun.TrackStatusWritesForTest(f.r)
+			}
+			f.spanner.plan = benchmarkrun.DatasetPlan{Source: v1alpha1.DatasetExisting}
+			res, err := f.reconcile(run)
+			wantResult(t, res, err, tc.wantRequeue, false)
+		})
 	}
 }
