@@ -210,7 +210,8 @@ func (w *waitCauses) String() string {
 	byCause, total := w.over(100 * time.Millisecond)
 	keys := slices.SortedFunc(maps.Keys(byCause), func(x, y string) int { return byCause[y] - byCause[x] })
 	var b strings.Builder
-	fmt.Fprintf(&b, " %d waits over 100 ms (from the first event after the previous reconcile's start)", total)
+	fmt.Fprintf(&b, " %d waits over 100 ms (approximate: from the first event a second informer saw after the previous reconcile's start; "+
+		"it also sees events the controller drops, and not the controller's own timers, so it counts more than the queue does)", total)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "\n  %-60s %4d", k, byCause[k])
 	}
