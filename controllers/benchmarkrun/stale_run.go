@@ -47,6 +47,9 @@ type runVersions struct {
 	clock clock.PassiveClock
 	mu    sync.Mutex
 	runs  map[types.UID]seenVersions
+	// swept is when runs was last swept of runs not seen for
+	// runVersionsKeptFor: at most once in that time, not every pass.
+	swept time.Time
 }
 
 // seenVersions is what runVersions knows of one run.
@@ -105,8 +108,14 @@ func (v *runVersions) readAlready(run types.UID, version string) bool {
 }
 
 // forgetOld forgets the runs last seen longer than runVersionsKeptFor
-// ago (runs deleted, or idle: their next pass records them again).
+// ago (runs deleted, or idle: their next pass records them again). It
+// sweeps at most once every runVersionsKeptFor: a pass of one run need
+// not walk every run's record.
 func (v *runVersions) forgetOld(now time.Time) {
+	if now.Sub(v.swept) < runVersionsKeptFor {
+		return
+	}
+	v.swept = now
 	for uid, s := range v.runs {
 		if now.Sub(s.at) > runVersionsKeptFor {
 			delete(v.runs, uid)
