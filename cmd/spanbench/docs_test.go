@@ -139,3 +139,37 @@ func TestEveryMetricIsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySampleIsListed: the README's table of samples names every
+// manifest of config/samples, and each sample the README's tables or any
+// page names as config/samples/NAME exists, so that a sample added,
+// renamed or removed without the docs fails here.
+func TestEverySampleIsListed(t *testing.T) {
+	samplesDir := filepath.Join("..", "..", "config", "samples")
+	files, err := filepath.Glob(filepath.Join(samplesDir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no samples in %s: %v", samplesDir, err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables strings.Builder
+	for l := range strings.Lines(string(readme)) {
+		if strings.HasPrefix(l, "|") {
+			tables.WriteString(l)
+		}
+	}
+	for _, f := range files {
+		if name := filepath.Base(f); !strings.Contains(tables.String(), "`"+name+"`") {
+			t.Errorf("config/samples/%s is not in the README's table of samples", name)
+		}
+	}
+	named := regexp.MustCompile("config/samples/([a-z0-9-]+\\.yaml)").FindAllStringSubmatch(userDocs(t), -1)
+	named = append(named, regexp.MustCompile("`([a-z0-9-]+\\.yaml)`").FindAllStringSubmatch(tables.String(), -1)...)
+	for _, m := range named {
+		if _, err := os.Stat(filepath.Join(samplesDir, m[1])); err != nil {
+			t.Errorf("the docs name the sample %s: %v", m[1], err)
+		}
+	}
+}
