@@ -193,7 +193,8 @@ type ComparisonStatus struct {
 	// +required
 	Verdict CampaignVerdict `json:"verdict"`
 
-	// rows are the table's rows, at most 64: Regressed rows first.
+	// rows are the table's rows, at most 64: Invalid rows first, then
+	// Regressed, Improved, Inconclusive and Neutral.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64

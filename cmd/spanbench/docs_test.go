@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -171,5 +175,57 @@ func TestEverySampleIsListed(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(samplesDir, m[1])); err != nil {
 			t.Errorf("the docs name the sample %s: %v", m[1], err)
 		}
+	}
+}
+
+// reasonConst is a constant that names a condition's or an event's reason.
+var reasonConst = regexp.MustCompile(`^(Reason|reason|Event)[A-Z]`)
+
+// TestEveryReasonIsDocumented: every condition and event reason the API
+// and the controllers declare (constants named Reason*, reason* or
+// Event*) is named in the README or docs/ as `Reason`, so that a user who
+// meets one in `kubectl describe` finds what it means.
+func TestEveryReasonIsDocumented(t *testing.T) {
+	docs := userDocs(t)
+	var reasons int
+	for _, dir := range []string{"api", "controllers"} {
+		err := filepath.WalkDir(filepath.Join("..", "..", dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				return err
+			}
+			for _, decl := range f.Decls {
+				gen, ok := decl.(*ast.GenDecl)
+				if !ok || gen.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range gen.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if !reasonConst.MatchString(name.Name) || i >= len(vs.Values) {
+							continue
+						}
+						lit, ok := vs.Values[i].(*ast.BasicLit)
+						if !ok || lit.Kind != token.STRING {
+							continue
+						}
+						reasons++
+						if value := strings.Trim(lit.Value, "`\""); !strings.Contains(docs, "`"+value+"`") {
+							t.Errorf("%s (%s, %s) is in no page of docs/ nor the README", value, name.Name, path)
+						}
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reasons < 50 {
+		t.Fatalf("only %d reason constants found: is the walk broken?", reasons)
 	}
 }
