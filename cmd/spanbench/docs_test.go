@@ -229,3 +229,21 @@ func TestEveryReasonIsDocumented(t *testing.T) {
 		t.Fatalf("only %d reason constants found: is the walk broken?", reasons)
 	}
 }
+
+// TestEveryPageIsListed: the README's list of pages names every page of
+// docs/, so that a new page is found from the README.
+func TestEveryPageIsListed(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if entry := "- `docs/" + filepath.Base(p) + "` — "; !strings.Contains(string(readme), entry) {
+			t.Errorf("the README's list of pages has no line %q", entry)
+		}
+	}
+}
