@@ -169,7 +169,7 @@ func TestEverySampleIsListed(t *testing.T) {
 			t.Errorf("config/samples/%s is not in the README's table of samples", name)
 		}
 	}
-	named := regexp.MustCompile("config/samples/([a-z0-9-]+\\.yaml)").FindAllStringSubmatch(userDocs(t), -1)
+	named := regexp.MustCompile(`config/samples/([a-z0-9-]+\.yaml)`).FindAllStringSubmatch(userDocs(t), -1)
 	named = append(named, regexp.MustCompile("`([a-z0-9-]+\\.yaml)`").FindAllStringSubmatch(tables.String(), -1)...)
 	for _, m := range named {
 		if _, err := os.Stat(filepath.Join(samplesDir, m[1])); err != nil {
