@@ -10,15 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/spanbench/spanbench/controllers/collectors"
-	"github.com/spanbench/spanbench/result"
-	"github.com/spanbench/spanbench/runner/metrics"
 )
 
 // userDocs is the text a user reads: the README and every page of docs/.
@@ -69,111 +62,6 @@ func TestEveryFlagIsDocumented(t *testing.T) {
 			if !regexp.MustCompile(`(^|[^a-z0-9-])` + dashes + regexp.QuoteMeta(name) + `([^a-z0-9-]|$)`).MatchString(docs) {
 				t.Errorf("spanbench %s %s%s is in no page of docs/ nor the README: say what it does and its default", c.name, dashes, name)
 			}
-		}
-	}
-}
-
-// servedMetrics are the names of every series spanbench serves: the
-// manager's result and campaign collectors and the runner pods' live
-// metrics. The manager's reconcile-phase histogram is the BenchmarkRun
-// reconciler's own and its test's (controllers/benchmarkrun).
-func servedMetrics(t *testing.T) []string {
-	t.Helper()
-	var names []string
-	descs := make(chan *prometheus.Desc, 256)
-	(&collectors.ResultsCollector{}).Describe(descs)
-	(&collectors.CampaignCollector{}).Describe(descs)
-	close(descs)
-	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
-	for d := range descs {
-		m := fqName.FindStringSubmatch(d.String())
-		if m == nil {
-			t.Fatalf("no fqName in %s", d)
-		}
-		names = append(names, m[1])
-	}
-	reg := prometheus.NewRegistry()
-	if _, err := metrics.NewEngine(reg, "r", []result.OperationInfo{{Name: "read", Type: "Read"}}); err != nil {
-		t.Fatal(err)
-	}
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		names = append(names, f.GetName())
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
-}
-
-// documentedMetric is a series name in the docs: spanbench_ and the rest,
-// or the shorthand "`_high`" after a name ("`..._ratio_low`, `_high`").
-var documentedMetric = regexp.MustCompile("`(spanbench_[a-z0-9_]+[a-z0-9])`(, `(_[a-z0-9_]+)`)?")
-
-// TestEveryMetricIsDocumented: every series the manager and the runner
-// pods serve is named in docs/, and every spanbench_ series docs/ and the
-// README name is served (or is a histogram's _bucket, _sum or _count of
-// one), so that neither a new series nor a renamed one goes unnoticed.
-func TestEveryMetricIsDocumented(t *testing.T) {
-	docs := userDocs(t)
-	documented := map[string]bool{}
-	for _, m := range documentedMetric.FindAllStringSubmatch(docs, -1) {
-		documented[m[1]] = true
-		if m[3] != "" {
-			documented[m[1][:strings.LastIndex(m[1], "_")]+m[3]] = true
-		}
-	}
-	served := servedMetrics(t)
-	if len(served) < 40 {
-		t.Fatalf("only %d series found served: %v", len(served), served)
-	}
-	for _, name := range served {
-		if !documented[name] {
-			t.Errorf("%s is served but named in no page of docs/ (docs/metrics.md lists the series)", name)
-		}
-	}
-	// The BenchmarkRun reconciler's own histogram: its test checks the docs
-	// name it (TestReconcilePhaseSecondsIsDocumented).
-	served = append(served, "spanbench_run_reconcile_phase_seconds")
-	for name := range documented {
-		base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
-		if !slices.Contains(served, name) && !slices.Contains(served, base) {
-			t.Errorf("the docs name %s, which nothing serves", name)
-		}
-	}
-}
-
-// TestEverySampleIsListed: the README's table of samples names every
-// manifest of config/samples, and each sample the README's tables or any
-// page names as config/samples/NAME exists, so that a sample added,
-// renamed or removed without the docs fails here.
-func TestEverySampleIsListed(t *testing.T) {
-	samplesDir := filepath.Join("..", "..", "config", "samples")
-	files, err := filepath.Glob(filepath.Join(samplesDir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no samples in %s: %v", samplesDir, err)
-	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables strings.Builder
-	for l := range strings.Lines(string(readme)) {
-		if strings.HasPrefix(l, "|") {
-			tables.WriteString(l)
-		}
-	}
-	for _, f := range files {
-		if name := filepath.Base(f); !strings.Contains(tables.String(), "`"+name+"`") {
-			t.Errorf("config/samples/%s is not in the README's table of samples", name)
-		}
-	}
-	named := regexp.MustCompile(`config/samples/([a-z0-9-]+\.yaml)`).FindAllStringSubmatch(userDocs(t), -1)
-	named = append(named, regexp.MustCompile("`([a-z0-9-]+\\.yaml)`").FindAllStringSubmatch(tables.String(), -1)...)
-	for _, m := range named {
-		if _, err := os.Stat(filepath.Join(samplesDir, m[1])); err != nil {
-			t.Errorf("the docs name the sample %s: %v", m[1], err)
 		}
 	}
 }

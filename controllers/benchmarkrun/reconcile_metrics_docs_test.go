@@ -10,7 +10,7 @@ import (
 
 // TestReconcilePhaseSecondsIsDocumented: the histogram of reconcile times
 // the manager serves is named in docs/metrics.md, as every served series
-// is (cmd/spanbench's TestEveryMetricIsDocumented checks the others).
+// is (internal/dashboards' TestEveryMetricIsDocumented checks the others).
 func TestReconcilePhaseSecondsIsDocumented(t *testing.T) {
 	h, err := newReconcilePhaseSeconds()
 	if err != nil {
