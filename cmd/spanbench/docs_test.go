@@ -135,3 +135,70 @@ func TestEveryPageIsListed(t *testing.T) {
 		}
 	}
 }
+
+// repoPath is a path of this repository in backticks, under one of its
+// top-level folders; a Go identifier may follow (`spanner/target.Step`).
+var repoPath = regexp.MustCompile("`((?:api|cmd|config|controllers|runner|spanner|result|campaign|charts|hack|docs|test|internal)/[^` #:]*?)(?:\\.[A-Z][A-Za-z0-9]*)?(?:#[^`]*)?`")
+
+// notInTheRepository are names the docs write like paths that are not
+// files of it: Cloud Monitoring's metric types, and the file
+// hack/refresh-prices.sh writes.
+var notInTheRepository = map[string]bool{
+	"api/api_request_count":           true,
+	"api/request_latencies":           true,
+	"spanner/pricing/prices.yaml.new": true,
+}
+
+// TestEveryPathInTheDocsExists: every repository path the README and
+// docs/ name exists (globs match something), so that a file moved or
+// removed without the docs fails here.
+func TestEveryPathInTheDocsExists(t *testing.T) {
+	var checked int
+	for _, m := range repoPath.FindAllStringSubmatch(userDocs(t), -1) {
+		p := m[1]
+		if notInTheRepository[p] || strings.Contains(p, "...") || strings.Contains(p, "{") {
+			continue
+		}
+		checked++
+		matches, err := filepath.Glob(filepath.Join("..", "..", filepath.FromSlash(p)))
+		if err != nil || len(matches) == 0 {
+			t.Errorf("the docs name %s, which is not in the repository", p)
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d paths found in the docs: is the pattern broken?", checked)
+	}
+}
+
+// makeTarget is a target as the docs run it: `make NAME` in backticks, or
+// a shell block's line "make NAME", alone or before a comment.
+var makeTarget = regexp.MustCompile("(?m)`make ([a-z][a-z0-9-]*)|^make ([a-z][a-z0-9-]*)(?:$| +#)")
+
+// TestEveryMakeTargetInTheDocsExists: every `make NAME` of the README and
+// docs/ is a target of the Makefile or its hack/*.mk.
+func TestEveryMakeTargetInTheDocsExists(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "hack", "*.mk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := regexp.MustCompile(`(?m)^([a-z][a-z0-9-]*)(?: [a-z][a-z0-9-]*)*:`)
+	targets := map[string]bool{}
+	for _, f := range append(files, filepath.Join("..", "..", "Makefile")) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range rule.FindAllStringSubmatch(string(b), -1) {
+			targets[m[1]] = true
+		}
+	}
+	named := makeTarget.FindAllStringSubmatch(userDocs(t), -1)
+	if len(named) < 10 {
+		t.Fatalf("only %d make commands found in the docs: is the pattern broken?", len(named))
+	}
+	for _, m := range named {
+		if name := m[1] + m[2]; !targets[name] {
+			t.Errorf("the docs run `make %s`, which is no target of the Makefile or hack/*.mk", name)
+		}
+	}
+}
