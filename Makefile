@@ -37,7 +37,7 @@ build: ## build bin/spanbench and the runner pods' bin/spanbench-runner (static)
 
 .PHONY: run-sample
 run-sample: build ## run a sample workload end to end against a fresh local emulator
-	$(BIN)/spanbench run -f $(SAMPLE)
+	$(BIN)/spanbench run -f $(SAMPLE) --fresh-emulator
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)

@@ -193,7 +193,8 @@ type ComparisonStatus struct {
 	// +required
 	Verdict CampaignVerdict `json:"verdict"`
 
-	// rows are the table's rows, at most 64: Regressed rows first.
+	// rows are the table's rows, at most 64: Invalid rows first, then
+	// Regressed, Improved, Inconclusive and Neutral.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
@@ -227,18 +228,20 @@ type ComparisonRow struct {
 	// +kubebuilder:validation:MaxLength=63
 	Operation string `json:"operation,omitempty"`
 
-	// statistic is what the row compares (the metric's second part):
-	// Throughput, P50, P90, P99, P999 or ErrorRate.
+	// statistic is what the row compares (the metric's second part), one
+	// of spec.comparison's statistics, such as Throughput, P99 or ErrorRate.
 	// +optional
 	Statistic CampaignStatistic `json:"statistic,omitempty"`
 
-	// baseline is the baseline's value (median over its runs), in the
-	// statistic's unit (µs or ops/s).
+	// baseline is the baseline's value, from its runs pooled (their
+	// histograms merged, their counts summed), in the unit the metric ends
+	// with (µs, ops/s, %, tpmC ...); "not collected" for a server
+	// statistic its runs lack.
 	// +required
 	// +kubebuilder:validation:MaxLength=32
 	Baseline string `json:"baseline"`
 
-	// value is the variant's value (median over its runs).
+	// value is the variant's value, pooled and in the unit as baseline.
 	// +required
 	// +kubebuilder:validation:MaxLength=32
 	Value string `json:"value"`
@@ -275,7 +278,10 @@ type ComparisonRow struct {
 	// +kubebuilder:validation:MaxLength=32
 	PValue string `json:"pValue,omitempty"`
 
-	// verdict is the row's verdict.
+	// verdict is the row's verdict: Improved, Neutral, Regressed or
+	// Inconclusive (docs/statistics.md), or Invalid when a run's report
+	// failed the checks of the run's own aggregation (the iteration's
+	// report says which run and check).
 	// +required
 	Verdict CampaignVerdict `json:"verdict"`
 }

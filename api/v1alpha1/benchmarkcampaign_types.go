@@ -443,7 +443,8 @@ type AxisValue struct {
 // admission by the webhook: CEL cannot see value).
 // +kubebuilder:validation:XValidation:rule="(self.op == 'move' || self.op == 'copy') == has(self.from)",message="from: required by move and copy, and only by them"
 type JSONPatchOperation struct {
-	// op is the operation.
+	// op is the RFC 6902 operation: add, remove, replace, move, copy or
+	// test.
 	// +required
 	Op JSONPatchOp `json:"op"`
 
@@ -507,7 +508,11 @@ type MetricSpec struct {
 	// TPCC run's New-Order transactions per minute, for its NewOrder
 	// operation), or one of Cloud Monitoring's figures of the run:
 	// ServerHighPriorityCPU (a region's high-priority CPU utilization,
-	// percent) or ServerLatencyP99 (an API method's server latency p99).
+	// percent) or ServerLatencyP99 (an API method's server latency p99),
+	// CostPerMillionOps (the run's cost per million operations, in its
+	// price catalog's currency), or a capacity search's Capacity,
+	// CapacityPerNode (operations per second) or CapacityRowsPerNode (rows
+	// per second per node).
 	// +required
 	Statistic CampaignStatistic `json:"statistic"`
 

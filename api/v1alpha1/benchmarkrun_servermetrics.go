@@ -159,7 +159,8 @@ type ServerRequestCount struct {
 	// +kubebuilder:validation:MaxLength=32
 	Status string `json:"status"`
 
-	// count is the number of requests.
+	// count is the number of requests that ended with this status over the
+	// run's measured minutes.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Count int64 `json:"count,omitempty"`

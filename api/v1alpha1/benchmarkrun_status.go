@@ -348,7 +348,8 @@ type OperationResult struct {
 	// +kubebuilder:validation:MaxLength=40
 	Name string `json:"name"`
 
-	// type is the operation's type.
+	// type is the operation's type (spec.workload.operations[].type), such
+	// as Read or Insert.
 	// +optional
 	Type OperationType `json:"type,omitempty"`
 
@@ -436,7 +437,7 @@ type GFELatency struct {
 	// +kubebuilder:validation:Minimum=0
 	Count int64 `json:"count,omitempty"`
 
-	// p50 is the median.
+	// p50 is the median latency.
 	// +optional
 	P50 *metav1.Duration `json:"p50,omitempty"`
 
@@ -508,7 +509,7 @@ type ResultFigures struct {
 // LatencySummary holds exact percentiles of merged histograms, as durations
 // with microsecond resolution, such as 4.211ms.
 type LatencySummary struct {
-	// p50 is the median.
+	// p50 is the median latency.
 	// +optional
 	P50 *metav1.Duration `json:"p50,omitempty"`
 	// p90 is the 90th percentile.

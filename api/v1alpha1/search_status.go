@@ -111,7 +111,8 @@ type SearchStepStatus struct {
 
 // SearchFigureStatus is one SLO condition's figure in one step.
 type SearchFigureStatus struct {
-	// condition is the condition, in its text form.
+	// condition is the SLO condition the figure is checked against, as
+	// written in spec.workload.load.search.slo, such as "p99 <= 20ms".
 	// +required
 	// +kubebuilder:validation:MaxLength=512
 	Condition string `json:"condition"`

@@ -156,7 +156,8 @@ type InstanceSpec struct {
 	// +kubebuilder:validation:Maximum=1000
 	Nodes *int32 `json:"nodes,omitempty"`
 
-	// processingUnits is the instance's compute capacity.
+	// processingUnits is the instance's compute capacity in processing
+	// units (1 node = 1000).
 	// +optional
 	// +kubebuilder:validation:Minimum=100
 	// +kubebuilder:validation:Maximum=1000000

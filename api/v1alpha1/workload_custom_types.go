@@ -169,7 +169,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="has(self.choices) == (self.type == 'Choice')",message="generator.choices: set for Choice generators, and only for them"
 // +kubebuilder:validation:XValidation:rule="has(self.reference) == (self.type == 'Reference')",message="generator.reference: set for Reference generators, and only for them"
 type GeneratorSpec struct {
-	// type is the generator.
+	// type is the kind of generator: Sequence, Uniform, Zipfian, String,
+	// Bytes, UUID, Timestamp, Choice or Reference.
 	// +required
 	Type GeneratorType `json:"type"`
 
@@ -188,7 +189,8 @@ type GeneratorSpec struct {
 	// +kubebuilder:validation:Maximum=1048576
 	MinLength *int32 `json:"minLength,omitempty"`
 
-	// maxLength is the longest String or Bytes value.
+	// maxLength is the longest String or Bytes value, in characters or
+	// bytes; required by both.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1048576

@@ -316,7 +316,8 @@ type OperationSpec struct {
 	// +kubebuilder:validation:Pattern=`^([a-z][a-z0-9-]*)?$`
 	Name string `json:"name,omitempty"`
 
-	// type is the operation.
+	// type is what the operation does: one of the workload's operation
+	// types (docs/workloads.md lists them per workload).
 	// +required
 	Type OperationType `json:"type"`
 
@@ -524,7 +525,7 @@ type RampSpec struct {
 	// +kubebuilder:validation:Maximum=10000000
 	From int32 `json:"from"`
 
-	// to is the rate at the end of the ramp.
+	// to is the rate at the end of the ramp, in operations per second.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10000000

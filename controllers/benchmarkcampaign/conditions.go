@@ -15,7 +15,6 @@ const (
 	reasonInvalidCampaign  = "InvalidCampaign"
 	reasonIterationStarted = "IterationStarted"
 	reasonIterationRunning = "IterationRunning"
-	reasonIterationQueued  = "IterationQueued"
 	reasonIterationDone    = "IterationCompleted"
 	reasonIterationFailed  = "IterationFailed"
 	reasonIdle             = "Idle"

@@ -17,7 +17,7 @@ import (
 // Namespace prefixes every spanbench metric.
 const Namespace = "spanbench"
 
-// LatencyBuckets span 100 µs to about 65 s, exponentially. Prometheus only
+// LatencyBuckets span 100 µs to about 52 s, doubling. Prometheus only
 // gets these coarse buckets; exact percentiles come from the merged HDR
 // histograms of the result.
 var LatencyBuckets = prometheus.ExponentialBuckets(0.0001, 2, 20)
