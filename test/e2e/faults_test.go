@@ -167,6 +167,12 @@ func TestManagerKilledDuringAggregation(t *testing.T) {
 	err := suite.c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: v1alpha1.ResultConfigMapName(seen)}, report)
 	t.Logf("killed the manager (pid %d) %s after the watch delivered phase Aggregating; the report ConfigMap existed at the kill: %v",
 		pid, killedAt.Sub(seenAt), err == nil)
+	if err == nil {
+		// The aggregation had ended (its report written) before the kill:
+		// what follows would prove a restart after it, not during it.
+		t.Fatalf("the run's report %s existed %s after phase Aggregating was seen: the kill came after the aggregation, not during it",
+			report.Name, killedAt.Sub(seenAt))
+	}
 
 	eventually(t, time.Minute, "the manager container to restart", func(ctx context.Context) (bool, string) {
 		p := &corev1.Pod{}
