@@ -289,9 +289,10 @@ func (h *harness) failJobIndex(jobName, indexes string) {
 }
 
 // TestDeletedRunLeavesNothingUnowned deletes a run mid-run: every object
-// the controller made for it is controlled by the run (so the garbage
-// collector removes the Job, its pods and the ConfigMaps with it), and the
-// controller does not recreate anything for a run that is gone.
+// the controller made for it is controlled by the run, so the garbage
+// collector (which envtest lacks) removes the Job, its pods and the
+// ConfigMaps with it. That a pass of a run that is gone creates nothing
+// is TestReconcileOfAGoneRunDoesNothing's.
 func TestDeletedRunLeavesNothingUnowned(t *testing.T) {
 	h := newHarness(t)
 	h.startManager(benchmarkrun.SpannerPreparer{})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -67,11 +68,8 @@ func TestOneManagerServesAnEmulatorRunAndACloudRunAtTheirOwnEndpoints(t *testing
 	})
 	// While the Cloud endpoint refuses the deletion, the finalizer holds
 	// the run: the instance may still cost money.
-	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if h.current(paid) == nil {
-			t.Fatal("the Cloud run was released while its instance's deletion was refused")
-		}
-	}
+	h.consistently("the finalizer holds the Cloud run while its instance's deletion is refused", 2*time.Second,
+		await.Cond(func() bool { return h.current(paid) != nil }))
 	cloud.holdDeletes(false)
 	h.eventually("the Cloud run is released once its instance is deleted", 60*time.Second, func() bool { return h.current(paid) == nil })
 	if !cloud.deleted(name) {

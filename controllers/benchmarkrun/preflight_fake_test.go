@@ -2,6 +2,7 @@ package benchmarkrun_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/controllers/benchmarkrun"
+	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/gcpadminfake"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/spanner/endpoint"
@@ -260,16 +262,15 @@ func TestPreflightRunsOutsideTheReconcile(t *testing.T) {
 		t.Fatalf("first pass: %+v, %v; want a poll while the checks run", res, err)
 	}
 	wantCondition(t, f.run(run), v1alpha1.ConditionPreflight, metav1.ConditionUnknown, v1alpha1.ReasonPreflightChecking)
-	deadline := time.Now().Add(30 * time.Second)
-	for !f.run(run).IsFinished() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the preflight's outcome was not taken within 30 s: %+v", f.run(run).Status.Conditions)
-		}
-		time.Sleep(20 * time.Millisecond) // the call ends in a goroutine; there is no event to wait on here
+	// The call ends in a goroutine, which no event shows: later passes
+	// poll for its outcome.
+	await.Eventually(t, await.Poll{Within: 30 * time.Second, Every: 20 * time.Millisecond}, "a pass taking the preflight's outcome", func() (bool, string) {
 		if _, err := f.reconcile(run); err != nil {
 			t.Fatal(err)
 		}
-	}
+		got := f.run(run)
+		return got.IsFinished(), fmt.Sprintf("%+v", got.Status.Conditions)
+	})
 	wantCondition(t, f.run(run), v1alpha1.ConditionPreflight, metav1.ConditionFalse, v1alpha1.ReasonPreflightFailed)
 	wantNothingCreated(t, f)
 }

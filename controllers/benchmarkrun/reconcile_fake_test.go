@@ -290,7 +290,8 @@ func (f *failing) hit(o client.Object) error {
 }
 
 // TestReconcileOfAGoneRunDoesNothing: a request for a run deleted meanwhile
-// is done, not an error.
+// is done, not an error, and creates nothing: no child object, no Spanner
+// call, no event.
 func TestReconcileOfAGoneRunDoesNothing(t *testing.T) {
 	f := newFakeReconcile(t, interceptor.Funcs{})
 	res, err := f.reconcile(runtest.Run("gone").Obj())
@@ -298,6 +299,15 @@ func TestReconcileOfAGoneRunDoesNothing(t *testing.T) {
 	if n := len(f.spanner.calls); n != 0 {
 		t.Errorf("a gone run led to %d Spanner calls", n)
 	}
+	for _, l := range []client.ObjectList{&corev1.ConfigMapList{}, &batchv1.JobList{}, &corev1.ServiceAccountList{}, &rbacv1.RoleList{}, &rbacv1.RoleBindingList{}} {
+		if err := f.stored.List(context.Background(), l, client.InNamespace(runtest.Namespace)); err != nil {
+			t.Fatal(err)
+		}
+		if n := meta.LenList(l); n != 0 {
+			t.Errorf("a pass of a gone run left %d objects of %T", n, l)
+		}
+	}
+	f.wantEvents()
 }
 
 // TestReconcileRetriesARunItCannotRead: an error reading the run is

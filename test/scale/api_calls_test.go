@@ -10,10 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // apiCalls times the calls a reconciler makes through its client, by
@@ -23,9 +20,6 @@ import (
 type apiCalls struct {
 	mu    sync.Mutex
 	calls map[string]*callStat
-	// waits, if set, learns when each reconcile starts: at its Get of
-	// its run.
-	waits *waitCauses
 }
 
 // callStat sums the calls of one verb and kind.
@@ -38,9 +32,6 @@ func newAPICalls() *apiCalls { return &apiCalls{calls: map[string]*callStat{}} }
 
 func (a *apiCalls) observe(verb string, obj any, began time.Time) {
 	d := time.Since(began)
-	if m, ok := obj.(metav1.Object); ok && d > time.Millisecond {
-		a.waits.busy(m, began) // a round trip, not a cache read
-	}
 	key := fmt.Sprintf("%s %T", verb, obj)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -128,7 +119,6 @@ func (s timedStatus) Patch(ctx context.Context, obj client.Object, patch client.
 		verb = "status patch (conflict) "
 	}
 	s.calls.observe(verb+string(patch.Type()), obj, began)
-	s.calls.waits.statusPatched(client.ObjectKeyFromObject(obj), began)
 	return err
 }
 
@@ -141,13 +131,8 @@ type timedReader struct {
 }
 
 func (r timedReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	began := time.Now()
-	err := r.Reader.Get(ctx, key, obj, opts...)
-	r.calls.observe(r.prefix+"get", obj, began)
-	if _, ok := obj.(*v1alpha1.BenchmarkRun); ok && r.prefix == "" {
-		r.calls.waits.reconcileStarted(key, began, obj.GetResourceVersion())
-	}
-	return err
+	defer r.calls.observe(r.prefix+"get", obj, time.Now())
+	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
 func (r timedReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {

@@ -318,11 +318,14 @@ func TestAStepOutsideTheResultIsNotDrawn(t *testing.T) {
 	}
 }
 
-// TestStepTablesShowANotMeasuredFiguresNote: a step whose cpu condition
-// was not measured (Cloud Monitoring published none of its minutes) shows
-// the condition's note in its place, in the HTML step table and in the
-// text table `spanbench report` prints, never a value or a verdict mark.
-func TestStepTablesShowANotMeasuredFiguresNote(t *testing.T) {
+// TestStepTablesShowAFiguresNoteInItsPlaceUnmarked: a step whose cpu
+// condition was not measured (Cloud Monitoring published none of its
+// minutes) shows the condition's note in the figure's cell, in the HTML
+// step table and in the text table `spanbench report` prints, with no
+// verdict mark. It pins what result.SearchFigure.ValueText and
+// figureText already did when status.search gained its notes; it fails if
+// the note gives way to "-" or gets the failed mark " x".
+func TestStepTablesShowAFiguresNoteInItsPlaceUnmarked(t *testing.T) {
 	d := searchDocument(t, "search-note")
 	const note = "not measured: Cloud Monitoring published none of the step's minutes in time"
 	st := &d.Search.Outcome.Steps[0]
