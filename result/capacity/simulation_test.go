@@ -155,10 +155,13 @@ func (s *simulation) run(t *testing.T, rng *rand.Rand) trial {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
+	for n := 0; ; n++ {
 		rate, ok := search.Next()
 		if !ok {
 			break
+		}
+		if n == s.maxSteps {
+			t.Fatalf("the search asks for a step after %d, its bound", n)
 		}
 		if rate > s.params.Max {
 			t.Fatalf("the search offered %g, above max %g", rate, s.params.Max)
