@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,12 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/spanbench/spanbench/internal/await"
+	"github.com/spanbench/spanbench/internal/syncbuffer"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -64,28 +63,9 @@ func TestMain(m *testing.M) {
 // process is a spanbench process; done closes when it ended, with err.
 type process struct {
 	cmd    *exec.Cmd
-	stderr lockedBuffer
+	stderr syncbuffer.Buffer
 	done   chan struct{}
 	err    error
-}
-
-// lockedBuffer is a buffer the process's stderr writes into while the test
-// reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // exited waits up to d for the process to end.
