@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spanbench/spanbench/internal/await"
+	"github.com/spanbench/spanbench/internal/syncbuffer"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -24,10 +25,15 @@ const asMainEnv = "SPANBENCH_TEST_AS_MAIN"
 
 // hangCommand is a command that ignores its context, as a stage that
 // cannot be interrupted (a CPU-bound decode) would. Only the test binary
-// has it.
-var hangCommand = command{"test-hang", "block without looking at the context", func(context.Context, []string, io.Writer, io.Writer) error {
+// has it. It says hangNotice when it starts to block, which is after main
+// installed its signal handler.
+var hangCommand = command{"test-hang", "block without looking at the context", func(_ context.Context, _ []string, _ io.Writer, stderr io.Writer) error {
+	fmt.Fprintln(stderr, hangNotice)
 	select {}
 }}
+
+// hangNotice is what hangCommand says when it blocks.
+const hangNotice = "test-hang: blocking"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMainEnv) == "1" {
@@ -57,7 +63,7 @@ func TestMain(m *testing.M) {
 // process is a spanbench process; done closes when it ended, with err.
 type process struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
+	stderr syncbuffer.Buffer
 	done   chan struct{}
 	err    error
 }
@@ -102,13 +108,17 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ln.Close() })
+	connected := make(chan struct{})
 	go func() { // accept and hold every connection: calls hang
-		for {
+		for i := 0; ; i++ {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
 			t.Cleanup(func() { _ = c.Close() })
+			if i == 0 {
+				close(connected)
+			}
 		}
 	}()
 	wl := filepath.Join(t.TempDir(), "tiny.yaml")
@@ -116,7 +126,13 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := spanbenchProcess(t, "run", "-f", wl, "--endpoint", ln.Addr().String(), "--progress", "never")
-	time.Sleep(time.Second) // into the probe of the endpoint; not a wait for a state
+	select { // into the probe of the endpoint, which main reaches after installing its signal handler
+	case <-connected:
+	case <-p.done:
+		t.Fatalf("spanbench run ended (%v) before it connected to the endpoint:\n%s", p.err, &p.stderr)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("spanbench run did not connect to the endpoint within 30 s:\n%s", &p.stderr)
+	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +153,10 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 // signal, instead of having it swallowed.
 func TestSecondSignalQuitsAtOnce(t *testing.T) {
 	p := spanbenchProcess(t, hangCommand.name)
-	time.Sleep(500 * time.Millisecond) // the signal handler is installed first thing in main
+	await.Eventually(t, await.Poll{Within: 30 * time.Second, Every: 10 * time.Millisecond}, "the hanging command to block (after main installed its signal handler)",
+		func() (bool, string) {
+			return strings.Contains(p.stderr.String(), hangNotice), "stderr: " + p.stderr.String()
+		})
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

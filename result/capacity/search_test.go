@@ -28,6 +28,9 @@ func drive(t *testing.T, s *capacity.Search, truth float64, verdicts ...bool) []
 		if !ok {
 			return rates
 		}
+		if len(rates) == s.MaxSteps() {
+			t.Fatalf("the search asks for a step after %d, its MaxSteps: %v", len(rates), rates)
+		}
 		rates = append(rates, r)
 		pass := r <= truth
 		if len(verdicts) > 0 {
@@ -115,10 +118,13 @@ func TestSearchBounds(t *testing.T) {
 		}
 		passRate := rng.Float64()
 		passed := map[float64]bool{}
-		for {
+		for n := 0; ; n++ {
 			r, ok := s.Next()
 			if !ok {
 				break
+			}
+			if n == p.MaxSteps() {
+				t.Fatalf("%+v: the search asks for a step after %d, its MaxSteps", p, n)
 			}
 			if r > p.Max || r < p.From {
 				t.Fatalf("%+v: offered %g outside [from, max]", p, r)
@@ -161,6 +167,9 @@ func TestMaxStepsIsReached(t *testing.T) {
 		r, ok := s.Next()
 		if !ok {
 			break
+		}
+		if n == p.MaxSteps() {
+			t.Fatalf("the search asks for a step after %d, its MaxSteps", n)
 		}
 		pass := n%3 == 1 || (n%3 == 2 && r <= 1599)
 		if err := s.Record(step(r, pass)); err != nil {

@@ -155,10 +155,13 @@ func (s *simulation) run(t *testing.T, rng *rand.Rand) trial {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
+	for n := 0; ; n++ {
 		rate, ok := search.Next()
 		if !ok {
 			break
+		}
+		if n == s.maxSteps {
+			t.Fatalf("the search asks for a step after %d, its bound", n)
 		}
 		if rate > s.params.Max {
 			t.Fatalf("the search offered %g, above max %g", rate, s.params.Max)
@@ -283,15 +286,23 @@ func TestSearchSimulation(t *testing.T) {
 // past the truth the geometric phase loads the system, with noise and
 // transients under the default rule. Where the truth falls between the
 // geometric rates decides much of it, so each factor's 1,000 searches
-// start from eight rates spread log-uniformly over one factor.
+// start from eight rates spread log-uniformly over one factor. It asserts
+// what the default factor was chosen for: the geometric phase never loads
+// the system at twice its capacity or more, it takes fewer steps on
+// average than factor 1.5, and no search takes more steps than its bound.
 func TestFactorSimulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 searches per factor")
 	}
 	const starts = 8
+	factors := []float64{1.5, 2, 3, 4}
+	if !slices.Contains(factors, capacity.DefaultFactor) {
+		t.Fatalf("the default factor %g is not among the simulated %v", capacity.DefaultFactor, factors)
+	}
+	meanSteps := map[float64]float64{}
 	var table strings.Builder
 	fmt.Fprintf(&table, "| factor | bias | spread | early stop | overshoot | mean steps | max steps (largest bound) | first rate past the truth / truth (mean, max) |\n|---|---|---|---|---|---|---|---|\n")
-	for _, f := range []float64{1.5, 2, 3, 4} {
+	for _, f := range factors {
 		var all stats
 		var bound int
 		var pastMean, pastMax float64
@@ -314,6 +325,16 @@ func TestFactorSimulation(t *testing.T) {
 		}
 		fmt.Fprintf(&table, "| %g | %+.1f %% | %.1f %% | %.1f %% | %.1f %% | %.1f | %d (%d) | %.2f, %.2f |\n",
 			f, 100*all.bias, 100*all.spread, 100*all.early, 100*all.late, all.meanSteps, all.maxSteps, bound, pastMean, pastMax)
+		meanSteps[f] = all.meanSteps
+		if all.maxSteps > bound {
+			t.Errorf("factor %g: a search took %d steps, more than its bound %d", f, all.maxSteps, bound)
+		}
+		if f == capacity.DefaultFactor && pastMax >= 2 {
+			t.Errorf("the default factor %g loads the system at up to %.2f times its capacity in the geometric phase; want under 2", f, pastMax)
+		}
+	}
+	if d := meanSteps[capacity.DefaultFactor]; d >= meanSteps[1.5] {
+		t.Errorf("the default factor %g takes %.1f steps on average, factor 1.5 %.1f; want fewer", capacity.DefaultFactor, d, meanSteps[1.5])
 	}
 	t.Logf("noise σ 0.05, 5 %% transients, best of three (bias, spread and rates: means over the eight starts)\n%s", table.String())
 }

@@ -16,10 +16,16 @@ func offsets(t *testing.T, cfg Config) []time.Duration {
 		t.Fatalf("NewIterator(%+v): %v", cfg, err)
 	}
 	var out []time.Duration
+	// Twice the profile's expected arrivals, and some for a Poisson draw
+	// of a small one: an iterator past it never ends, and would hang.
+	bound := 2*int(cfg.Profile.Ops()) + 1000
 	for {
 		off, ok := it.Next()
 		if !ok {
 			break
+		}
+		if len(out) == bound {
+			t.Fatalf("the iterator of %+v gave %d arrivals and does not end; the profile holds about %.0f", cfg.Profile, len(out), cfg.Profile.Ops())
 		}
 		out = append(out, off)
 	}

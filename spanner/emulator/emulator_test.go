@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 
 	"github.com/spanbench/spanbench/internal/await"
+	"github.com/spanbench/spanbench/internal/syncbuffer"
 	"github.com/spanbench/spanbench/spanner/endpoint"
 )
 
@@ -71,7 +71,7 @@ func TestFindEnv(t *testing.T) {
 }
 
 func TestStartStop(t *testing.T) {
-	var log syncBuffer
+	var log syncbuffer.Buffer
 	begin := time.Now()
 	e, err := Start(context.Background(), Options{Log: &log})
 	if err != nil {
@@ -250,23 +250,4 @@ func leftovers() []string {
 		}
 	}
 	return left
-}
-
-// syncBuffer is a strings.Builder safe for the concurrent writes of
-// os/exec's output copier and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -66,12 +66,27 @@ func TestTPCCLoadsThePopulationInBothDialects(t *testing.T) {
 	}
 }
 
+// tpccTxnTimeout bounds one transaction, so that a hung one fails the
+// test and a slow host does not. It bounds each transaction rather than
+// a run of them because the emulator's cost of a DML transaction grows
+// with the tables: it scans a whole table for each statement
+// (EMULATOR.md), and a Delivery on the DML path is some 130 UPDATEs,
+// most of them on order_line. Measured at load average 30 on 2 cores:
+// 17-57 s per Delivery, where the 5 minutes this test once gave all 20
+// Deliveries together ran out after 12 (DeadlineExceeded).
+const tpccTxnTimeout = 3 * time.Minute
+
+// doTPCC runs one transaction within tpccTxnTimeout.
+func doTPCC(op *workload.Op, rng *rand.Rand) (workload.Outcome, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), tpccTxnTimeout)
+	defer cancel()
+	return op.Do(ctx, rng)
+}
+
 // runTPCC runs n transactions of w's mix, weighted, and counts outcomes by
 // operation name; it fails the test on any error.
 func runTPCC(t *testing.T, rng *rand.Rand, n int, shards ...*workload.Workload) map[string]int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	done := map[string]int{}
 	for i := range n {
 		ops := shards[i%len(shards)].Ops()
@@ -88,7 +103,7 @@ func runTPCC(t *testing.T, rng *rand.Rand, n int, shards ...*workload.Workload) 
 			}
 			x -= o.Spec.Weight
 		}
-		out, err := op.Do(ctx, rng)
+		out, err := doTPCC(op, rng)
 		if err != nil {
 			t.Fatalf("%s (shard %d): %v", op.Spec.Name, i%len(shards), err)
 		}
@@ -106,15 +121,13 @@ func runTPCC(t *testing.T, rng *rand.Rand, n int, shards ...*workload.Workload) 
 // they fail (FailedPrecondition, NotFound).
 func runConcurrently(t *testing.T, w *workload.Workload, workers, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	var g errgroup.Group
 	for i := range workers {
 		g.Go(func() error {
 			rng := rand.New(rand.NewPCG(uint64(i), 99))
 			for j := range n {
 				op := w.Ops()[j%len(w.Ops())]
-				if _, err := op.Do(ctx, rng); err != nil {
+				if _, err := doTPCC(op, rng); err != nil {
 					return fmt.Errorf("worker %d, %s: %w", i, op.Spec.Name, err)
 				}
 			}
@@ -130,10 +143,16 @@ func runConcurrently(t *testing.T, w *workload.Workload, workers, n int) {
 // check checks: all but the 11th.
 const tpccConditions = 11
 
+// tpccCheckTimeout bounds a consistency check, which was unbounded: its
+// queries stream, and a streaming call has no default deadline.
+const tpccCheckTimeout = 5 * time.Minute
+
 // checkTPCC runs the consistency conditions and returns them by name.
 func checkTPCC(t *testing.T, s *session.Session) map[string]workload.TPCCCondition {
 	t.Helper()
-	check, err := workload.CheckTPCC(context.Background(), s.Client)
+	ctx, cancel := context.WithTimeout(context.Background(), tpccCheckTimeout)
+	defer cancel()
+	check, err := workload.CheckTPCC(ctx, s.Client)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,10 +166,12 @@ func checkTPCC(t *testing.T, s *session.Session) map[string]workload.TPCCConditi
 	return byName
 }
 
-// TestTPCCTransactionsKeepTheDatabaseConsistent loads one Test warehouse,
-// runs each transaction alone (both write paths; New-Order long enough to
-// roll back), then the standard mix across 2 shards, and checks that every
-// consistency condition holds: a rollback left no trace.
+// TestTPCCTransactionsKeepTheDatabaseConsistent loads two Test
+// warehouses, runs each transaction alone (both write paths, so that
+// Payments and New-Order supply lines for the other warehouse go through
+// each; New-Order long enough to roll back), then the standard mix across
+// 2 shards, and checks that every consistency condition holds: a rollback
+// left no trace.
 func TestTPCCTransactionsKeepTheDatabaseConsistent(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(string(d), func(t *testing.T) {
@@ -174,11 +195,19 @@ func TestTPCCTransactionsKeepTheDatabaseConsistent(t *testing.T) {
 						t.Fatal(err)
 					}
 					n := 20
-					if typ == v1alpha1.OpNewOrder && path == v1alpha1.WriteMutation && d == v1alpha1.DialectGoogleSQL {
+					switch {
+					case typ == v1alpha1.OpNewOrder && path == v1alpha1.WriteMutation && d == v1alpha1.DialectGoogleSQL:
 						// Enough for New-Order's 1 % rollbacks; the
 						// rollback is the same Read API call and mutation
 						// in both dialects, so one of them proves it.
 						n = 300
+					case typ == v1alpha1.OpDelivery && path == v1alpha1.WriteDML:
+						// Each delivers ten orders with the same four
+						// statement kinds, some 130 statements, each a
+						// whole-table scan on the emulator (tpccTxnTimeout):
+						// five deliver 50 orders, across both warehouses;
+						// 20 took some 10 minutes at load average 30.
+						n = 5
 					}
 					got := runTPCC(t, rng, n, w)
 					if got[op.Type.DefaultName()] != n {
