@@ -69,28 +69,41 @@ func DefaultSections(n int) int { return max(4, n/30) }
 const MaxAutocorrelation = 0.8
 
 // autocorrelationAllowance is the factor by which the sectioning variance
-// of k sections over n intervals underestimates the variance of the
-// whole-run mean of an AR(1) series with coefficient phi: the true variance
-// of the mean over the expected sectioning estimate,
+// of the k sections CompareIntervals cuts from a run of n intervals
+// (sections(n, k): near-equal, so of ⌊n/k⌋ or ⌈n/k⌉ intervals)
+// underestimates the variance of the whole-run mean of an AR(1) series
+// with coefficient phi: the true variance of the mean over the expected
+// sectioning estimate,
 //
-//	(S(n)/n²) / ((S(m)/m² − S(n)/n²)/(k−1)),  m = n/k,
+//	(S(n)/n²) / (Σ_j E[(B_j − B̄)²] / (k(k−1))),
+//	E[(B_j − B̄)²] = S(m_j)/m_j² − 2·C_j/(m_j·n) + S(n)/n²,
 //
-// with S(l) = l(1+φ)/(1−φ) − 2φ(1−φˡ)/(1−φ)², the variance of a sum of l
-// consecutive values over one value's variance (the batch-means bias of
-// Song & Schmeiser 1995, exact rather than its first-order form). It is 1
-// at φ = 0 and grows with φ; fewer, longer sections need less of it.
+// where section j covers intervals [a, b) of m_j = b − a, B_j is its mean
+// and B̄ the whole run's, S(l) = l(1+φ)/(1−φ) − 2φ(1−φˡ)/(1−φ)² is the
+// variance of a sum of l consecutive values over one value's, and
+// C_j = (S(b) − S(a) + S(n−a) − S(n−b))/2 the covariance of the section's
+// sum with the whole run's (the batch-means bias of Song & Schmeiser 1995,
+// exact rather than its first-order form, and for the sections' actual
+// lengths). It is at least 1 (exactly 1 at φ = 0 with equal sections) and
+// grows with φ; fewer, longer sections need less of it.
 func autocorrelationAllowance(n, k int, phi float64) float64 {
 	sum := func(l int) float64 {
 		fl := float64(l)
-		if phi == 0 {
+		if phi == 0 || l == 0 {
 			return fl
 		}
 		return fl*(1+phi)/(1-phi) - 2*phi*(1-math.Pow(phi, fl))/((1-phi)*(1-phi))
 	}
-	m := n / k
-	whole := sum(n) / float64(n*n)
-	expected := (sum(m)/float64(m*m) - whole) / float64(k-1)
-	return max(1, whole/expected)
+	fn := float64(n)
+	whole := sum(n) / (fn * fn)
+	var spread float64
+	for j := range k {
+		a, b := j*n/k, (j+1)*n/k // the bounds sections(n, k) cuts
+		m := float64(b - a)
+		cross := (sum(b) - sum(a) + sum(n-a) - sum(n-b)) / 2
+		spread += sum(b-a)/(m*m) - 2*cross/(m*fn) + whole
+	}
+	return max(1, whole/(spread/float64(k*(k-1))))
 }
 
 // CompareIntervals compares one variant run with one baseline run from
@@ -156,7 +169,10 @@ func CompareIntervals(baseline, variant []Interval, stat Statistic, opts Options
 		return c, nil
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}
-	se := s * math.Sqrt(autocorrelationAllowance(n, k, MaxAutocorrelation)/float64(k))
+	// Each run is cut by its own length: the allowance of the run whose
+	// sections are the more biased bounds the pair's.
+	a := max(autocorrelationAllowance(len(baseline), k, MaxAutocorrelation), autocorrelationAllowance(len(variant), k, MaxAutocorrelation))
+	se := s * math.Sqrt(a/float64(k))
 	half := t.Quantile(1-(1-o.Confidence)/2) * se
 	c.HasInterval, c.Confidence = true, o.Confidence
 	c.Lo, c.Hi = c.Ratio*math.Exp(-half), c.Ratio*math.Exp(half)
