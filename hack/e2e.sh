@@ -187,7 +187,9 @@ for i in "${!INSTALLS[@]}"; do
   # 100 s in, behind short ones; with 8 it began 8 s in, the long run and
   # the samples' lanes within 50-90 s. With 16 (all at once) the one
   # emulator fell so far behind that a run's live progress was written
-  # once in its 40 s (docs/performance.md, section (k)).
+  # once in its 40 s (docs/performance.md, section (k)). The samples'
+  # three lanes run inside one of the 8 (TestEverySampleRunSucceeds):
+  # at most 10 runs at once.
   (cd "${ROOT}" && SPANBENCH_E2E_INSTALL="${m}" SPANBENCH_E2E_KEEP_INSTALL="${keep}" \
     go test -tags e2e -count=1 -v -parallel 8 -timeout "${E2E_TIMEOUT:-20m}" \
     ${E2E_RUN:+-run "${E2E_RUN}"} ./test/e2e/) 2>&1 | tee "${ROOT}/bin/e2e-${m}.log" | tee -a "${ROOT}/bin/e2e.log" || prc=$?
