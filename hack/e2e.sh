@@ -138,9 +138,17 @@ trap 'teardown' EXIT
 trap 'exit 130' INT TERM
 
 t=${SECONDS}
-"${HACK}/demo.sh" up
 # The previous release, for the upgrade test (test/e2e/upgrade_test.go):
-# built once per commit, imported into the cluster.
+# built once per commit, beside the cluster's start (which mostly waits
+# for its components; after it, the build took about 30 s of the
+# environment's start), then imported into the cluster.
+"${HACK}/previous-release.sh" > /dev/null &
+prev_pid=$!
+if ! "${HACK}/demo.sh" up; then
+  wait "${prev_pid}" || true
+  die "the environment did not come up (hack/demo.sh up, output above)"
+fi
+wait "${prev_pid}" || die "building the previous release failed (hack/previous-release.sh, output above)"
 SPANBENCH_E2E_PREVIOUS_MANIFESTS="$("${HACK}/previous-release.sh" --import | tail -n 1)"
 export SPANBENCH_E2E_PREVIOUS_MANIFESTS
 T_UP=$((SECONDS - t))
@@ -179,7 +187,9 @@ for i in "${!INSTALLS[@]}"; do
   # 100 s in, behind short ones; with 8 it began 8 s in, the long run and
   # the samples' lanes within 50-90 s. With 16 (all at once) the one
   # emulator fell so far behind that a run's live progress was written
-  # once in its 40 s (docs/performance.md, section (k)).
+  # once in its 40 s (docs/performance.md, section (k)). The samples'
+  # three lanes run inside one of the 8 (TestEverySampleRunSucceeds):
+  # at most 10 runs at once.
   (cd "${ROOT}" && SPANBENCH_E2E_INSTALL="${m}" SPANBENCH_E2E_KEEP_INSTALL="${keep}" \
     go test -tags e2e -count=1 -v -parallel 8 -timeout "${E2E_TIMEOUT:-20m}" \
     ${E2E_RUN:+-run "${E2E_RUN}"} ./test/e2e/) 2>&1 | tee "${ROOT}/bin/e2e-${m}.log" | tee -a "${ROOT}/bin/e2e.log" || prc=$?

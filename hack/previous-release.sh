@@ -48,8 +48,10 @@ if [[ ! -s "${manifests}" || ! -s "${archive}" ]]; then
   git -C "${ROOT}" archive "${commit}" | tar -x -C "${out}/src"
   # Its own build script, from its own tree: the image it shipped.
   "${out}/src/hack/build-images.sh" --tag previous | tail -n 1 > "${archive}.tmp"
+  # The version-matched kubectl, built if missing (hack/kube-binaries.sh
+  # takes a lock: hack/demo.sh up may be building it at the same time).
   kubectl="${K8S_BIN}/kubectl"
-  [[ -x "${kubectl}" ]] || kubectl="$(command -v kubectl)" || die "no kubectl: hack/kube-binaries.sh kubectl"
+  [[ -x "${kubectl}" ]] || "${ROOT}/hack/kube-binaries.sh" kubectl >&2 || die "building kubectl failed (hack/kube-binaries.sh kubectl)"
   # Its e2e install (config/default plus --keep-runners), on its image.
   "${kubectl}" kustomize "${out}/src/test/e2e/testdata/install" \
     | sed "s#${NAME}:dev#${NAME}:previous#g" > "${manifests}.tmp"

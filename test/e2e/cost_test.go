@@ -18,6 +18,7 @@ import (
 // estimate and the run's cost are unknown, with the reason, never 0, and
 // the Cost column says so; the cost is recorded once the run ended.
 func TestDemoRunCarriesItsCost(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	ns := newNamespace(t, "e2e-cost")
 	run := demoRun(t, ns, "cost")

@@ -11,7 +11,7 @@
 // the suite owns the local cluster's spanbench install. Tests whose subject
 // does not depend on the install method run in the kustomize pass only
 // (kustomizePassOnly); the Helm pass checks the install, an upgrade, the
-// uninstall, the admission webhook and one short run. The fault tests
+// uninstall, the admission webhook and policy, and one short run. The fault tests
 // (faults_test.go) stop the emulator, restart kube-apiserver
 // (hack/cluster-restart.sh), kill the manager, cut a runner's network and
 // delete a run with the manager down; they run one at a time.

@@ -38,9 +38,15 @@ func kubectl(t *testing.T, args ...string) string {
 
 // kustomizePassOnly skips t in the Helm pass: hack/e2e.sh runs the suite
 // once per install method, and what t tests does not depend on the
-// method. The Helm pass keeps the install, upgrade and uninstall checks,
-// the admission webhook's (installed differently) and one short run
-// (TestDemoRun): about a minute and a half instead of five.
+// method. The Helm pass keeps what the chart installs its own way: the
+// install, upgrade (TestHelmUpgrade) and uninstall checks, the admission
+// webhook and policy (TestCampaignWebhookRefusesInvalidCells,
+// TestRunAuthorCannotBorrowAnAccountOrSecret), and one run end to end
+// under the chart's RBAC, service accounts and manager flags
+// (TestDemoRun). A run's live progress and its cost are the manager's,
+// from the same image and flags either way (the chart sets no price
+// catalog by default): kustomize pass only, like the fault tests. The
+// Helm pass takes about a minute and a half instead of five.
 func kustomizePassOnly(t *testing.T) {
 	t.Helper()
 	if suite.install != installKustomize {

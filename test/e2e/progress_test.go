@@ -17,6 +17,7 @@ import (
 // marked live; once it ends, the final figures stand in their place,
 // never blank.
 func TestRunProgressIsLive(t *testing.T) {
+	kustomizePassOnly(t)
 	t.Parallel()
 	ns := newNamespace(t, "e2e-progress")
 	run := demoRun(t, ns, "progress", withLoad(40*time.Second, 100))

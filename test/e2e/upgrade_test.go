@@ -31,8 +31,14 @@ import (
 // hack/previous-release.sh, which hack/e2e.sh runs.
 const previousManifestsEnv = "SPANBENCH_E2E_PREVIOUS_MANIFESTS"
 
-// The upgrade run's load: short, on a dataset that takes its one loader a
-// while, so that the previous manager is stopped while it loads.
+// The upgrade run's load: short. Its loader cannot start until the test
+// labels the node with upgradeGateLabel (the run's nodeSelector names it,
+// and runners' placement is the loaders' too): the run stays loading under
+// the previous release, whatever the emulator's speed, until that manager
+// is stopped and this release installed. (It used to be held there by
+// 100,000 rows for its one loader: 10 s on a quiet host, 85 s and more
+// beside the unit stage, every second of it on the suite's sequential
+// part.)
 //
 // A result long enough to need chunks (over protocol.MaxResultBytes, 900
 // KiB compressed) is out of the emulator's reach here: 16 operations in 1 s
@@ -47,9 +53,9 @@ const previousManifestsEnv = "SPANBENCH_E2E_PREVIOUS_MANIFESTS"
 // TestARunStartedBeforeAnUpgradeStoresItsChunkedResultAfterIt stores a
 // whole chunked result through that path.
 const (
-	upgradeLoad = 20 * time.Second
-	upgradeRate = 100
-	upgradeRows = 100_000
+	upgradeLoad      = 10 * time.Second
+	upgradeRate      = 100
+	upgradeGateLabel = "e2e.spanbench.io/upgrade-gate"
 )
 
 // TestUpgradeKeepsARunInFlight installs the previous release (its
@@ -57,7 +63,8 @@ const (
 // that manager once the run is loading (its Role, written by the previous
 // release, has no rule for result chunks: a runner's chunk write is
 // refused), and upgrades to this release (kubectl apply of the suite's
-// install, as a user upgrading would). The upgraded manager takes the run
+// install, as a user upgrading would), then lets the run's pods onto the
+// node (upgradeGateLabel). The upgraded manager takes the run
 // on, updates its Role in place (same object) so that the runners of this
 // release it starts may write their result's chunks, and the run must
 // succeed. Kustomize pass only; not parallel: it replaces the install
@@ -96,13 +103,14 @@ func TestUpgradeKeepsARunInFlight(t *testing.T) {
 	ns := newNamespace(t, "e2e-upgrade")
 	run := demoRun(t, ns, "upgrade", withLoad(upgradeLoad, upgradeRate), withReplicas(1), func(r *v1alpha1.BenchmarkRun) {
 		r.Spec.Workload.Operations = upgradeOperations()
-		r.Spec.Workload.Dataset.Rows = ptr.To[int64](upgradeRows)
 		r.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](1)
+		r.Spec.Runners.NodeSelector = map[string]v1alpha1.LabelValue{upgradeGateLabel: v1alpha1.LabelValue(ns)}
 	})
 	create(t, run)
 
 	// The previous release's Role exists once the run loads: stop that
-	// manager before it can start any runner.
+	// manager before it can start any runner (it cannot: the loader waits
+	// for the gate).
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: v1alpha1.RunnerServiceAccountName(run)}}
 	eventually(t, 2*time.Minute, "the previous release to create the run's Role", func(ctx context.Context) (bool, string) {
 		err := suite.c.Get(ctx, client.ObjectKeyFromObject(role), role)
@@ -138,6 +146,7 @@ func TestUpgradeKeepsARunInFlight(t *testing.T) {
 	if out, err := kubectlCtx(ctx, time.Minute, "apply", "-k", filepath.Join(suite.root, installDir)); err != nil {
 		t.Fatalf("upgrading (kubectl apply -k %s): %v: %s", installDir, err, out)
 	}
+	openGate(t, upgradeGateLabel, ns)
 	managerReady(ctx, t, "the upgraded")
 	upgraded = true
 	if err := awaitAdmission(ctx); err != nil {
@@ -192,6 +201,25 @@ func writeChunkAsRunner(ctx context.Context, t *testing.T, run *v1alpha1.Benchma
 		ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: protocol.ShardChunkNames(run.Name, 0)[0]},
 		Data:       map[string]string{"e2e": "dry-run"}}
 	return protocol.ApplyChunk(ctx, client.NewDryRunClient(c), cm, "spanbench-runner")
+}
+
+// openGate labels every node key=value, so that pods selecting that label
+// can run, and removes the label when t ends.
+func openGate(t *testing.T, key, value string) {
+	t.Helper()
+	nodes := &corev1.NodeList{}
+	if err := suite.c.List(t.Context(), nodes); err != nil || len(nodes.Items) == 0 {
+		t.Fatalf("listing the nodes: %d, %v", len(nodes.Items), err)
+	}
+	for _, n := range nodes.Items {
+		kubectl(t, "label", "node", n.Name, key+"="+value)
+		t.Cleanup(func() {
+			if out, err := kubectlCtx(context.Background(), 30*time.Second, "label", "node", n.Name, key+"-"); err != nil {
+				t.Errorf("removing the label %s from node %s: %v: %s", key, n.Name, err, out)
+			}
+		})
+	}
+	t.Logf("labelled the nodes %s=%s: the run's pods may start", key, value)
 }
 
 // previousImage is the image hack/previous-release.sh builds.
