@@ -1,6 +1,7 @@
 package shardrun_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -71,7 +72,9 @@ func runStreamShards(t *testing.T, base *session.Session, spec *v1alpha1.Workloa
 		sec := &doc.Streams[i]
 		merged[sec.Name] = doc.StreamDocument(sec)
 		for _, sh := range sec.Shards {
-			walls[sec.Name] = append(walls[sec.Name], time.Duration(sh.WallTimeSeconds*float64(time.Second)))
+			// Rounded, not truncated: 0.064095351 s times 1e9 is
+			// 64095350.99… in floating point, a nanosecond short.
+			walls[sec.Name] = append(walls[sec.Name], time.Duration(math.Round(sh.WallTimeSeconds*float64(time.Second))))
 		}
 	}
 	return merged, walls
