@@ -12,25 +12,18 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spanbench/spanbench/internal/userdocs"
 )
 
 // userDocs is the text a user reads: the README and every page of docs/.
 func userDocs(t *testing.T) string {
 	t.Helper()
-	pages, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("no docs/*.md: %v", err)
+	docs, err := userdocs.Read(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
 	}
-	var all strings.Builder
-	for _, p := range append(pages, filepath.Join("..", "..", "README.md")) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(b)
-		all.WriteByte('\n')
-	}
-	return all.String()
+	return docs
 }
 
 // flagLine is a flag's first line in a flag set's usage: "  -name type".

@@ -1,12 +1,13 @@
 package dashboards_test
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spanbench/spanbench/internal/userdocs"
 )
 
 // documentedMetric is a series name the README or docs/ give: spanbench_
@@ -21,21 +22,15 @@ var documentedMetric = regexp.MustCompile("`(spanbench_[a-z0-9_]+[a-z0-9])`(, `(
 // reconcile-phase histogram is its reconciler's, and its own test's
 // (TestReconcilePhaseSecondsIsDocumented in controllers/benchmarkrun).
 func TestEveryMetricIsDocumented(t *testing.T) {
-	pages, err := filepath.Glob("../../docs/*.md")
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("no docs/*.md: %v", err)
+	docs, err := userdocs.Read(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
 	}
 	documented := map[string]bool{}
-	for _, p := range append(pages, "../../README.md") {
-		text, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range documentedMetric.FindAllStringSubmatch(string(text), -1) {
-			documented[m[1]] = true
-			if m[3] != "" {
-				documented[m[1][:strings.LastIndex(m[1], "_")]+m[3]] = true
-			}
+	for _, m := range documentedMetric.FindAllStringSubmatch(docs, -1) {
+		documented[m[1]] = true
+		if m[3] != "" {
+			documented[m[1][:strings.LastIndex(m[1], "_")]+m[3]] = true
 		}
 	}
 	served := exported(t)
