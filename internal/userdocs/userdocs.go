@@ -14,9 +14,13 @@ import (
 // Read returns the README and every docs/*.md page of the repository at
 // root, each followed by a newline. It fails if docs/ has no page.
 func Read(root string) (string, error) {
-	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil || len(pages) == 0 {
-		return "", fmt.Errorf("no %s: %v", filepath.Join(root, "docs", "*.md"), err)
+	pattern := filepath.Join(root, "docs", "*.md")
+	pages, err := filepath.Glob(pattern)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", pattern, err)
+	}
+	if len(pages) == 0 {
+		return "", fmt.Errorf("no page matches %s", pattern)
 	}
 	var all strings.Builder
 	for _, p := range append(pages, filepath.Join(root, "README.md")) {
