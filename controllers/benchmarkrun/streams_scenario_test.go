@@ -19,22 +19,27 @@ import (
 // TestStreamsRunReportsEachStreamApart: a two-stream run through the
 // controller, with the real runner code in two pods against the real
 // emulator: an open-loop stream of stale reads at 150/s on both runners,
-// and a batch of 60 updates with one worker pinned to runner 1, started
-// 1 s in. The run succeeds; its status shows each stream with only its
+// and a batch of 20 updates with one worker pinned to runner 1, started
+// 1 s in. The batch's 5 s window is 100 times what it takes on an idle
+// host (about 10 ms for 20) and still 2.5 times what it took on a CI
+// machine so loaded that one update took 100 ms: a batch cut by its
+// window would report its partial count, and this test is about the
+// streams' separation, not the emulator's speed. The run succeeds; its status shows each stream with only its
 // own operation, the open-loop stream's rate within 1 % of its target, the
 // batch's exact iterations and its wall time; the stored report holds
 // both streams, merged across the runners.
 func TestStreamsRunReportsEachStreamApart(t *testing.T) {
+	const runFor, batchSize = 6 * time.Second, 20
 	h := newHarness(t)
 	h.startManager(benchmarkrun.SpannerPreparer{})
 	run := h.runSpec("streams", 2)
 	w := &run.Spec.Workload
 	w.Load = v1alpha1.LoadSpec{}
-	w.Duration = &metav1.Duration{Duration: 4 * time.Second}
+	w.Duration = &metav1.Duration{Duration: runFor}
 	w.Streams = []v1alpha1.StreamSpec{
 		{Name: "online", Operations: []v1alpha1.StreamOperation{{Name: "read", Weight: 1}}, Load: v1alpha1.LoadSpec{Rate: ptr.To[int32](150)}},
 		{Name: "batch", Operations: []v1alpha1.StreamOperation{{Name: "update", Weight: 1}}, Load: v1alpha1.LoadSpec{Concurrency: ptr.To[int32](1)},
-			Iterations: ptr.To[int64](60), StartOffset: &metav1.Duration{Duration: time.Second}, Runners: []int32{1}},
+			Iterations: ptr.To[int64](batchSize), StartOffset: &metav1.Duration{Duration: time.Second}, Runners: []int32{1}},
 	}
 	h.create(run)
 	h.kubelet(run, 0, 1)
@@ -54,17 +59,17 @@ func TestStreamsRunReportsEachStreamApart(t *testing.T) {
 		t.Fatalf("status.streams operations: online %+v, batch %+v; want read alone and update alone", online.Operations, batch.Operations)
 	}
 	reads := online.Operations[0]
-	if rate := float64(reads.Count) / 4; rate < 150*0.99 || rate > 150*1.01 || reads.Errors != 0 {
-		t.Errorf("the online stream completed %d reads (%.1f/s over its 4 s, %d errors); want its own 150/s within 1 %%", reads.Count, rate, reads.Errors)
+	if rate := float64(reads.Count) / runFor.Seconds(); rate < 150*0.99 || rate > 150*1.01 || reads.Errors != 0 {
+		t.Errorf("the online stream completed %d reads (%.1f/s over its %v, %d errors); want its own 150/s within 1 %%", reads.Count, rate, runFor, reads.Errors)
 	}
 	if tp, err := v1alpha1.ParseThroughput(reads.Throughput); err != nil || tp < 150*0.99 || tp > 150*1.01 {
 		t.Errorf("the online stream's reported throughput is %q; want 150/s within 1 %%", reads.Throughput)
 	}
-	if u := batch.Operations[0]; u.Count != 60 || u.Errors != 0 {
-		t.Errorf("the batch stream made %d updates with %d errors; want exactly its 60 iterations", u.Count, u.Errors)
+	if u := batch.Operations[0]; u.Count != batchSize || u.Errors != 0 {
+		t.Errorf("the batch stream made %d updates with %d errors; want exactly its %d iterations", u.Count, u.Errors, batchSize)
 	}
-	if batch.WallTime == nil || batch.WallTime.Duration <= 0 || batch.WallTime.Duration > 3*time.Second {
-		t.Errorf("the batch's wall time is %v; want a positive time within its 3 s window", batch.WallTime)
+	if batch.WallTime == nil || batch.WallTime.Duration <= 0 || batch.WallTime.Duration > runFor-time.Second {
+		t.Errorf("the batch's wall time is %v; want a positive time within its %v window", batch.WallTime, runFor-time.Second)
 	}
 	if online.WallTime != nil {
 		t.Errorf("the open-loop stream has a wall time %v; only batches do", online.WallTime)
@@ -72,8 +77,8 @@ func TestStreamsRunReportsEachStreamApart(t *testing.T) {
 	if start := got.Status.StartTime; start == nil || batch.StartTime == nil || !batch.StartTime.Equal(&metav1.Time{Time: start.Add(time.Second)}) {
 		t.Errorf("the batch stream started at %v; want the run's start %v plus its 1 s offset", batch.StartTime, start)
 	}
-	if o := got.Status.Overall; o == nil || o.Count != reads.Count+60 {
-		t.Errorf("status.overall = %+v; want every stream's operations, %d", o, reads.Count+60)
+	if o := got.Status.Overall; o == nil || o.Count != reads.Count+batchSize {
+		t.Errorf("status.overall = %+v; want every stream's operations, %d", o, reads.Count+batchSize)
 	}
 	report, err := runreport.ReadReport(context.Background(), h.c, client.ObjectKeyFromObject(run), pod.RunArrivals)
 	if err != nil {
@@ -88,5 +93,5 @@ func TestStreamsRunReportsEachStreamApart(t *testing.T) {
 			t.Errorf("stream %s's section describes %d runners; want %d", s.Name, len(s.Shards), want)
 		}
 	}
-	t.Logf("online: %d reads, %s/s, p99 %v; batch: 60 updates in %v", reads.Count, reads.Throughput, reads.Latency.P99, batch.WallTime)
+	t.Logf("online: %d reads, %s/s, p99 %v; batch: %d updates in %v", reads.Count, reads.Throughput, reads.Latency.P99, batchSize, batch.WallTime)
 }
