@@ -141,11 +141,13 @@ type ServerMethodLatency struct {
 	// +kubebuilder:validation:Minimum=0
 	Count int64 `json:"count,omitempty"`
 
-	// p50 is the median, interpolated within Cloud Monitoring's buckets.
+	// p50 is the median, such as 4.211ms, interpolated within Cloud
+	// Monitoring's buckets.
 	// +optional
 	P50 *metav1.Duration `json:"p50,omitempty"`
 
-	// p99 is the 99th percentile, interpolated within the buckets.
+	// p99 is the 99th percentile, such as 12.5ms, interpolated within the
+	// buckets.
 	// +optional
 	P99 *metav1.Duration `json:"p99,omitempty"`
 }

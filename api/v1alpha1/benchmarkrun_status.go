@@ -396,10 +396,10 @@ type StreamResult struct {
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 
-	// wallTime is a batch stream's (iterations) wall time: from its
-	// earliest runner's first send to its latest runner's last return.
-	// Absent for other streams, and when the stream's window ended before
-	// a runner finished its share of the batch.
+	// wallTime is a batch stream's (iterations) wall time, such as 4m12.5s:
+	// from its earliest runner's first send to its latest runner's last
+	// return. Absent for other streams, and when the stream's window ended
+	// before a runner finished its share of the batch.
 	// +optional
 	WallTime *metav1.Duration `json:"wallTime,omitempty"`
 
@@ -437,11 +437,11 @@ type GFELatency struct {
 	// +kubebuilder:validation:Minimum=0
 	Count int64 `json:"count,omitempty"`
 
-	// p50 is the median latency.
+	// p50 is the median latency, such as 4.211ms.
 	// +optional
 	P50 *metav1.Duration `json:"p50,omitempty"`
 
-	// p99 is the 99th percentile.
+	// p99 is the 99th percentile, such as 12.5ms.
 	// +optional
 	P99 *metav1.Duration `json:"p99,omitempty"`
 
@@ -509,19 +509,19 @@ type ResultFigures struct {
 // LatencySummary holds exact percentiles of merged histograms, as durations
 // with microsecond resolution, such as 4.211ms.
 type LatencySummary struct {
-	// p50 is the median latency.
+	// p50 is the median latency, such as 4.211ms.
 	// +optional
 	P50 *metav1.Duration `json:"p50,omitempty"`
-	// p90 is the 90th percentile.
+	// p90 is the 90th percentile, such as 8.02ms.
 	// +optional
 	P90 *metav1.Duration `json:"p90,omitempty"`
-	// p99 is the 99th percentile.
+	// p99 is the 99th percentile, such as 12.5ms.
 	// +optional
 	P99 *metav1.Duration `json:"p99,omitempty"`
-	// p999 is the 99.9th percentile.
+	// p999 is the 99.9th percentile, such as 31.7ms.
 	// +optional
 	P999 *metav1.Duration `json:"p999,omitempty"`
-	// max is the largest latency recorded.
+	// max is the largest latency recorded, such as 250.3ms.
 	// +optional
 	Max *metav1.Duration `json:"max,omitempty"`
 }
@@ -612,13 +612,14 @@ type RunProgress struct {
 	// +required
 	Live bool `json:"live"`
 
-	// elapsed is the time of the load covered so far: the end of the last
-	// complete interval every runner reported (live), or the whole load
-	// (final).
+	// elapsed is the time of the load covered so far, such as 2m30s: the end
+	// of the last complete interval every runner reported (live), or the
+	// whole load (final).
 	// +required
 	Elapsed metav1.Duration `json:"elapsed"`
 
-	// total is the length of the run's load, its warm-up included.
+	// total is the length of the run's load, its warm-up included, such
+	// as 10m0s.
 	// +required
 	Total metav1.Duration `json:"total"`
 
@@ -650,9 +651,9 @@ type RunProgress struct {
 	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
 	Throughput string `json:"throughput,omitempty"`
 
-	// p99 is the 99th percentile latency of the successful operations of
-	// the last complete interval, exact across runners (live), or after
-	// the warm-up (final, status.overall.latency.p99).
+	// p99 is the 99th percentile latency, such as 12.5ms, of the successful
+	// operations of the last complete interval, exact across runners (live),
+	// or after the warm-up (final, status.overall.latency.p99).
 	// +optional
 	P99 *metav1.Duration `json:"p99,omitempty"`
 

@@ -146,33 +146,33 @@ type ServerOperationFigures struct {
 	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
 	ExecutionsPerOperation string `json:"executionsPerOperation,omitempty"`
 
-	// cpuPerOperation is Spanner's CPU time per logical operation (the sum
-	// of AVG_CPU_SECONDS × EXECUTION_COUNT over the client's count): the
-	// per-split correction, so a read over four splits costs four of its
-	// executions.
+	// cpuPerOperation is Spanner's CPU time per logical operation, such as
+	// 1.2ms (the sum of AVG_CPU_SECONDS × EXECUTION_COUNT over the client's
+	// count): the per-split correction, so a read over four splits costs
+	// four of its executions.
 	// +optional
 	CPUPerOperation *metav1.Duration `json:"cpuPerOperation,omitempty"`
 
-	// cpuPerExecution is AVG_CPU_SECONDS weighted by executions: what the
-	// table says, per split for a read.
+	// cpuPerExecution is AVG_CPU_SECONDS weighted by executions, such as
+	// 300µs: what the table says, per split for a read.
 	// +optional
 	CPUPerExecution *metav1.Duration `json:"cpuPerExecution,omitempty"`
 
-	// latencyAvg is the server's average latency per execution
-	// (AVG_LATENCY_SECONDS weighted by executions); queries only, as read
-	// statistics have no latency.
+	// latencyAvg is the server's average latency per execution, such as
+	// 2.5ms (AVG_LATENCY_SECONDS weighted by executions); queries only, as
+	// read statistics have no latency.
 	// +optional
 	LatencyAvg *metav1.Duration `json:"latencyAvg,omitempty"`
 
-	// latencyP50 is the server's median latency per execution, read from
-	// Spanner's latency histograms (LATENCY_DISTRIBUTION) of the intervals
-	// read, merged; queries only. Absent when no histogram was captured
-	// (reads have none): not captured, not zero.
+	// latencyP50 is the server's median latency per execution, such as 2ms,
+	// read from Spanner's latency histograms (LATENCY_DISTRIBUTION) of the
+	// intervals read, merged; queries only. Absent when no histogram was
+	// captured (reads have none): not captured, not zero.
 	// +optional
 	LatencyP50 *metav1.Duration `json:"latencyP50,omitempty"`
 
-	// latencyP99 is the server's 99th-percentile latency per execution,
-	// from the same merged histograms as latencyP50.
+	// latencyP99 is the server's 99th-percentile latency per execution, such
+	// as 9.5ms, from the same merged histograms as latencyP50.
 	// +optional
 	LatencyP99 *metav1.Duration `json:"latencyP99,omitempty"`
 
@@ -209,22 +209,23 @@ type ServerOperationFigures struct {
 	// +kubebuilder:validation:Pattern=`^[0-9]+([.][0-9]+)?$`
 	CommitAbortRate string `json:"commitAbortRate,omitempty"`
 
-	// commitLatencyAvg is the server's average commit latency
-	// (AVG_COMMIT_LATENCY_SECONDS weighted by commit attempts).
+	// commitLatencyAvg is the server's average commit latency, such as
+	// 6.1ms (AVG_COMMIT_LATENCY_SECONDS weighted by commit attempts).
 	// +optional
 	CommitLatencyAvg *metav1.Duration `json:"commitLatencyAvg,omitempty"`
 
-	// transactionLatencyP99 is the 99th percentile of the read-write
-	// transactions' total latency per attempt (first operation to commit
-	// or abort), from the merged TOTAL_LATENCY_DISTRIBUTION histograms.
+	// transactionLatencyP99 is the 99th percentile, such as 25ms, of the
+	// read-write transactions' total latency per attempt (first operation
+	// to commit or abort), from the merged TOTAL_LATENCY_DISTRIBUTION
+	// histograms.
 	// +optional
 	TransactionLatencyP99 *metav1.Duration `json:"transactionLatencyP99,omitempty"`
 
-	// lockWait is the operation's estimated lock wait over the intervals
-	// read: the LOCK_WAIT_SECONDS of each contended row range whose sampled
-	// lock requests carry its transaction tag, apportioned by its share of
-	// the samples (Spanner samples up to 20 requests a range, waiters and
-	// holders alike). Absent when no sample carried its tag: no
+	// lockWait is the operation's estimated lock wait, such as 1.5s, over
+	// the intervals read: the LOCK_WAIT_SECONDS of each contended row range
+	// whose sampled lock requests carry its transaction tag, apportioned by
+	// its share of the samples (Spanner samples up to 20 requests a range,
+	// waiters and holders alike). Absent when no sample carried its tag: no
 	// contention seen or none sampled, not zero.
 	// +optional
 	LockWait *metav1.Duration `json:"lockWait,omitempty"`

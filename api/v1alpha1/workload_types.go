@@ -656,8 +656,8 @@ type WarmUpSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	TolerancePercent *int32 `json:"tolerancePercent,omitempty"`
 
-	// max ends an Auto warm-up that never stabilises; the results say so.
-	// Shorter than the run. Default: half the run.
+	// max ends an Auto warm-up that never stabilises, such as 5m; the
+	// results say so. Shorter than the run. Default: half the run.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32

@@ -2,11 +2,16 @@ package crd
 
 import (
 	"io/fs"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/spanbench/spanbench/api/v1alpha1"
 )
 
 // minDescriptionWords is the fewest words a field's description may have:
@@ -75,5 +80,100 @@ func walkProperties(s *apiextensionsv1.JSONSchemaProps, path string, fn func(str
 	}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 		walkProperties(s.AdditionalProperties.Schema, path+"{}", fn)
+	}
+}
+
+// durationExample is a duration as the API writes it, such as 4.211ms,
+// 30s or 1m0s: what a duration field's description must show, because
+// the schema says only "string".
+var durationExample = regexp.MustCompile(`\b([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+\b`)
+
+// TestEveryDurationFieldShowsItsForm: every metav1.Duration field of both
+// kinds (found from the Go types, since the CRD schema calls it a plain
+// string) shows in its description a duration as the API writes it, such
+// as 4.211ms, so that `kubectl explain` tells the reader the unit. It
+// looks each one up at the path the Go types give, and fails if it found
+// too few: a broken walk must not pass.
+func TestEveryDurationFieldShowsItsForm(t *testing.T) {
+	for kind, obj := range map[string]any{"BenchmarkRun": v1alpha1.BenchmarkRun{}, "BenchmarkCampaign": v1alpha1.BenchmarkCampaign{}} {
+		props := crdProperties(t, kind)
+		var found int
+		durationPaths(reflect.TypeOf(obj), kind, func(path string) {
+			p, ok := props[path]
+			if !ok {
+				t.Errorf("%s: a duration in the Go types, absent from the CRD", path)
+				return
+			}
+			found++
+			if !durationExample.MatchString(p.Description) {
+				t.Errorf("%s: description %q shows no duration such as 4.211ms; `kubectl explain` readers cannot tell its unit", path, p.Description)
+			}
+		})
+		if found < 10 {
+			t.Errorf("%s: only %d duration fields found; is the walk broken?", kind, found)
+		}
+	}
+}
+
+// crdProperties is every property of kind's schema by path, as
+// walkProperties names them.
+func crdProperties(t *testing.T, kind string) map[string]apiextensionsv1.JSONSchemaProps {
+	t.Helper()
+	files, err := fs.Glob(bases, "bases/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]apiextensionsv1.JSONSchemaProps{}
+	for _, file := range files {
+		data, err := bases.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.Unmarshal(data, crd); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if crd.Spec.Names.Kind != kind {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			walkProperties(v.Schema.OpenAPIV3Schema, kind, func(path string, p *apiextensionsv1.JSONSchemaProps) { props[path] = *p })
+		}
+	}
+	if len(props) == 0 {
+		t.Fatalf("no CRD of kind %s in bases/", kind)
+	}
+	return props
+}
+
+// durationPaths calls fn with the path (as walkProperties names it) of
+// every metav1.Duration field under typ, skipping object metadata.
+func durationPaths(typ reflect.Type, path string, fn func(string)) {
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	switch {
+	case typ == reflect.TypeOf(metav1.Duration{}):
+		fn(path)
+		return
+	case typ.Kind() == reflect.Slice:
+		durationPaths(typ.Elem(), path+"[]", fn)
+		return
+	case typ.Kind() == reflect.Map:
+		durationPaths(typ.Elem(), path+"{}", fn)
+		return
+	case typ.Kind() != reflect.Struct || typ == reflect.TypeOf(metav1.ObjectMeta{}):
+		return
+	}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case name == "":
+			durationPaths(f.Type, path, fn)
+		default:
+			durationPaths(f.Type, path+"."+name, fn)
+		}
 	}
 }
