@@ -24,6 +24,9 @@ type Settings struct {
 	WarmUp WarmUpSettings
 	// Operations are the spec's operations, in spec order.
 	Operations []OperationInfo
+	// Batches are the iterations of each batch stream (a stream with
+	// iterations), by stream name; nil without one.
+	Batches map[string]int64
 }
 
 // WarmUpMode says how the warm-up at the start of a run ends; the values
@@ -87,6 +90,10 @@ type specJSON struct {
 		Name string        `json:"name"`
 		Type OperationType `json:"type"`
 	} `json:"operations"`
+	Streams []struct {
+		Name       string `json:"name"`
+		Iterations int64  `json:"iterations"`
+	} `json:"streams"`
 }
 
 // NewSpec records the JSON of a resolved workload spec.
@@ -152,6 +159,14 @@ func (s *Spec) UnmarshalJSON(raw []byte) error {
 	}
 	for _, o := range j.Operations {
 		settings.Operations = append(settings.Operations, OperationInfo{Name: o.Name, Type: o.Type})
+	}
+	for _, st := range j.Streams {
+		if st.Iterations > 0 {
+			if settings.Batches == nil {
+				settings.Batches = map[string]int64{}
+			}
+			settings.Batches[st.Name] = st.Iterations
+		}
 	}
 	s.raw = nil
 	if !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {

@@ -78,6 +78,37 @@ func section(sd *Document) StreamSection {
 	}
 }
 
+// CutBatch is a batch stream whose window ended before its iterations
+// did: some runner had not finished its share, so the stream has no wall
+// time and ran fewer operations than asked.
+type CutBatch struct {
+	// Stream is the stream's name.
+	Stream string
+	// Iterations is what the spec asked of it.
+	Iterations int64
+}
+
+// CutBatches are d's batch streams (a stream with iterations in the
+// spec) that have a section but no wall time, in name order: a batch cut
+// short by its window. It is the one rule for saying so: a missing wall
+// time alone is easy to take for a figure nobody asked for.
+func (d *Document) CutBatches() []CutBatch {
+	batches := d.Spec.Settings().Batches
+	var out []CutBatch
+	for _, s := range d.Streams {
+		if n, ok := batches[s.Name]; ok && s.WallTimeSeconds <= 0 {
+			out = append(out, CutBatch{Stream: s.Name, Iterations: n})
+		}
+	}
+	return out
+}
+
+// String says what happened to the batch, for a table, a condition or a
+// page.
+func (c CutBatch) String() string {
+	return fmt.Sprintf("its window ended before its %d iterations did: cut short, no wall time", c.Iterations)
+}
+
 // batchWallTime is a batch stream's wall time across its shards, or 0
 // when any shard has none (not a batch, or cut short).
 func batchWallTime(shards []Shard) float64 {

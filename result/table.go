@@ -3,6 +3,7 @@ package result
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -99,11 +100,15 @@ func writeStreamsTable(w io.Writer, d *Document) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	cut := d.CutBatches()
 	for _, s := range d.Streams {
 		fmt.Fprintf(w, "stream %s: started %s after the run, %s measured", s.Name,
 			s.Start.Sub(d.Start).Round(time.Millisecond), s.End.Sub(s.WarmUp.End).Round(time.Millisecond))
 		if s.WallTimeSeconds > 0 {
 			fmt.Fprintf(w, ", batch wall time %s", FormatSeconds(s.WallTimeSeconds))
+		}
+		if i := slices.IndexFunc(cut, func(c CutBatch) bool { return c.Stream == s.Name }); i >= 0 {
+			fmt.Fprintf(w, "; a batch: %s", cut[i])
 		}
 		fmt.Fprintln(w)
 	}

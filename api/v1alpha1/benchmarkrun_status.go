@@ -41,6 +41,12 @@ const (
 	// reads of a snapshot older than the dataset. It is absent otherwise,
 	// is not a gate and does not drive the phase.
 	ConditionReadsFoundNothing = "ReadsFoundNothing"
+	// ConditionBatchCutShort is a warning set at aggregation, True (reason
+	// WindowEnded) when a batch stream's window ended before its
+	// iterations did: it ran fewer operations than asked and has no wall
+	// time. The message names each such stream. It is absent otherwise,
+	// is not a gate and does not drive the phase.
+	ConditionBatchCutShort = "BatchCutShort"
 	// ConditionDatabaseClaimed says whether the run holds its database:
 	// one run at a time uses a database, cluster-wide (the project,
 	// instance and database, and the emulator's address for an emulator
@@ -164,6 +170,10 @@ const (
 	// ReasonMostReadsNotFound: ReadsFoundNothing is True; the message gives
 	// the counts.
 	ReasonMostReadsNotFound = "MostReadsNotFound"
+
+	// ReasonWindowEnded: BatchCutShort is True; the message names the
+	// streams and their iterations.
+	ReasonWindowEnded = "WindowEnded"
 
 	// ReasonSplitPointsAdded: SplitPointsApplied is True.
 	ReasonSplitPointsAdded = "SplitPointsAdded"

@@ -61,6 +61,7 @@ func (r *BenchmarkRunReconciler) aggregate(ctx context.Context, run *v1alpha1.Be
 	merged.SetSearch(sec)
 	applyResult(&run.Status, merged, run)
 	warnIfReadsFoundNothing(run, merged, r.now())
+	warnIfBatchCutShort(run, merged, r.now())
 	run.Status.Environment.RunnerRegion = r.ranInRegion(ctx, run)
 	recordChecks(merged, checks, notChecked(run))
 	inconsistent := failedChecks(checks)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -128,6 +129,9 @@ type streamView struct {
 	Missed   uint64
 	// WallTime is a batch's wall time, "" for other streams.
 	WallTime string
+	// CutShort says what happened to a batch its window cut short, ""
+	// otherwise (result.CutBatches).
+	CutShort string
 	Rows     []row
 	Overall  row
 	Time     []figure
@@ -198,6 +202,7 @@ func newRunView(r Run) (runView, error) {
 // ran in that stream (another stream's) is left out of its table.
 func streamViews(d *result.Document) ([]streamView, error) {
 	var out []streamView
+	cut := d.CutBatches()
 	for i := range d.Streams {
 		s := &d.Streams[i]
 		v := streamView{
@@ -210,6 +215,9 @@ func streamViews(d *result.Document) ([]streamView, error) {
 		}
 		if s.WallTimeSeconds > 0 {
 			v.WallTime = result.FormatSeconds(s.WallTimeSeconds)
+		}
+		if j := slices.IndexFunc(cut, func(c result.CutBatch) bool { return c.Stream == s.Name }); j >= 0 {
+			v.CutShort = "a batch: " + cut[j].String()
 		}
 		for _, op := range s.Totals {
 			if op.OK+op.NotFound+op.ErrorCount() > 0 {

@@ -48,6 +48,11 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
+// hasAttr reports whether n carries the attribute key, even empty.
+func hasAttr(n *html.Node, key string) bool {
+	return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })
+}
+
 // panelOperations are the operations a figure's panels name (their data
 // areas' data-operation), in order.
 func panelOperations(n *html.Node) []string {

@@ -65,3 +65,33 @@ func TestPageShowsEachStream(t *testing.T) {
 		t.Errorf("the page says a streams run has no time series; each stream has its own")
 	}
 }
+
+// TestPageSaysABatchWasCutShort: a batch stream (iterations in the spec)
+// whose window ended first has, in its own section only, a warning that
+// says so in place of a wall time.
+func TestPageSaysABatchWasCutShort(t *testing.T) {
+	run := streamsRun(t)
+	spec, err := result.NewSpec([]byte(`{"type":"YCSB","operations":[{"name":"read","type":"Read","weight":1},{"name":"update","type":"Update","weight":1}],` +
+		`"streams":[{"name":"online","operations":[{"name":"read","weight":1}]},{"name":"batch","operations":[{"name":"update","weight":1}],"iterations":800}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Doc.Spec = spec
+	for i := range run.Doc.Streams {
+		run.Doc.Streams[i].WallTimeSeconds = 0
+	}
+	_, doc := render(t, run)
+	warned := map[string]string{}
+	walk(doc, func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "section" && attr(n, "class") == "stream" {
+			walk(n, func(m *html.Node) {
+				if m.Type == html.ElementNode && m.Data == "span" && hasAttr(m, "data-cut-short") && m.FirstChild != nil {
+					warned[attr(n, "data-stream")] = m.FirstChild.Data
+				}
+			})
+		}
+	})
+	if len(warned) != 1 || !strings.Contains(warned["batch"], "before its 800 iterations did") {
+		t.Errorf("cut-short warnings by stream: %q; want the batch's alone, naming its 800 iterations", warned)
+	}
+}
