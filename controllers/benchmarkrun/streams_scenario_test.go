@@ -68,6 +68,9 @@ func TestStreamsRunReportsEachStreamApart(t *testing.T) {
 	if u := batch.Operations[0]; u.Count != batchSize || u.Errors != 0 {
 		t.Errorf("the batch stream made %d updates with %d errors; want exactly its %d iterations", u.Count, u.Errors, batchSize)
 	}
+	if c := h.condition(got, v1alpha1.ConditionBatchCutShort); c != nil {
+		t.Errorf("the run carries %s=%s: %s; want none for a batch given its window", c.Type, c.Status, c.Message)
+	}
 	if batch.WallTime == nil || batch.WallTime.Duration <= 0 || batch.WallTime.Duration > runFor-time.Second {
 		t.Errorf("the batch's wall time is %v; want a positive time within its %v window", batch.WallTime, runFor-time.Second)
 	}
