@@ -89,6 +89,7 @@ func TestMonitoringSectionCheckRefusesWhatNoCollectionWrites(t *testing.T) {
 		"too many methods": func(m *Monitoring) { m.Latency = make([]MonitoringLatency, 33) },
 		"overlong status":  func(m *Monitoring) { m.Requests[0].Status = strings.Repeat("x", 65) },
 		"unknown signal":   func(m *Monitoring) { m.WarmUp.EndedBy = "Moon" },
+		"overlong note":    func(m *Monitoring) { m.Notes = []string{strings.Repeat("n", 2000)} },
 	} {
 		m := regionSeedMonitoring()
 		mutate(m)

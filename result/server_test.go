@@ -91,6 +91,11 @@ func TestServerSectionCheckRefusesWhatNoCollectionWrites(t *testing.T) {
 			s.Operations[1].Locks = &ServerLocks{Samples: 1, WaitSecondsShare: -1}
 		},
 		"too many lock ranges": func(s *Server) { s.LockRanges = make([]ServerLockRange, 11) },
+		"negative apportioned": func(s *Server) { s.ApportionedOps = -1 },
+		"overlong note":        func(s *Server) { s.Notes = []string{strings.Repeat("n", 2000)} },
+		"negative range wait": func(s *Server) {
+			s.LockRanges = []ServerLockRange{{Key: "k", WaitSeconds: -1}}
+		},
 		"overlong lock column": func(s *Server) {
 			s.LockRanges = []ServerLockRange{{Key: "k", Columns: []string{strings.Repeat("c", 300)}}}
 		},

@@ -83,12 +83,25 @@ func TestAssembleComparesEveryVariantWithTheBaseline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			cells := []Cell{cellOf(t, rng, "read", 1, tc.reps), cellOf(t, rng, "sql", tc.scale, tc.reps)}
+			cells = append(cells, cellOf(t, rng, "same", 1, tc.reps))
 			tab, err := Assemble(&v1alpha1.ComparisonSpec{}, cells, 0)
 			if err != nil {
 				t.Fatalf("Assemble: %v", err)
 			}
-			if len(tab.Rows) != 3 { // default metrics: p50, p99, throughput of "read"
-				t.Fatalf("%d rows, want 3 (p50, p99, ops/s of read): %+v", len(tab.Rows), tab.Rows)
+			// Default metrics: p50, p99, throughput of "read", for each of
+			// the two variants and never for the baseline against itself.
+			if len(tab.Rows) != 6 {
+				t.Fatalf("%d rows, want 6 (p50, p99, ops/s of read for sql and same): %+v", len(tab.Rows), tab.Rows)
+			}
+			for _, r := range tab.Rows {
+				if r.Variant == "read" {
+					t.Errorf("row %s / %s compares the baseline with itself", r.Variant, r.Metric)
+				}
+			}
+			for _, m := range []string{"read p50 µs", "read p99 µs", "read ops/s"} {
+				if v := rowFor(t, tab, "same", m).Comparison.Verdict; v == stats.Regressed || v == stats.Improved {
+					t.Errorf("variant same, %s: equal latencies compared as %s", m, v)
+				}
 			}
 			p99 := rowFor(t, tab, "sql", "read p99 µs")
 			c := p99.Comparison

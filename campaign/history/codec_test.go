@@ -102,7 +102,15 @@ func TestDecodeRefusesMalformedEntriesSayingWhy(t *testing.T) {
 				e.Cells = append(e.Cells, Cell{Name: "c", Runs: 1})
 			}
 		}), "cells, more than 64"},
+		{"negative histograms dropped", mutate(func(e *Entry) { e.HistogramsDropped = -1 }), "histogramsDropped -1 is negative"},
+		{"no cell name", mutate(func(e *Entry) { e.Cells[1].Name = "" }), `cell 1 (""): name of 0 bytes`},
 		{"no runs", mutate(func(e *Entry) { e.Cells[1].Runs = 0 }), `cell 1 ("cell-1"): runs 0`},
+		{"too many operations", mutate(func(e *Entry) {
+			for len(e.Cells[0].Operations) <= 64 {
+				e.Cells[0].Operations = append(e.Cells[0].Operations, e.Cells[0].Operations[0])
+			}
+		}), "operations, more than 64"},
+		{"no operation name", mutate(func(e *Entry) { e.Cells[0].Operations[2].Name = "" }), `operation 2 (""): name of 0 bytes`},
 		{"negative seconds", mutate(func(e *Entry) { e.Cells[0].Operations[2].Seconds = -1 }), `operation 2 ("op-2"): seconds -1`},
 		{"decreasing percentiles", mutate(func(e *Entry) { e.Cells[0].Operations[0].Latency.P99 = 1 }), "do not decrease"},
 		{"corrupt histogram", mutate(func(e *Entry) { e.Cells[2].Operations[1].Histogram[20] ^= 0xff }), `cell 2 ("cell-2"): operation 1 ("op-1"): decoding histogram`},

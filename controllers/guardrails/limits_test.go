@@ -44,6 +44,11 @@ func TestLimitsRefuseWhatTheOperatorDoesNotAllow(t *testing.T) {
 			r.Spec.Workload.Dataset.LoaderPods = ptr.To[int32](5)
 			return r
 		}(), "dataset.loaderPods 5 exceeds the operator's limit of 4 pods (--max-runners)"},
+		{"too long a run", func() *v1alpha1.BenchmarkRun {
+			r := runtest.Bare("long").Obj()
+			r.Spec.Workload.Duration = &metav1.Duration{Duration: 2 * time.Hour}
+			return r
+		}(), "more than the operator's limit of 1h0m0s (--max-duration)"},
 		{"too big an instance", runtest.Bare("big").Ephemeral("asia1", 4).Obj(), "--max-processing-units"},
 		{"an allowed configuration", runtest.Bare("tokyo").Ephemeral("regional-asia-northeast1", 3).Obj(), ""},
 		{"a configuration not allowed", runtest.Bare("nam").Ephemeral("nam-eur-asia1", 1).Obj(), "--allowed-instance-configs"},

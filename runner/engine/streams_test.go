@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -84,12 +85,18 @@ func TestRunStreamsPacesAndMeasuresEachStreamOnItsOwn(t *testing.T) {
 }
 
 func TestRunStreamsRefusesAnOperationNotInTheSpec(t *testing.T) {
-	noop := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) { return operation.Outcome{}, nil })
+	// Refused before it runs: without the check the stream ran for its
+	// second and only the result's assembly failed.
+	var calls atomic.Int64
+	counted := operation.Func(func(context.Context, *rand.Rand) (operation.Outcome, error) {
+		calls.Add(1)
+		return operation.Outcome{}, nil
+	})
 	cfg := engine.Config{Run: "streams", Spec: recordedSpec(t, "read"), Interval: time.Second, Shards: 1}
-	_, err := engine.RunStreams(context.Background(), cfg, []engine.Stream{{Name: "a", Operations: []engine.Operation{{Name: "write", Weight: 1, Op: noop}},
+	_, err := engine.RunStreams(context.Background(), cfg, []engine.Stream{{Name: "a", Operations: []engine.Operation{{Name: "write", Weight: 1, Op: counted}},
 		Load: engine.Load{Profile: schedule.Profile{{From: 1, To: 1, Duration: time.Second}}, MaxInFlight: 1}}})
-	if err == nil {
-		t.Error("RunStreams ran an operation the spec does not define")
+	if err == nil || !strings.Contains(err.Error(), `operation "write" is not the spec's`) || calls.Load() != 0 {
+		t.Errorf("RunStreams of an operation the spec does not define: %v after %d calls; want a refusal naming it before any call", err, calls.Load())
 	}
 }
 

@@ -61,3 +61,27 @@ func TestMergeRefusesDifferentBuckets(t *testing.T) {
 		t.Fatal("distributions with different buckets were summed")
 	}
 }
+
+// TestMergeRefusesNegativeOrTooManyBucketCounts: a distribution read from
+// outside (Cloud Monitoring, SPANNER_SYS) with a negative bucket count or
+// more buckets than MaxBuckets is refused, and the merge keeps what it had.
+func TestMergeRefusesNegativeOrTooManyBucketCounts(t *testing.T) {
+	opts := &distribution.Distribution_BucketOptions{Options: &distribution.Distribution_BucketOptions_ExplicitBuckets{
+		ExplicitBuckets: &distribution.Distribution_BucketOptions_Explicit{Bounds: []float64{1, 2}}}}
+	var m latencydist.Merged
+	if err := m.Add(&distribution.Distribution{Count: 1, BucketOptions: opts, BucketCounts: []int64{0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, counts := range map[string][]int64{
+		"a negative count": {2, -1},
+		"too many buckets": make([]int64, latencydist.MaxBuckets+1),
+	} {
+		counts[0] = 1
+		if err := m.Add(&distribution.Distribution{Count: 1, BucketOptions: opts, BucketCounts: counts}); err == nil {
+			t.Errorf("%s: the distribution was summed; want a refusal", name)
+		}
+	}
+	if m.Count() != 1 {
+		t.Errorf("after the refusals the merge counts %d values, want the first distribution's 1", m.Count())
+	}
+}

@@ -30,6 +30,7 @@ func TestParseDistributionReadsTheDocumentedShapes(t *testing.T) {
 
 // TestParseDistributionRefusesWhatCannotBeAHistogram: the column is input.
 func TestParseDistributionRefusesWhatCannotBeAHistogram(t *testing.T) {
+	const valid = `{"COUNT":2,"NUM_FINITE_BUCKETS":1,"GROWTH_FACTOR":2,"SCALE":1,"BUCKET_COUNTS":[1,1]}`
 	for name, s := range map[string]string{
 		"not JSON":             `{`,
 		"negative count":       `{"COUNT":-1,"NUM_FINITE_BUCKETS":1,"GROWTH_FACTOR":2,"SCALE":1}`,
@@ -37,11 +38,18 @@ func TestParseDistributionRefusesWhatCannotBeAHistogram(t *testing.T) {
 		"negative bucket":      `{"COUNT":0,"NUM_FINITE_BUCKETS":1,"GROWTH_FACTOR":2,"SCALE":1,"BUCKET_COUNTS":[1,-1]}`,
 		"more buckets":         `{"COUNT":4,"NUM_FINITE_BUCKETS":1,"GROWTH_FACTOR":2,"SCALE":1,"BUCKET_COUNTS":[1,1,1,1]}`,
 		"growth of 1":          `{"COUNT":1,"NUM_FINITE_BUCKETS":1,"GROWTH_FACTOR":1,"SCALE":1,"BUCKET_COUNTS":[1]}`,
-		"two structs":          `[{"COUNT":0},{"COUNT":0}]`,
-		"too long":             `{"COUNT":0,"x":"` + strings.Repeat("a", maxJSONBytes) + `"}`,
+		// Valid distributions but for what the case names, so that no other
+		// check refuses them.
+		"two structs": `[` + valid + `,` + valid + `]`,
+		"too long":    valid[:len(valid)-1] + `,"x":"` + strings.Repeat("a", maxJSONBytes) + `"}`,
 	} {
 		if _, err := parseDistribution(s); err == nil {
 			t.Errorf("%s: read as a histogram", name)
+		}
+	}
+	for _, s := range []string{valid, `[` + valid + `]`, valid[:len(valid)-1] + `,"x":"` + strings.Repeat("a", 100) + `"}`} {
+		if _, err := parseDistribution(s); err != nil {
+			t.Errorf("%.80s: %v; want the valid distribution the cases bend read", s, err)
 		}
 	}
 }

@@ -93,16 +93,21 @@ func TestScopedBucketReadsOnlyUnderItsRun(t *testing.T) {
 		_ = r.Close()
 	}
 	for what, key := range outsideKeys(prefix) {
-		p := other
-		p.Key = key
+		// Where the key is clean, put an object there, so that only the
+		// scope can refuse it: reading a missing object fails anyway.
+		p, werr := write(t, b, key, []byte("theirs"), 1<<20)
+		if werr != nil {
+			p = other
+			p.Key = key
+		}
 		r, err := run.NewReader(context.Background(), p)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, r)
 			_ = r.Close()
 		}
 		var oe *bucket.ObjectError
-		if !errors.As(err, &oe) {
-			t.Errorf("%s: reading %q: %v; want an *ObjectError refusing the key", what, key, err)
+		if !errors.As(err, &oe) || (werr == nil && !errors.Is(err, bucket.ErrOutsideScope)) {
+			t.Errorf("%s: reading %q (stored: %v): %v; want an *ObjectError refusing the key as outside the scope", what, key, werr == nil, err)
 		}
 	}
 }

@@ -116,19 +116,23 @@ func TestDecodeHeadRefusesWhatSplitCannotWrite(t *testing.T) {
 		}
 		return d
 	}
-	cases := map[string]map[string]string{
-		"no length":      edit(KeyBytes, ""),
-		"negative":       edit(KeyBytes, "-1"),
-		"too long":       edit(KeyBytes, "16000000000"),
-		"fewer chunks":   edit(KeyBytes, "10"),
-		"not hex":        edit(KeySHA256, strings.Repeat("z", 64)),
-		"upper-case":     edit(KeySHA256, strings.ToUpper(h.SHA256)),
-		"a chunk hash":   edit(KeyChunks, h.Chunks[0]+" xyz"),
-		"one chunk hash": edit(KeyChunks, h.Chunks[0]),
+	// Each case is refused by its own check, named by want.
+	cases := map[string]struct {
+		data map[string]string
+		want string
+	}{
+		"no length":      {edit(KeyBytes, ""), "it has only some"},
+		"negative":       {edit(KeyBytes, "-1"), "is not a length"},
+		"too long":       {edit(KeyBytes, "16000000000"), "is not a length"},
+		"fewer chunks":   {edit(KeyBytes, "10"), "lists 2 chunks"},
+		"not hex":        {edit(KeySHA256, strings.Repeat("z", 64)), "is not a sha256"},
+		"upper-case":     {edit(KeySHA256, strings.ToUpper(h.SHA256)), "is not a sha256"},
+		"a chunk hash":   {edit(KeyChunks, h.Chunks[0]+" xyz"), "chunk 1's"},
+		"one chunk hash": {edit(KeyChunks, h.Chunks[0]), "lists 1 chunks"},
 	}
-	for name, data := range cases {
-		if _, ok, err := DecodeHead(data, MaxShardChunks); err == nil || !ok {
-			t.Errorf("%s: DecodeHead = ok %v, %v; want an error", name, ok, err)
+	for name, tc := range cases {
+		if _, ok, err := DecodeHead(tc.data, MaxShardChunks); err == nil || !ok || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: DecodeHead = ok %v, %v; want an error saying %q", name, ok, err, tc.want)
 		}
 	}
 	if _, _, err := DecodeHead(h.Data(), 1); err == nil {
