@@ -141,6 +141,7 @@ func TestLoaderKilledMidLoadResumes(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("status.dataset %+v; LoaderRetried: %q", run.Status.Dataset, msgs)
 	if len(resumedAt) != 1 || resumedAt[0] < seen || resumedAt[0] >= loadRows {
 		t.Errorf("LoaderRetried events: %q; want one saying loader 1 resumed at or past row %d, the watermark it reported before the kill, inside its slice [%d, %d)",
 			msgs, seen, loadRows/2, loadRows)
