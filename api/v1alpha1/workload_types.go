@@ -289,6 +289,17 @@ type DatasetSpec struct {
 	// +kubebuilder:validation:Maximum=256
 	Loaders *int32 `json:"loaders,omitempty"`
 
+	// maxRowsPerSecond caps the load's rate: rows per second (for TPCC,
+	// load units) written by all loader pods together, each pod at most
+	// its 1/loaderPods share (`spanbench run`: the whole rate). Unset, the
+	// load writes as fast as the database takes its batches. Set it to
+	// load into an instance that serves other traffic without taking its
+	// capacity; deadlines.load must allow rows / maxRowsPerSecond.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000000
+	MaxRowsPerSecond *int64 `json:"maxRowsPerSecond,omitempty"`
+
 	// reload allows replacing a dataset that does not match this spec
 	// (another schema or row count). Without it such a run is refused, so a
 	// large dataset is never wiped by accident.

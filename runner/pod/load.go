@@ -168,7 +168,7 @@ func (r *runner) loadSlice(ctx context.Context, s *session.Session, ctl *protoco
 		}
 	}
 	begin := time.Now()
-	if err := dataset.Range(ctx, s.Client, ld.Schema, sl.start, sl.to, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+	if err := dataset.Range(ctx, s.Client, ld.Schema, sl.start, sl.to, dataset.WritersOf(d, int(*d.LoaderPods)), progress); err != nil {
 		wctx, cancel := durable(ctx)
 		defer cancel()
 		rep.Loaded, rep.ResumeFrom = sl.start-sl.from+last.Loaded, last.Done

@@ -30,7 +30,7 @@ func BenchmarkLoad(b *testing.B) {
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				start := time.Now()
-				err := dataset.Range(ctx, s.Client, schema, 0, rows, batch, writers, nil)
+				err := dataset.Range(ctx, s.Client, schema, 0, rows, dataset.Writers{BatchRows: batch, Loaders: writers}, nil)
 				took := time.Since(start)
 				cancel()
 				if err != nil {

@@ -156,7 +156,7 @@ func TestInterruptedLoadReportsOnlyRowsItWrote(t *testing.T) {
 	defer cancel()
 	var last dataset.Progress
 	var stopped bool
-	err := dataset.Range(ctx, s.Client, schema, 0, 50_000, 100, 4, func(p dataset.Progress) {
+	err := dataset.Range(ctx, s.Client, schema, 0, 50_000, dataset.Writers{BatchRows: 100, Loaders: 4}, func(p dataset.Progress) {
 		last = p
 		if !stopped && p.Loaded > 0 {
 			stopped = true
@@ -183,5 +183,54 @@ func TestInterruptedLoadReportsOnlyRowsItWrote(t *testing.T) {
 	}
 	if found != last.Done {
 		t.Errorf("of the %d rows below the watermark, %d are in the table; a retry starting there would leave a hole", last.Done, found)
+	}
+}
+
+// TestRateCapHoldsTheLoadToItsPace: with a cap (dataset.maxRowsPerSecond)
+// no progress report shows more rows than the cap allows by then (one
+// batch at once, then the rate), the whole load takes at least its rows
+// over the rate, and it still writes every row. A slower host only makes
+// the load slower; uncapped, the emulator writes these 1,000 rows in
+// about 0.1 s.
+func TestRateCapHoldsTheLoadToItsPace(t *testing.T) {
+	const rows, batch, perSecond = 1000, 50, 400
+	empty := spec(0, 100)
+	s := sessiontest.Start(t, empty)
+	schema, _ := workload.SchemaFor(empty, "")
+	var reports []dataset.Progress
+	begin := time.Now()
+	err := dataset.Range(context.Background(), s.Client, schema, 0, rows, dataset.Writers{BatchRows: batch, Loaders: 4, RowsPerSecond: perSecond}, func(p dataset.Progress) {
+		reports = append(reports, p)
+	})
+	took := time.Since(begin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range reports {
+		if allowed := batch + perSecond*p.Elapsed.Seconds(); float64(p.Loaded) > allowed {
+			t.Errorf("after %s the load had written %d rows; the cap of %d rows/s allows %.0f", p.Elapsed, p.Loaded, perSecond, allowed)
+		}
+	}
+	if least := time.Duration(float64(rows-batch) / perSecond * float64(time.Second)); took < least {
+		t.Errorf("the load of %d rows took %s; at %d rows/s it takes at least %s", rows, took, perSecond, least)
+	}
+	if n := count(t, s.Client); n != rows {
+		t.Errorf("the capped load left %d rows, want %d", n, rows)
+	}
+}
+
+// TestWritersShareTheRateCapAmongLoaderPods: each of the loader pods gets
+// its share of dataset.maxRowsPerSecond; without a cap none has one.
+func TestWritersShareTheRateCapAmongLoaderPods(t *testing.T) {
+	d := spec(1000, 100).Dataset
+	if w := dataset.WritersOf(d, 4); w.RowsPerSecond != 0 || w.BatchRows != int(*d.BatchRows) || w.Loaders != int(*d.Loaders) {
+		t.Errorf("uncapped: %+v; want no rate, the spec's batchRows %d and loaders %d", w, *d.BatchRows, *d.Loaders)
+	}
+	capped := int64(1000)
+	d.MaxRowsPerSecond = &capped
+	for share, want := range map[int]float64{1: 1000, 4: 250, 3: 1000.0 / 3} {
+		if w := dataset.WritersOf(d, share); w.RowsPerSecond != want {
+			t.Errorf("a cap of 1000 rows/s shared by %d: %v rows/s each; want %v", share, w.RowsPerSecond, want)
+		}
 	}
 }

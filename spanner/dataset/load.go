@@ -9,7 +9,9 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
 
+	"github.com/spanbench/spanbench/api/v1alpha1"
 	"github.com/spanbench/spanbench/spanner/workload"
 )
 
@@ -33,20 +35,40 @@ func (p Progress) RowsPerSecond() float64 {
 	return float64(p.Loaded) / p.Elapsed.Seconds()
 }
 
-// Range loads rows [from, to) of a schema with `loaders` parallel writers,
-// each applying batches of batchRows rows. Rows are written with
-// InsertOrUpdate and are a pure function of their index, so a load that is
-// interrupted and run again converges to the same dataset; Progress.Done
-// says where such a second run may start. progress, if not nil, is called
-// about once a second and once at the end, also when the load fails.
-func Range(ctx context.Context, c *spanner.Client, s workload.Schema, from, to int64, batchRows, loaders int, progress func(Progress)) error {
+// Writers is how a load writes its rows: Loaders parallel writers, each
+// applying batches of BatchRows rows, at most RowsPerSecond rows a second
+// among them (0: as fast as the database takes the batches).
+type Writers struct {
+	BatchRows, Loaders int
+	RowsPerSecond      float64
+}
+
+// WritersOf is the writers of a dataset spec for one of share loaders
+// (loader pods) that split the load and its rate cap
+// (dataset.maxRowsPerSecond) evenly: 1 for a load by one process. d has
+// its defaults (batchRows and loaders set).
+func WritersOf(d v1alpha1.DatasetSpec, share int) Writers {
+	w := Writers{BatchRows: int(*d.BatchRows), Loaders: int(*d.Loaders)}
+	if d.MaxRowsPerSecond != nil {
+		w.RowsPerSecond = float64(*d.MaxRowsPerSecond) / float64(max(share, 1))
+	}
+	return w
+}
+
+// Range loads rows [from, to) of a schema with w's writers. Rows are
+// written with InsertOrUpdate and are a pure function of their index, so
+// a load that is interrupted and run again converges to the same dataset;
+// Progress.Done says where such a second run may start. progress, if not
+// nil, is called about once a second and once at the end, also when the
+// load fails.
+func Range(ctx context.Context, c *spanner.Client, s workload.Schema, from, to int64, w Writers, progress func(Progress)) error {
 	if from >= to {
 		return nil
 	}
 	start := time.Now()
-	b := &batches{next: from, to: to, size: int64(batchRows), inFlight: map[int64]bool{}}
+	b := &batches{next: from, to: to, size: int64(max(w.BatchRows, 1)), inFlight: map[int64]bool{}, pace: pace(w)}
 	g, gctx := errgroup.WithContext(ctx)
-	for range max(loaders, 1) {
+	for range max(w.Loaders, 1) {
 		g.Go(func() error { return loadBatches(gctx, c, s, b) })
 	}
 	stop := reportProgress(progress, b, from, start)
@@ -58,6 +80,17 @@ func Range(ctx context.Context, c *spanner.Client, s workload.Schema, from, to i
 	return nil
 }
 
+// pace is the limiter that holds w's writers to its rate, nil without
+// one. Its burst is one batch: a batch is written whole once the rate has
+// earned its rows, so the rows written by time t never exceed
+// batchRows + RowsPerSecond·t.
+func pace(w Writers) *rate.Limiter {
+	if w.RowsPerSecond <= 0 {
+		return nil
+	}
+	return rate.NewLimiter(rate.Limit(w.RowsPerSecond), max(w.BatchRows, 1))
+}
+
 // batches hands out a range's batches in key order and keeps track of
 // which are done. A batch is claimed and marked in flight under one lock,
 // so the watermark never passes a batch that was claimed but not written.
@@ -67,6 +100,9 @@ type batches struct {
 	size        int64
 	inFlight    map[int64]bool
 	loadedCount atomic.Int64
+	// pace, if not nil, is waited on for each batch's rows before it is
+	// written.
+	pace *rate.Limiter
 }
 
 // claim returns the next batch [lo, hi), or ok=false when none is left.
@@ -107,6 +143,11 @@ func loadBatches(ctx context.Context, c *spanner.Client, s workload.Schema, b *b
 		lo, hi, ok := b.claim()
 		if !ok {
 			return nil
+		}
+		if b.pace != nil {
+			if err := b.pace.WaitN(ctx, int(hi-lo)); err != nil {
+				return err
+			}
 		}
 		ms := make([]*spanner.Mutation, 0, hi-lo)
 		for k := lo; k < hi; k++ {

@@ -46,7 +46,7 @@ func Prepare(ctx context.Context, c *spanner.Client, s workload.Schema, d v1alph
 	if err != nil {
 		return Outcome{}, err
 	}
-	if err := Range(ctx, c, load.Schema, 0, load.Units, int(*d.BatchRows), int(*d.Loaders), progress); err != nil {
+	if err := Range(ctx, c, load.Schema, 0, load.Units, WritersOf(d, 1), progress); err != nil {
 		return Outcome{}, err
 	}
 	return out, WriteMarkers(ctx, c, load.Markers)

@@ -50,7 +50,7 @@ func BenchmarkTPCCConsistencyCheck(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(max(1, *fullWarehouses))*15*time.Minute)
 			defer cancel()
 			start := time.Now()
-			if err := dataset.Range(ctx, s.Client, schema, 0, *spec.Dataset.Rows, int(*spec.Dataset.BatchRows), 4, nil); err != nil {
+			if err := dataset.Range(ctx, s.Client, schema, 0, *spec.Dataset.Rows, dataset.Writers{BatchRows: int(*spec.Dataset.BatchRows), Loaders: 4}, nil); err != nil {
 				b.Fatal(err)
 			}
 			b.Logf("loaded %d units in %s", *spec.Dataset.Rows, time.Since(start).Round(time.Second))

@@ -443,6 +443,17 @@ spec:
 		},
 	},
 	{
+		name: "load-rate-cap-zero",
+		patch: `
+spec:
+  workload:
+    dataset:
+      maxRowsPerSecond: 0`,
+		want: []cause{
+			{"spec.workload.dataset.maxRowsPerSecond", "Invalid value: 0: spec.workload.dataset.maxRowsPerSecond in body should be greater than or equal to 1"},
+		},
+	},
+	{
 		name: "dialect-unknown",
 		patch: `
 spec:

@@ -90,6 +90,9 @@ func requireDashboardsServed(t *testing.T, prom *prometheus, from time.Time, kno
 		}
 	}
 	t.Logf("%d panel queries of %d dashboards checked against Prometheus", checked, len(names))
+	if run := known["run"]; run != "" {
+		logScrapes(t, prom, known["namespace"], run, from, to)
+	}
 }
 
 // unexpanded finds a Grafana variable left in a query after expansion, in
@@ -299,3 +302,59 @@ func unix(t time.Time) string { return strconv.FormatFloat(float64(t.UnixMilli()
 
 // model writes a duration as PromQL does: whole seconds.
 func model(d time.Duration) string { return strconv.FormatInt(int64(d.Seconds()), 10) + "s" }
+
+// rawSamples returns the raw samples of each series q selects in the
+// window before at (an instant query of a range selector: the samples as
+// scraped, not evaluated), keyed by the series' labels, each written as
+// its time in seconds after from and, unless it is 1, its value.
+func (p *prometheus) rawSamples(ctx context.Context, q string, from, at time.Time) (map[string][]string, error) {
+	var data struct {
+		Result []struct {
+			Metric map[string]string `json:"metric"`
+			Values [][2]any          `json:"values"`
+		} `json:"result"`
+	}
+	sel := q + "[" + model(at.Sub(from).Round(time.Second)+time.Second) + "]"
+	if err := p.get(ctx, "/api/v1/query?"+url.Values{"query": {sel}, "time": {unix(at)}}.Encode(), &data); err != nil {
+		return nil, fmt.Errorf("%s: %w", sel, err)
+	}
+	out := map[string][]string{}
+	for _, r := range data.Result {
+		key := fmt.Sprint(r.Metric)
+		for _, v := range r.Values {
+			ts, _ := v[0].(float64)
+			s := strconv.FormatFloat(ts-float64(from.UnixMilli())/1000, 'f', 1, 64)
+			if val, _ := v[1].(string); val != "1" {
+				s += "=" + val
+			}
+			out[key] = append(out[key], s)
+		}
+	}
+	return out, nil
+}
+
+// logScrapes logs when Prometheus scraped the run's runner pods (up; =0
+// marks a failed scrape) and the samples of each of the run's series of
+// spanbench_operations_total, in seconds after from: a rate() over
+// $__rate_interval needs two of them in one window.
+func logScrapes(t *testing.T, prom *prometheus, ns, run string, from, to time.Time) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for _, q := range []string{
+		fmt.Sprintf(`up{job="spanbench-runners", namespace=%q, pod=~%q}`, ns, run+"-.*"),
+		fmt.Sprintf(`spanbench_operations_total{namespace=%q, run=%q}`, ns, run),
+	} {
+		res, err := prom.rawSamples(ctx, q, from, to)
+		if err != nil {
+			t.Logf("samples of run %s: %v", run, err)
+			return
+		}
+		if len(res) == 0 {
+			t.Logf("run %s: no sample of %s", run, q)
+		}
+		for series, at := range res {
+			t.Logf("run %s: %d samples of %s at %s s", run, len(at), series, strings.Join(at, " "))
+		}
+	}
+}

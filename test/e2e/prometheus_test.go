@@ -281,6 +281,8 @@ func discover(t *testing.T, ns string, files targetFiles) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	var failed int
+	var lastErr error
 	go func() {
 		defer close(done)
 		for {
@@ -288,11 +290,23 @@ func discover(t *testing.T, ns string, files targetFiles) {
 			case <-ctx.Done():
 				return
 			case <-time.After(500 * time.Millisecond):
-				_ = write(ctx)
+				// Each round bounded: one slow List on a busy API server
+				// must not leave the targets unwritten for a whole run.
+				wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
+				if err := write(wctx); err != nil && ctx.Err() == nil {
+					failed, lastErr = failed+1, err
+				}
+				wcancel()
 			}
 		}
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		if failed > 0 {
+			t.Logf("writing Prometheus targets failed %d times (every 0.5 s); the last: %v", failed, lastErr)
+		}
+	})
 }
 
 // targetGroup is one entry of a file_sd file.
