@@ -486,7 +486,7 @@ func sectionedTrials(t *testing.T, seed uint64, n int, phi, truth float64, trial
 // 1,000 trials a row, 4,000 at φ = 0.8 under no
 // change, where the coverage is closest to 95 % (Monte Carlo se 0.35
 // points). Asserted for DefaultSections(n): coverage ≥ 95 % − tolerance
-// and false Regressed ≤ 5 % + tolerance at every φ. It takes about 20
+// and false Regressed ≤ 5 % + tolerance at every φ. It takes about 26
 // minutes of CPU, so it runs only with -stats.long; the rows run in
 // parallel.
 func TestSectionCountAcrossRunLengths(t *testing.T) {
@@ -534,8 +534,8 @@ func TestSectionCountAcrossRunLengths(t *testing.T) {
 // +20 % p99 at φ = MaxAutocorrelation, the hardest case, are called
 // Regressed at least 5 points more often, with a mean interval at least
 // 10 % narrower, and the interval still covers the true 1.20 at 95 % −
-// tolerance. The long mode measured gains of 14-18 points and widths
-// 18-27 % narrower there (docs/statistics.md); a rule fallen back to the
+// tolerance. The long mode measured gains of 13-18 points and widths
+// 18-26 % narrower there (docs/statistics.md); a rule fallen back to the
 // former count, at any length up to 121, gains nothing and fails.
 func TestSectionCountBuysPower(t *testing.T) {
 	for _, tc := range []struct{ n, trials int }{{40, trials(400, 2000)}, {121, trials(300, 1000)}} {
