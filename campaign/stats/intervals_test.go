@@ -164,3 +164,23 @@ func TestAutocorrelationAllowanceIsTheBatchMeansBias(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultSectionsNeverDecreases: one more interval never cuts fewer
+// sections (fewer sections widen the interval: the count once fell from
+// 11 at 120 intervals to 4 at 121), and the counts docs/statistics.md
+// states hold: ⌈√n⌉, at least 4, at most maxSections.
+func TestDefaultSectionsNeverDecreases(t *testing.T) {
+	prev := DefaultSections(0)
+	for n := 1; n <= 100_000; n++ {
+		k := DefaultSections(n)
+		if k < prev {
+			t.Fatalf("DefaultSections(%d) = %d, fewer than DefaultSections(%d) = %d", n, k, n-1, prev)
+		}
+		prev = k
+	}
+	for n, want := range map[int]int{10: 4, 16: 4, 20: 5, 40: 7, 60: 8, 100: 10, 101: 11, 120: 11, 121: 11, 240: 11, 480: 11} {
+		if got := DefaultSections(n); got != want {
+			t.Errorf("DefaultSections(%d) = %d, docs/statistics.md says %d", n, got, want)
+		}
+	}
+}

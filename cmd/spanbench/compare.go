@@ -28,7 +28,7 @@ func compareCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	confidence := fs.Float64("confidence", stats.DefaultConfidence, "confidence level of the intervals, in (0, 1)")
 	minEffect := percentFlag(0.05)
 	fs.Var(&minEffect, "min-effect", "smallest change called Improved or Regressed, as a fraction (0.05) or a percentage (5%)")
-	sections := fs.Int("sections", 0, "sections per run for the one-run-per-side interval; 0 means ⌈√n⌉ (at least 4) for runs of n ≤ 120 intervals, 4 or one per 30 intervals beyond")
+	sections := fs.Int("sections", 0, "sections per run for the one-run-per-side interval; 0 means ⌈√n⌉ for runs of n intervals, at least 4 and at most 11")
 	failOnRegression := fs.Bool("fail-on-regression", false, fmt.Sprintf("exit %d when any comparison reads Regressed", exitRegressed))
 	fs.Usage = func() {
 		io.WriteString(stderr, "usage: spanbench compare [flags] BASELINE VARIANT [VARIANT...]\n\n"+
