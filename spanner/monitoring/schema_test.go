@@ -68,8 +68,11 @@ func TestTheFakeServesOnlyDocumentedSeries(t *testing.T) {
 	if err := fakemonitoring.Documented(monitoring.MetricCPUByPriority, ok); err != nil {
 		t.Errorf("a documented CPU series was refused: %v", err)
 	}
+	otherResource := fakemonitoring.Series(map[string]string{"priority": "high"}, nil, "10^2.%")
+	otherResource.Resource.Type = "spanner_database"
 	for name, ts := range map[string]*monitoringpb.TimeSeries{
 		"an undocumented metric label": fakemonitoring.Series(map[string]string{"region": "asia1"}, nil, "10^2.%"),
+		"another resource type":        otherResource,
 		"an undocumented resource label": fakemonitoring.Series(map[string]string{"priority": "high"},
 			map[string]string{"region": "asia1"}, "10^2.%"),
 		"another unit": fakemonitoring.Series(map[string]string{"priority": "high"}, nil, "%"),
