@@ -121,8 +121,9 @@ func TestCollectTakesTheBusiestRegionOfAMultiRegionInstance(t *testing.T) {
 }
 
 // TestCollectKeepsCPUSeriesWithoutTheirLabels: a series lacking the
-// location label it was grouped by is kept, under an empty location, and
-// the result says so instead of dropping its CPU.
+// location or the priority label it was grouped by is kept, under an
+// empty location or priority, and the result says so instead of dropping
+// its CPU.
 func TestCollectKeepsCPUSeriesWithoutTheirLabels(t *testing.T) {
 	fake, collect, _ := startFake(t)
 	serveRun(fake)
@@ -133,5 +134,18 @@ func TestCollectKeepsCPUSeriesWithoutTheirLabels(t *testing.T) {
 	}
 	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "1 CPU series lacked the priority metric label or the location resource label") {
 		t.Errorf("notes %q do not say a CPU series lacked its labels", got.Notes)
+	}
+	// A series without its priority label is kept and said to be alike.
+	var ps []*monitoringpb.Point
+	for _, end := range minuteEnds {
+		ps = append(ps, fakemonitoring.Gauge(end, 0.20))
+	}
+	fake.Serve(monitoring.MetricCPUByPriority, fakemonitoring.Series(nil, map[string]string{"location": "asia-northeast1"}, "10^2.%", ps...))
+	got = collect()
+	if len(got.CPU) != 1 || got.CPU[0].Priority != "" || got.CPU[0].Max != 0.20 {
+		t.Errorf("cpu %+v, want the series without a priority kept under an empty priority", got.CPU)
+	}
+	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "1 CPU series lacked the priority metric label") {
+		t.Errorf("notes %q do not say a CPU series lacked its priority label", got.Notes)
 	}
 }
