@@ -121,7 +121,10 @@ func TestAcknowledgementsMatchIterationVariantAndMetric(t *testing.T) {
 			spec := p99Only()
 			spec.Trend.Acknowledged = []v1alpha1.Acknowledgement{tc.ack}
 			cps := analyse(t, entries, spec)
-			if len(cps) != 1 || cps[0].Acknowledged != tc.want || (len(Regressions(cps)) == 0) != tc.want {
+			if len(cps) != 1 {
+				t.Fatalf("%+v: change points %+v; want one", tc.ack, cps)
+			}
+			if cps[0].Acknowledged != tc.want || (len(Regressions(cps)) == 0) != tc.want {
 				t.Errorf("%+v: change points %+v; want acknowledged %v, a regression %v", tc.ack, cps, tc.want, !tc.want)
 			}
 			// Acknowledge alone (no new analysis) gives the same answer.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -65,7 +66,13 @@ func TestManagerRefusesAClusterIDThatIsNoSpannerLabel(t *testing.T) {
 // so the manager, which serves both kinds of run, does not start.
 func TestManagerRefusesAnInheritedEmulatorHost(t *testing.T) {
 	t.Setenv("SPANNER_EMULATOR_HOST", "127.0.0.1:9010")
-	err := managerCommand(context.Background(), []string{"--runner-image", "x"}, io.Discard, io.Discard)
+	// Were the refusal gone, the manager would go on to find a cluster:
+	// give it none, and a bound, so that the test fails rather than start
+	// a manager against whatever cluster this machine has.
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := managerCommand(ctx, []string{"--runner-image", "x"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "SPANNER_EMULATOR_HOST") {
 		t.Errorf("manager under SPANNER_EMULATOR_HOST: %v; want a refusal naming the variable", err)
 	}

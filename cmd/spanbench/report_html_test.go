@@ -60,7 +60,7 @@ func TestReportOverlayWritesOneSectionPerFile(t *testing.T) {
 func TestReportOverlayRefusesRunAndOut(t *testing.T) {
 	paths := writeResults(t, "a")
 	for _, args := range [][]string{
-		{"report", "--overlay", "--run", "x"},
+		{"report", "--overlay", "--run", "x", paths[0]},
 		{"report", "--overlay", "--out", filepath.Join(t.TempDir(), "m.json"), paths[0]},
 	} {
 		code, _, stderr := runCLI(t, args...)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,10 @@ func TestRunnerTakesItsShardFromThePod(t *testing.T) {
 func TestRunnerRefusesAMissingShard(t *testing.T) {
 	t.Setenv(envNamespace, "bench")
 	t.Setenv(envIndex, "")
+	// Were the refusal gone, the runner would go on to find a cluster:
+	// give it none, so that the test fails rather than run against
+	// whatever cluster this machine has.
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "no-kubeconfig"))
 	code, _, stderr := runCLI(t, "runner", "--run", "r1")
 	if code != 1 || !strings.Contains(stderr, "JOB_COMPLETION_INDEX") {
 		t.Fatalf("exit %d, stderr %q; want exit 1 naming JOB_COMPLETION_INDEX", code, stderr)

@@ -142,7 +142,10 @@ func TestLoadOfSpansOnlyTheUnitsOfItsTables(t *testing.T) {
 		}
 	}
 	// Labels' rows of unit 4 are one mutation; unit 5 holds none of them.
-	ld, _ := dataset.LoadOf(custom, rows, []string{"Labels"})
+	ld, err := dataset.LoadOf(custom, rows, []string{"Labels"})
+	if err != nil {
+		t.Fatalf("LoadOf(Labels): %v", err)
+	}
 	if n, m := len(ld.Schema.Rows(4)), len(ld.Schema.Rows(5)); n != 1 || m != 0 {
 		t.Errorf("a load of Labels writes %d rows of unit 4 and %d of unit 5; want 1 and 0", n, m)
 	}
@@ -152,7 +155,10 @@ func TestLoadOfSpansOnlyTheUnitsOfItsTables(t *testing.T) {
 			t.Errorf("LoadOf(%s) = %v; want an error saying %q", tables, err, want)
 		}
 	}
-	ycsb, _ := workload.SchemaFor(spec(100, 10), v1alpha1.DialectGoogleSQL)
+	ycsb, err := workload.SchemaFor(spec(100, 10), v1alpha1.DialectGoogleSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if ld, err := dataset.LoadOf(ycsb, 100, []string{"usertable"}); err != nil || ld.Units != 100 || ld.Schema != ycsb {
 		t.Errorf("LoadOf(YCSB, usertable) = %+v, %v; want the whole table", ld, err)
 	}

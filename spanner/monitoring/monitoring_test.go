@@ -3,6 +3,7 @@ package monitoring_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -214,8 +215,16 @@ func TestCollectRefusesMoreSeriesThanTheFilterMeans(t *testing.T) {
 }
 
 func TestNewClientRefusesAnEmptyEndpoint(t *testing.T) {
-	if _, err := monitoring.NewClient(context.Background(), monitoring.Endpoint{}); err == nil {
+	// Without authentication, so that only the missing address can refuse
+	// it (not the missing credentials of this machine).
+	client, err := monitoring.NewClient(context.Background(), monitoring.Endpoint{
+		Options: []option.ClientOption{option.WithoutAuthentication()}})
+	if err == nil {
+		_ = client.Close()
 		t.Fatal("a client without an endpoint was opened")
+	}
+	if !strings.Contains(err.Error(), "endpoint is empty") {
+		t.Errorf("refused with %q, want the empty endpoint named", err)
 	}
 }
 

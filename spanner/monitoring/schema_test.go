@@ -68,8 +68,11 @@ func TestTheFakeServesOnlyDocumentedSeries(t *testing.T) {
 	if err := fakemonitoring.Documented(monitoring.MetricCPUByPriority, ok); err != nil {
 		t.Errorf("a documented CPU series was refused: %v", err)
 	}
+	otherResource := fakemonitoring.Series(map[string]string{"priority": "high"}, nil, "10^2.%")
+	otherResource.Resource.Type = "spanner_database"
 	for name, ts := range map[string]*monitoringpb.TimeSeries{
 		"an undocumented metric label": fakemonitoring.Series(map[string]string{"region": "asia1"}, nil, "10^2.%"),
+		"another resource type":        otherResource,
 		"an undocumented resource label": fakemonitoring.Series(map[string]string{"priority": "high"},
 			map[string]string{"region": "asia1"}, "10^2.%"),
 		"another unit": fakemonitoring.Series(map[string]string{"priority": "high"}, nil, "%"),
@@ -118,8 +121,9 @@ func TestCollectTakesTheBusiestRegionOfAMultiRegionInstance(t *testing.T) {
 }
 
 // TestCollectKeepsCPUSeriesWithoutTheirLabels: a series lacking the
-// location label it was grouped by is kept, under an empty location, and
-// the result says so instead of dropping its CPU.
+// location or the priority label it was grouped by is kept, under an
+// empty location or priority, and the result says so instead of dropping
+// its CPU.
 func TestCollectKeepsCPUSeriesWithoutTheirLabels(t *testing.T) {
 	fake, collect, _ := startFake(t)
 	serveRun(fake)
@@ -130,5 +134,18 @@ func TestCollectKeepsCPUSeriesWithoutTheirLabels(t *testing.T) {
 	}
 	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "1 CPU series lacked the priority metric label or the location resource label") {
 		t.Errorf("notes %q do not say a CPU series lacked its labels", got.Notes)
+	}
+	// A series without its priority label is kept and said to be alike.
+	var ps []*monitoringpb.Point
+	for _, end := range minuteEnds {
+		ps = append(ps, fakemonitoring.Gauge(end, 0.20))
+	}
+	fake.Serve(monitoring.MetricCPUByPriority, fakemonitoring.Series(nil, map[string]string{"location": "asia-northeast1"}, "10^2.%", ps...))
+	got = collect()
+	if len(got.CPU) != 1 || got.CPU[0].Priority != "" || got.CPU[0].Max != 0.20 {
+		t.Errorf("cpu %+v, want the series without a priority kept under an empty priority", got.CPU)
+	}
+	if notes := strings.Join(got.Notes, "\n"); !strings.Contains(notes, "1 CPU series lacked the priority metric label") {
+		t.Errorf("notes %q do not say a CPU series lacked its priority label", got.Notes)
 	}
 }

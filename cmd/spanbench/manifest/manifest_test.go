@@ -64,6 +64,7 @@ func TestParseRefusesBadInputNamingTheField(t *testing.T) {
 func TestParseRefusesOtherKindsAndNamelessRuns(t *testing.T) {
 	for in, want := range map[string]string{
 		"apiVersion: v1\nkind: ConfigMap\n":                                       "is not a bench.spanbench.io/v1alpha1 BenchmarkRun",
+		"apiVersion: bench.spanbench.io/v1beta1\nkind: BenchmarkRun\n":            "is not a bench.spanbench.io/v1alpha1 BenchmarkRun",
 		"apiVersion: bench.spanbench.io/v1alpha1\nkind: BenchmarkRun\nspec: {}\n": "metadata.name: Required value",
 	} {
 		if _, err := Parse([]byte(in), "w"); err == nil || !strings.Contains(err.Error(), want) {
@@ -93,6 +94,7 @@ func TestParseCampaignRefusesOtherKindsAndBadCampaigns(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"apiVersion: bench.spanbench.io/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: r}\n": "is not a bench.spanbench.io/v1alpha1 BenchmarkCampaign",
+		strings.Replace(good, "v1alpha1", "v1beta1", 1):                                      "is not a bench.spanbench.io/v1alpha1 BenchmarkCampaign",
 		strings.Replace(good, "rate: 10", "rate: 0", 1):                                      "spec.template.spec.workload.load.rate",
 		strings.Replace(good, "duration: 10s", "duration: 10s\n  repetitons: 3", 1):          `unknown field "spec.repetitons"`,
 	} {
