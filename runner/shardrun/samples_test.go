@@ -71,6 +71,11 @@ func TestWriteInterferenceSampleRunsOnTheEmulator(t *testing.T) {
 	s := sessiontest.Start(t, spec)
 	docs, _ := runStreamShards(t, s, spec, 1)
 	checkStreamsRan(t, docs, map[string][]string{"writes": {"insert"}, "heavy-query": {"sort-range", "full-scan"}})
+	for _, op := range docs["heavy-query"].Totals {
+		if op.OK > 0 {
+			t.Logf("heavy queries: %d of %s", op.OK, op.Name)
+		}
+	}
 }
 
 // TestBatchOnlineSampleRunsOnTheEmulator runs the streams of
