@@ -9,20 +9,28 @@ import (
 	"github.com/spanbench/spanbench/result"
 )
 
-// streamsWorkload is an open-loop stream of stale reads beside a batch of
-// 40 updates with one worker, started 1 s into the run.
+// streamsWorkload is an open-loop stream of stale reads for 3 s beside a
+// batch of 40 updates with one worker, started 1 s into the run, with the
+// rest of a minute as its window. A run ends when its last stream does, so
+// on an idle host this run lasts the online stream's 3 s; the long window
+// keeps a slow host from cutting the batch short (a batch cut by its
+// window reports its partial count), as the project's CI did to another
+// test's batch with a 3 s window: with this package's run tests in
+// parallel and their processes held to 7 % of a core, the 40 updates
+// (14 ms idle) took 4.3 s, past the 2 s window they used to have.
 const streamsWorkload = `
 type: YCSB
 dataset: {rows: 300}
 operations:
   - {type: Read, weight: 1, staleness: {exact: 10s}}
   - {type: Update, weight: 1}
-duration: 3s
+duration: 1m
 interval: 1s
 streams:
   - name: online
     operations: [{name: read, weight: 1}]
     load: {rate: 100}
+    duration: 3s
   - name: batch
     operations: [{name: update, weight: 1}]
     load: {concurrency: 1}
@@ -68,9 +76,10 @@ func TestRunWritesOneFileWithEveryStream(t *testing.T) {
 		t.Errorf("the online stream ran %d reads and %d updates; want about 300 reads (100/s for 3 s) and no update", c["read"], c["update"])
 	}
 	batch := doc.Streams[0]
-	if batch.Name != "batch" || batch.WallTimeSeconds <= 0 || batch.WallTimeSeconds > 2 {
-		t.Errorf("stream %s has wall time %gs; want the batch's, positive, within its 2 s window", batch.Name, batch.WallTimeSeconds)
+	if batch.Name != "batch" || batch.WallTimeSeconds <= 0 || batch.WallTimeSeconds > 59 {
+		t.Errorf("stream %s has wall time %gs; want the batch's, positive, within its 59 s window", batch.Name, batch.WallTimeSeconds)
 	}
+	t.Logf("batch of 40 updates: wall time %gs", batch.WallTimeSeconds)
 	for _, want := range []string{"per stream", "stream", "online", "batch", "batch wall time"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the result table lacks %q:\n%s", want, stdout)

@@ -160,6 +160,13 @@ func TestSecondSignalQuitsAtOnce(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	// The notice is written once the first signal has been taken and the
+	// default effect restored: a second signal sent before that (a fixed
+	// wait on a loaded host) would be swallowed like any after the first.
+	await.Eventually(t, await.Poll{Within: 30 * time.Second, Every: 10 * time.Millisecond}, "the notice of the first SIGTERM",
+		func() (bool, string) {
+			return strings.Contains(p.stderr.String(), "send it again to quit at once"), "stderr: " + p.stderr.String()
+		})
 	if p.exited(time.Second) {
 		t.Fatalf("the hanging command ended on the first SIGTERM (%v); the test needs it to ignore it:\n%s", p.err, &p.stderr)
 	}

@@ -117,7 +117,7 @@ func checkCustomRun(t *testing.T, workload string, d v1alpha1.Dialect, singers, 
 	run.Spec.Workload = w
 	h.create(run)
 
-	h.eventually("the loader Job exists", 20*time.Second, func() bool { return h.job(v1alpha1.LoaderJobName(run)) != nil })
+	h.eventually("the loader Job exists", provisionWithin, func() bool { return h.job(v1alpha1.LoaderJobName(run)) != nil })
 	for i, err := range h.runLoaders(h.podClient(run), run) {
 		if err != nil {
 			t.Fatalf("loader %d failed: %v", i, err)

@@ -46,6 +46,13 @@ func TestHostileShardsLeaveTheManagerReconcilingOtherRuns(t *testing.T) {
 	// A closed loop: its counts have no schedule's arrivals to stay
 	// within, so shards of absurd but well-formed counts are valid.
 	hostile.Spec.Workload.Load = v1alpha1.LoadSpec{Concurrency: ptr.To[int32](4)}
+	// The test writes the hostile run's results only once the bystander
+	// runs: its dataset loaded and its runners started, 4.6 s after the
+	// hostile run's start on an idle host but 47 s with the test's
+	// processes held to 7 % of a core, past the hostile run's 2 s and its
+	// 20 s overrun: it failed for want of results. The overrun is no part
+	// of what this test checks; 5 minutes is 6 times that starved need.
+	hostile.Spec.Deadlines.Overrun = &metav1.Duration{Duration: 5 * time.Minute}
 	bystander.Spec.Target.Database = "bystander"
 	for _, run := range []*v1alpha1.BenchmarkRun{hostile, bystander} {
 		if err := h.c.Create(context.Background(), run); err != nil {
@@ -72,6 +79,7 @@ func TestHostileShardsLeaveTheManagerReconcilingOtherRuns(t *testing.T) {
 	})
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(hostileHeapLimit))
 	peak := heappeak.Start()
+	t.Logf("the hostile run's results are written %v after its start", time.Since(cur.Status.StartTime.Time).Round(time.Millisecond))
 	for i, data := range results {
 		h.patchShard(hostile, i, protocol.ShardReport{Ready: time.Now(), State: protocol.StateSucceeded, Result: data})
 	}

@@ -199,7 +199,13 @@ func TestStopAfterCrash(t *testing.T) {
 	if !gone(gateway, 2*time.Second) {
 		t.Errorf("gateway pid %d still exists", gateway)
 	}
-	if left := leftovers(); len(left) > 0 {
+	// Another package's emulator may be between its gateway's end and
+	// its emulator_main's on a loaded host: a leak stays, that passes.
+	var left []string
+	if ok, _ := await.Until(context.Background(), await.Poll{Within: 5 * time.Second, Every: 50 * time.Millisecond}, await.Cond(func() bool {
+		left = leftovers()
+		return len(left) == 0
+	})); !ok {
 		t.Errorf("processes left: %v", left)
 	}
 }
