@@ -26,19 +26,7 @@ const minDescriptionWords = 5
 // controller-gen never describes it. The fix for a failure is the field's
 // doc comment in api/v1alpha1, then `make manifests`.
 func TestEveryFieldIsDescribed(t *testing.T) {
-	files, err := fs.Glob(bases, "bases/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no CRDs embedded from bases/: %v", err)
-	}
-	for _, file := range files {
-		data, err := bases.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(data, crd); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	for file, crd := range embeddedCRDs(t) {
 		for _, v := range crd.Spec.Versions {
 			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 				t.Errorf("%s %s: no schema", file, v.Name)
@@ -66,6 +54,28 @@ func TestEveryFieldIsDescribed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// embeddedCRDs are the CRDs of bases/ by file name.
+func embeddedCRDs(t *testing.T) map[string]*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	files, err := fs.Glob(bases, "bases/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs embedded from bases/: %v", err)
+	}
+	out := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, file := range files {
+		data, err := bases.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.Unmarshal(data, crd); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		out[file] = crd
+	}
+	return out
 }
 
 // walkProperties calls fn for every property under s, depth first, with
@@ -119,20 +129,8 @@ func TestEveryDurationFieldShowsItsForm(t *testing.T) {
 // walkProperties names them.
 func crdProperties(t *testing.T, kind string) map[string]apiextensionsv1.JSONSchemaProps {
 	t.Helper()
-	files, err := fs.Glob(bases, "bases/*.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	props := map[string]apiextensionsv1.JSONSchemaProps{}
-	for _, file := range files {
-		data, err := bases.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.Unmarshal(data, crd); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	for _, crd := range embeddedCRDs(t) {
 		if crd.Spec.Names.Kind != kind {
 			continue
 		}

@@ -1,12 +1,10 @@
 package benchmarkrun_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -97,14 +95,5 @@ func storeStreamsShardResult(t *testing.T, f *fakeReconcile, run *v1alpha1.Bench
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := protocol.EncodeResult(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := protocol.EncodeShardReport(protocol.ShardReport{Ready: t0, State: protocol.StateSucceeded, Result: data})
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: protocol.ShardConfigMapName(run.Name, 0), Namespace: run.Namespace},
-		Data: report.Data, BinaryData: report.BinaryData}
-	if err := f.stored.Create(context.Background(), cm); err != nil {
-		t.Fatal(err)
-	}
+	storeShardDocument(t, f, run, doc)
 }

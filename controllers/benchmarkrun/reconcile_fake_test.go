@@ -33,6 +33,7 @@ import (
 	"github.com/spanbench/spanbench/internal/await"
 	"github.com/spanbench/spanbench/internal/runtest"
 	"github.com/spanbench/spanbench/internal/shardtest"
+	"github.com/spanbench/spanbench/result"
 	"github.com/spanbench/spanbench/runner/pod"
 	"github.com/spanbench/spanbench/runner/protocol"
 	"github.com/spanbench/spanbench/spanner/dataset"
@@ -1218,7 +1219,14 @@ func shardSucceeded(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun, 
 	if len(whole) == 0 || !whole[0] {
 		shardtest.Truncate(d, 1) // the fake clock stands at t0
 	}
-	data, err := protocol.EncodeResult(d)
+	storeShardDocument(t, f, run, d)
+}
+
+// storeShardDocument stores doc as shard 0's final report, as a runner
+// pod does when its load ends.
+func storeShardDocument(t *testing.T, f *fakeReconcile, run *v1alpha1.BenchmarkRun, doc *result.Document) {
+	t.Helper()
+	data, err := protocol.EncodeResult(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
