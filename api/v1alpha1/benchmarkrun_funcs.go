@@ -331,7 +331,35 @@ func (s *BenchmarkRunSpec) Validate(path *field.Path) field.ErrorList {
 		errs = append(errs, field.Forbidden(path.Child("target", "splitPoints"), "split points are keys of YCSB's and Tweet's string ids; pre-splitting TPCC's warehouse-keyed tables is not built"))
 	}
 	errs = append(errs, s.validateSplitPointsFit(path.Child("target", "splitPoints"))...)
+	errs = append(errs, s.validateLoadPace(path.Child("workload", "dataset", "maxRowsPerSecond"))...)
 	return errs
+}
+
+// maxLoadRowsPerSecond is the highest dataset.maxRowsPerSecond (the
+// schema's maximum, and the CEL rule's on BenchmarkRunSpec).
+const maxLoadRowsPerSecond = 100_000_000
+
+// validateLoadPace refuses a load cap (dataset.maxRowsPerSecond) under
+// which a YCSB or Tweet dataset cannot load within deadlines.load: the
+// run would spend the whole deadline loading and then fail. TPCC's and
+// Custom's load units follow from other fields; their cap is not checked
+// here (the CEL rule on BenchmarkRunSpec holds the same cases). Values out
+// of their own range are reported on their own fields.
+func (s *BenchmarkRunSpec) validateLoadPace(path *field.Path) field.ErrorList {
+	d, w := &s.Workload.Dataset, s.Workload.Type
+	if d.MaxRowsPerSecond == nil || w == WorkloadTPCC || w == WorkloadCustom || *d.MaxRowsPerSecond < 1 || *d.MaxRowsPerSecond > maxLoadRowsPerSecond {
+		return nil
+	}
+	rows := *defaulted(d.Rows, DefaultDatasetRows)
+	load := s.Deadlines.Resolve().Load
+	if rows < 0 || load <= 0 || load > MaxStageDeadline {
+		return nil
+	}
+	if rows > *d.MaxRowsPerSecond*int64(load/time.Second) {
+		return field.ErrorList{field.Invalid(path, *d.MaxRowsPerSecond, fmt.Sprintf("at this cap the dataset's %d rows take at least %s to load, more than deadlines.load (%s) allows; raise the cap or deadlines.load",
+			rows, (time.Duration((rows+*d.MaxRowsPerSecond-1) / *d.MaxRowsPerSecond)*time.Second).String(), load))}
+	}
+	return nil
 }
 
 // validateSplitPointsFit refuses more split points than the dataset has

@@ -376,7 +376,7 @@ func (d *DatasetSpec) validate(path *field.Path) field.ErrorList {
 	errs = append(errs, InRange(path.Child("batchRows"), d.BatchRows, 1, 10_000)...)
 	errs = append(errs, InRange(path.Child("loaders"), d.Loaders, 1, 256)...)
 	errs = append(errs, InRange(path.Child("loaderPods"), d.LoaderPods, 1, MaxLoaderPods)...)
-	errs = append(errs, InRange(path.Child("maxRowsPerSecond"), d.MaxRowsPerSecond, 1, 100_000_000)...)
+	errs = append(errs, InRange(path.Child("maxRowsPerSecond"), d.MaxRowsPerSecond, 1, maxLoadRowsPerSecond)...)
 	return errs
 }
 

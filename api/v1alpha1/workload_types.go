@@ -294,7 +294,8 @@ type DatasetSpec struct {
 	// its 1/loaderPods share (`spanbench run`: the whole rate). Unset, the
 	// load writes as fast as the database takes its batches. Set it to
 	// load into an instance that serves other traffic without taking its
-	// capacity; deadlines.load must allow rows / maxRowsPerSecond.
+	// capacity; deadlines.load must allow rows / maxRowsPerSecond seconds
+	// (refused otherwise for YCSB and Tweet).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000000

@@ -28,6 +28,28 @@ type badCell struct {
 
 var badCells = []badCell{
 	{
+		// The template loads its default 1,000 rows at 1 a second within
+		// the default 1h load deadline; the cell of 5,000 rows cannot.
+		name: "value-outgrows-the-load-cap",
+		patch: `
+spec:
+  template:
+    spec:
+      workload:
+        dataset: {maxRowsPerSecond: 1}
+  baseline: null
+  matrix:
+    zip: null
+    axes:
+    - name: rows
+      path: workload.dataset.rows
+      values:
+      - {label: r1000, value: 1000}
+      - {label: r5000, value: 5000}`,
+		field: "spec.matrix.axes[0].values[1]",
+		says:  []string{`matrix axis "rows" value "r5000" (path workload.dataset.rows)`, `spec.workload.dataset.maxRowsPerSecond: Invalid value: 1`},
+	},
+	{
 		name: "value-makes-an-invalid-run",
 		patch: `
 spec:

@@ -454,6 +454,33 @@ spec:
 		},
 	},
 	{
+		// 4,000 rows at 1 a second take 66m40s, past the default 1h.
+		name: "load-cap-past-the-default-deadline",
+		patch: `
+spec:
+  workload:
+    dataset:
+      rows: 4000
+      maxRowsPerSecond: 1`,
+		want: []cause{
+			{"spec.workload.dataset.maxRowsPerSecond", "Invalid value: \"object\": workload.dataset.maxRowsPerSecond: at this cap the dataset (workload.dataset.rows, default 1000) takes longer to load than deadlines.load (default 1h) allows; raise the cap or deadlines.load"},
+		},
+	},
+	{
+		// The default 1,000 rows at 1 a second take 16m40s, past 10m.
+		name: "load-cap-past-its-deadline",
+		patch: `
+spec:
+  deadlines:
+    load: 10m
+  workload:
+    dataset:
+      maxRowsPerSecond: 1`,
+		want: []cause{
+			{"spec.workload.dataset.maxRowsPerSecond", "Invalid value: \"object\": workload.dataset.maxRowsPerSecond: at this cap the dataset (workload.dataset.rows, default 1000) takes longer to load than deadlines.load (default 1h) allows; raise the cap or deadlines.load"},
+		},
+	},
+	{
 		name: "dialect-unknown",
 		patch: `
 spec:

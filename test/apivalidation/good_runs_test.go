@@ -18,6 +18,15 @@ type goodRun struct {
 
 var goodRuns = []goodRun{
 	{name: "minimal", base: "minimal.yaml"},
+	// 7,200 rows at 1 a second take 2h: exactly the load deadline.
+	{name: "load-cap-within-its-deadline", base: "minimal.yaml", patch: `
+spec:
+  deadlines:
+    load: 2h
+  workload:
+    dataset:
+      rows: 7200
+      maxRowsPerSecond: 1`},
 	{name: "full", base: "full.yaml"},
 	{name: "custom", base: "custom.yaml"},
 	{name: "custom-postgresql", base: "custom-postgresql.yaml"},
