@@ -241,6 +241,9 @@ func browsePage(t *testing.T, page []byte, name string) pageInfo {
 		chromedp.WindowSize(1280, 900),
 		// Nothing may leave the machine even if the page asked.
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		// Chromium makes its singleton socket's directory under TMPDIR
+		// and leaves it behind: the test's own directory goes with it.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 	)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium refuses root otherwise
