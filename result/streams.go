@@ -93,14 +93,23 @@ type CutBatch struct {
 // short by its window. It is the one rule for saying so: a missing wall
 // time alone is easy to take for a figure nobody asked for.
 func (d *Document) CutBatches() []CutBatch {
-	batches := d.Spec.Settings().Batches
 	var out []CutBatch
-	for _, s := range d.Streams {
-		if n, ok := batches[s.Name]; ok && s.WallTimeSeconds <= 0 {
-			out = append(out, CutBatch{Stream: s.Name, Iterations: n})
+	for i := range d.Streams {
+		if c, ok := d.CutShort(&d.Streams[i]); ok {
+			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// CutShort reports whether s, a section of d, is a batch its window cut
+// short (CutBatches' rule, for one stream).
+func (d *Document) CutShort(s *StreamSection) (CutBatch, bool) {
+	n, ok := d.Spec.Settings().Batches[s.Name]
+	if !ok || s.WallTimeSeconds > 0 {
+		return CutBatch{}, false
+	}
+	return CutBatch{Stream: s.Name, Iterations: n}, true
 }
 
 // String says what happened to the batch, for a table, a condition or a

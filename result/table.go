@@ -3,7 +3,6 @@ package result
 import (
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -100,15 +99,15 @@ func writeStreamsTable(w io.Writer, d *Document) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	cut := d.CutBatches()
-	for _, s := range d.Streams {
+	for i := range d.Streams {
+		s := &d.Streams[i]
 		fmt.Fprintf(w, "stream %s: started %s after the run, %s measured", s.Name,
 			s.Start.Sub(d.Start).Round(time.Millisecond), s.End.Sub(s.WarmUp.End).Round(time.Millisecond))
 		if s.WallTimeSeconds > 0 {
 			fmt.Fprintf(w, ", batch wall time %s", FormatSeconds(s.WallTimeSeconds))
 		}
-		if i := slices.IndexFunc(cut, func(c CutBatch) bool { return c.Stream == s.Name }); i >= 0 {
-			fmt.Fprintf(w, "; a batch: %s", cut[i])
+		if c, ok := d.CutShort(s); ok {
+			fmt.Fprintf(w, "; a batch: %s", c)
 		}
 		fmt.Fprintln(w)
 	}

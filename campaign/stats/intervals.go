@@ -114,7 +114,7 @@ func autocorrelationAllowance(n, k int, phi float64) float64 {
 	whole := sum(n) / (fn * fn)
 	var spread float64
 	for j := range k {
-		a, b := j*n/k, (j+1)*n/k // the bounds sections(n, k) cuts
+		a, b := sectionBounds(n, k, j)
 		m := float64(b - a)
 		cross := (sum(b) - sum(a) + sum(n-a) - sum(n-b)) / 2
 		spread += sum(b-a)/(m*m) - 2*cross/(m*fn) + whole
@@ -229,12 +229,18 @@ func sectionSpread(b, v *runSeries, stat Statistic, k int, logRatio float64) (s 
 func sections(n, k int) [][]int {
 	out := make([][]int, k)
 	for j := range k {
-		for i := j * n / k; i < (j+1)*n/k; i++ {
+		a, b := sectionBounds(n, k, j)
+		for i := a; i < b; i++ {
 			out[j] = append(out[j], i)
 		}
 	}
 	return out
 }
+
+// sectionBounds is section j of the k that a run of n intervals is cut
+// into: intervals [a, b). The one rule for where sections fall, which the
+// comparison cuts by and the autocorrelation allowance is computed for.
+func sectionBounds(n, k, j int) (a, b int) { return j * n / k, (j + 1) * n / k }
 
 // runSeries is a run's intervals in a form cheap to merge many times: each
 // histogram as its non-empty buckets, numbered in one ascending list for

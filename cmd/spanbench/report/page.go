@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"slices"
 	"strconv"
 	"time"
 
@@ -202,7 +201,6 @@ func newRunView(r Run) (runView, error) {
 // ran in that stream (another stream's) is left out of its table.
 func streamViews(d *result.Document) ([]streamView, error) {
 	var out []streamView
-	cut := d.CutBatches()
 	for i := range d.Streams {
 		s := &d.Streams[i]
 		v := streamView{
@@ -216,8 +214,8 @@ func streamViews(d *result.Document) ([]streamView, error) {
 		if s.WallTimeSeconds > 0 {
 			v.WallTime = result.FormatSeconds(s.WallTimeSeconds)
 		}
-		if j := slices.IndexFunc(cut, func(c result.CutBatch) bool { return c.Stream == s.Name }); j >= 0 {
-			v.CutShort = "a batch: " + cut[j].String()
+		if c, ok := d.CutShort(s); ok {
+			v.CutShort = "a batch: " + c.String()
 		}
 		for _, op := range s.Totals {
 			if op.OK+op.NotFound+op.ErrorCount() > 0 {
